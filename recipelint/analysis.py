@@ -1,0 +1,87 @@
+"""The pipeline for one file: read → parse → evaluate under each sweep point → launches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import launches as launches_mod
+from .evaluator import Evaluator, Library, Limits, PathResult
+from .launches import Launch
+from .parse import ParseProblem, Parsed, parse
+from .points import SweepPoint
+from .source import InputError, SourceFile, read_source
+
+
+@dataclass(slots=True)
+class PointResult:
+    point: SweepPoint
+    paths: list[PathResult]
+
+    @property
+    def launches(self) -> list[Launch]:
+        out = []
+        for i, p in enumerate(self.paths):
+            for ev in p.events:
+                if isinstance(ev, Launch):
+                    out.append(ev)
+        return out
+
+
+@dataclass(slots=True)
+class FileResult:
+    path: Path
+    display: str
+    source: SourceFile | None = None
+    error: str | None = None
+    problems: list[ParseProblem] = field(default_factory=list)
+    points: list[PointResult] = field(default_factory=list)
+
+    @property
+    def launches(self) -> list[Launch]:
+        return [lc for pr in self.points for lc in pr.launches]
+
+
+class Analyzer:
+    def __init__(self, limits: Limits | None = None, library: Library | None = None):
+        self.limits = limits or Limits()
+        self.library = library or Library()
+        self.watch = launches_mod.launch_words()
+
+    def load(self, path: Path, display: str) -> tuple[FileResult, Parsed | None]:
+        res = FileResult(path, display)
+        try:
+            res.source = read_source(path, display)
+        except InputError as e:
+            res.error = str(e)
+            return res, None
+        if not res.source.data.strip():
+            res.error = f"{display}: empty file"
+            return res, None
+        parsed = parse(res.source)
+        res.problems = parsed.problems
+        return res, parsed
+
+    def analyze(self, path: Path, display: str, points: list[SweepPoint]) -> FileResult:
+        res, parsed = self.load(path, display)
+        if parsed is None:
+            return res
+        for pt in points:
+            res.points.append(self.evaluate(parsed, path, pt))
+        return res
+
+    def evaluate(self, parsed: Parsed, path: Path, point: SweepPoint) -> PointResult:
+        def on_command(state, cmd):
+            lc = launches_mod.detect(list(cmd.argv), dict(cmd.prefix_env), launches_mod.exported_env(state), cmd.loc)
+            if lc is not None:
+                lc.cond = state.cond
+                lc.point = point
+            return lc
+
+        ev = Evaluator(path.resolve(), on_command, self.limits, self.library, self.watch)
+        paths = ev.run(parsed, point.env)
+        for i, p in enumerate(paths):
+            for e in p.events:
+                if isinstance(e, Launch):
+                    e.path_index = i
+        return PointResult(point, paths)

@@ -1,0 +1,3350 @@
+"""An abstract interpreter for bash recipes: it never executes anything.
+
+``Evaluator.run(parsed, env)`` walks the tree under one environment (a sweep point) and
+returns every *path* the script can take: the commands it runs (handed to a command hook,
+which recognises serve launches), where it exits, and the conditions on unknown values that
+chose the path.  Known values are computed exactly; unknown ones (a ``$( )`` we do not model,
+a file test) are ⊤: a condition on ⊤ forks both branches (bounded by ``Limits.max_paths``);
+past the bound, or for loops over ⊤, the variables the skipped code assigns become ⊤
+("havoc") and the path is marked truncated.
+
+The state of a path is a mutable :class:`State`; a fork copies it.  Statements map a state to
+a list of states.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import arith
+from .parse import MAX_DEPTH, Node, Parsed, parse
+from .patterns import glob_match, replace_pattern, strip_pattern
+from .source import Loc, SourceFile, VirtualSource
+from .values import (
+    EMPTY,
+    Chunk,
+    Word,
+    display,
+    emptiness,
+    first_loc,
+    is_known,
+    slice_str,
+    split_known,
+    text_of,
+    unknown,
+)
+
+# ---------------------------------------------------------------------------------------------
+# results
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A branch taken on a condition whose value was unknown."""
+
+    loc: Loc
+    text: str
+    taken: bool
+
+    def describe(self) -> str:
+        return f"line {self.loc.real().span.line}: `{self.text}` assumed {'true' if self.taken else 'false'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    code: int | None
+    loc: Loc
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A command as run: expanded argv and its environment."""
+
+    argv: tuple[Word, ...]
+    prefix_env: tuple[tuple[str, tuple], ...]
+    loc: Loc
+
+
+@dataclass(slots=True)
+class PathResult:
+    events: list
+    exit: Exit | None
+    cond: tuple[Decision, ...]
+    truncated: bool
+    notes: list[tuple[Loc, str]]
+
+
+@dataclass(slots=True)
+class Limits:
+    max_paths: int = 64
+    max_loop: int = 4096
+    max_steps: int = 400_000
+    max_call_depth: int = 48
+    max_source_depth: int = 8
+    max_output: int = 1 << 20
+
+
+# ---------------------------------------------------------------------------------------------
+# state
+
+
+class Var:
+    """kind: 's' scalar (value: Str), 'a' indexed array (dict[int, Word]), 'A' associative
+    (dict[str, Word]), 'u' an array of unknown content (value: Str describing it)."""
+
+    __slots__ = ("kind", "value", "exported", "readonly", "integer")
+
+    def __init__(self, kind, value, exported=False, readonly=False, integer=False):
+        self.kind = kind
+        self.value = value
+        self.exported = exported
+        self.readonly = readonly
+        self.integer = integer
+
+    def copy(self, **kw) -> Var:
+        v = Var(self.kind, self.value, self.exported, self.readonly, self.integer)
+        for k, val in kw.items():
+            setattr(v, k, val)
+        return v
+
+
+class _Exit(Exception):
+    """Raised inside an expansion to end the path (``set -u`` on an unset variable, ``${X:?}``)."""
+
+    def __init__(self, code, loc, reason):
+        self.code = code
+        self.loc = loc
+        self.reason = reason
+
+
+class _CmdError(Exception):
+    """An expansion error that aborts the current command only (bash: arithmetic errors)."""
+
+    def __init__(self, loc, reason):
+        self.loc = loc
+        self.reason = reason
+
+
+class State:
+    __slots__ = (
+        "vars", "frames", "funcs", "pos", "files", "errexit", "nounset", "events", "cond", "ctl",
+        "out", "stdin", "status", "notes", "truncated", "source_depth", "script", "cond_ctx",
+    )
+
+    def copy(self) -> State:
+        s = State.__new__(State)
+        s.vars = dict(self.vars)
+        s.frames = [dict(f) for f in self.frames]
+        s.funcs = dict(self.funcs)
+        s.pos = self.pos
+        s.files = dict(self.files)
+        s.errexit = self.errexit
+        s.nounset = self.nounset
+        s.events = list(self.events)
+        s.cond = self.cond
+        s.ctl = self.ctl
+        s.out = self.out
+        s.stdin = self.stdin
+        s.status = self.status
+        s.notes = list(self.notes)
+        s.truncated = self.truncated
+        s.source_depth = self.source_depth
+        s.script = self.script
+        s.cond_ctx = self.cond_ctx
+        return s
+
+    # variables -----------------------------------------------------------------------
+    def lookup(self, name: str) -> Var | None:
+        for f in reversed(self.frames):
+            if name in f:
+                return f[name]
+        return self.vars.get(name)
+
+    def scope_of(self, name: str) -> dict:
+        for f in reversed(self.frames):
+            if name in f:
+                return f
+        return self.vars
+
+    def put(self, name: str, var: Var | None, local: bool = False) -> None:
+        scope = self.frames[-1] if (local and self.frames) else self.scope_of(name)
+        if var is None:
+            scope.pop(name, None)
+            if local and self.frames:
+                scope[name] = None  # a local that shadows but is unset
+        else:
+            scope[name] = var
+
+
+def _unset_marker(v):
+    return v is None
+
+
+# ---------------------------------------------------------------------------------------------
+# environment values
+
+
+class Opaque:
+    """An environment value that is set but not known (``MODEL``): non-empty unless told otherwise."""
+
+    __slots__ = ("nonempty",)
+
+    def __init__(self, nonempty: bool = True):
+        self.nonempty = nonempty
+
+    def __repr__(self) -> str:
+        return "Opaque()"
+
+
+EXPANSION_TYPES = frozenset(
+    {"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion", "process_substitution"}
+)
+
+_SPECIAL_BUILTINS_EFFECT = frozenset(
+    {
+        "exit", "return", "break", "continue", "source", ".", "eval", "export", "set", "shift",
+        "local", "declare", "readonly", "typeset", "unset", "read", "mapfile", "readarray", "let",
+        "exec", "bash", "sh", "printf", "cat", "tee", "getopts", "builtin", "command", "trap", "false",
+    }
+)
+
+_STRIP_PREFIX = re.compile(r"^(\d*)(>>|>\||>|&>>|&>|>&)$")
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class Evaluator:
+    """Evaluates one script.  ``on_command(state, Command)`` is called for every simple command
+    that is not a builtin or a function (the launch detector hooks in there) and may return an
+    event to record on the path."""
+
+    def __init__(self, script_path: Path, on_command=None, limits: Limits | None = None, library=None,
+                 watch: frozenset = frozenset()):
+        self.script_path = script_path
+        #: command names the hook cares about: a branch that runs one is never skipped
+        self.watch = watch
+        self.on_command = on_command
+        self.limits = limits or Limits()
+        self.library = library if library is not None else Library()
+        self.paths = 1
+        self.steps = 0
+        self._effect_cache: dict[int, tuple[bool, frozenset]] = {}
+        self._assign_cache: dict[int, frozenset] = {}
+
+    # -----------------------------------------------------------------------------------
+    def run(self, parsed: Parsed, env: dict) -> list[PathResult]:
+        st = State.__new__(State)
+        st.vars = {}
+        for k, v in env.items():
+            if v is None:
+                continue
+            if isinstance(v, Opaque):
+                val = unknown(f"${k}", None, nonempty=v.nonempty)
+            else:
+                val = (Chunk(str(v), None),) if str(v) else EMPTY
+            st.vars[k] = Var("s", val, exported=True)
+        st.frames = []
+        st.funcs = {}
+        st.pos = ()
+        st.files = {}
+        st.errexit = False
+        st.nounset = False
+        st.events = []
+        st.cond = ()
+        st.ctl = None
+        st.out = None
+        st.stdin = None
+        st.status = 0
+        st.notes = []
+        st.truncated = False
+        st.source_depth = 0
+        st.script = str(self.script_path)
+        st.cond_ctx = 0
+        self.paths = 1
+        self.steps = 0
+        if parsed.depth > MAX_DEPTH:
+            st.notes.append((parsed.root.loc, f"nesting deeper than {MAX_DEPTH} levels: not evaluated"))
+            states = [st]
+        else:
+            states = self.run_node(parsed.root, st)
+        results = []
+        for s in states:
+            ex = None
+            if s.ctl is not None and s.ctl[0] == "exit":
+                ex = Exit(s.ctl[1], s.ctl[2], s.ctl[3] if len(s.ctl) > 3 else "")
+            results.append(PathResult(s.events, ex, s.cond, s.truncated, s.notes))
+        return results
+
+    # -----------------------------------------------------------------------------------
+    # statements
+
+    def run_node(self, node: Node, st: State) -> list[State]:
+        self.steps += 1
+        if self.steps > self.limits.max_steps:
+            if not st.truncated:
+                st.truncated = True
+                st.notes.append((node.loc, f"evaluation stopped after {self.limits.max_steps} steps"))
+            return [st]
+        t = node.type
+        fn = _DISPATCH.get(t)
+        if fn is None:
+            return [st]
+        return fn(self, node, st)
+
+    def run_seq(self, nodes, st: State) -> list[State]:
+        states = [st]
+        for n in nodes:
+            if not n.named or n.type in ("comment", "heredoc_body"):
+                continue
+            nxt: list[State] = []
+            for s in states:
+                if s.ctl is not None:
+                    nxt.append(s)
+                    continue
+                res = self.run_node(n, s)
+                if s.errexit:
+                    for r in res:
+                        self._errexit_check(n, r)
+                nxt.extend(res)
+            states = self._join(nxt, n) if len(nxt) > 1 else nxt
+        return states
+
+    def _errexit_check(self, node: Node, st: State) -> None:
+        if st.ctl is not None or not st.errexit or st.cond_ctx:
+            return
+        if node.type in ("negated_command", "if_statement", "while_statement", "for_statement",
+                         "c_style_for_statement", "case_statement", "function_definition", "list"):
+            return
+        if isinstance(st.status, int) and st.status != 0:
+            st.ctl = ("exit", st.status, node.loc, "a command failed under `set -e`")
+
+    def _program(self, node, st):
+        return self.run_seq(node.children, st)
+
+    def _compound(self, node, st):
+        kids = node.children
+        if kids and kids[0].type == "((":
+            return self._arith_command(node, st)
+        return self.run_seq(kids, st)
+
+    def _subshell(self, node, st):
+        return self._in_subshell(lambda c: self.run_seq(node.children, c), st)[0]
+
+    def _in_subshell(self, fn, st, capture: bool = False):
+        """Run ``fn`` on a copy of ``st``; keep its events and status, drop its variables."""
+        child = st.copy()
+        child.ctl = None
+        if capture:
+            child.out = ()
+        res = fn(child)
+        out_states = []
+        base = len(st.events)
+        for r in res:
+            s = st.copy() if len(res) > 1 else st
+            s.events = s.events[:base] + r.events[base:] if len(r.events) > base else s.events
+            s.notes = r.notes
+            s.cond = r.cond
+            s.truncated = s.truncated or r.truncated
+            s.files = r.files
+            if r.ctl is not None and r.ctl[0] == "exit":
+                s.status = r.ctl[1]
+            else:
+                s.status = r.status
+            if st.out is not None and not capture:
+                s.out = r.out
+            out_states.append(s)
+        return out_states, res
+
+    def _variable_assignment(self, node, st):
+        st.status = 0
+        try:
+            self.assign(node, st)
+        except _Exit as e:
+            st.ctl = ("exit", e.code, e.loc, e.reason)
+        except _CmdError as e:
+            st.notes.append((e.loc, e.reason))
+            st.status = 1
+        return [st]
+
+    def _declaration(self, node, st):
+        try:
+            self.declare(node, st)
+        except _Exit as e:
+            st.ctl = ("exit", e.code, e.loc, e.reason)
+        except _CmdError as e:
+            st.notes.append((e.loc, e.reason))
+            st.status = 1
+        return [st]
+
+    def _unset(self, node, st):
+        kids = [c for c in node.children if c.named]
+        mode = "v"
+        for c in kids:
+            txt = c.text
+            if txt in ("-f", "-v", "-n"):
+                mode = txt[1]
+                continue
+            if mode == "f":
+                st.funcs.pop(txt, None)
+                continue
+            m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?$", txt)
+            if not m:
+                continue
+            name, idx = m.group(1), m.group(2)
+            var = st.lookup(name)
+            if var is not None and var.readonly:
+                st.status = 1
+                continue
+            if idx is None:
+                st.put(name, None)
+            elif var is not None and var.kind in ("a", "A"):
+                d = dict(var.value)
+                key = idx if var.kind == "A" else self._arith_int(idx, st, c.loc)
+                d.pop(key, None)
+                st.put(name, var.copy(value=d))
+        st.status = 0
+        return [st]
+
+    def _function_definition(self, node, st):
+        name = node.field("name")
+        body = node.field("body")
+        if name is not None and body is not None:
+            st.funcs[name.text] = body
+        st.status = 0
+        return [st]
+
+    def _negated(self, node, st):
+        inner = [c for c in node.children if c.named]
+        if not inner:
+            return [st]
+        st.cond_ctx += 1
+        res = self.run_node(inner[0], st)
+        for s in res:
+            s.cond_ctx -= 1
+            if s.ctl is None:
+                s.status = None if s.status is None else int(s.status == 0)
+        return res
+
+    def _list(self, node, st):
+        kids = node.children
+        # list: left op right (left-nested)
+        named = [c for c in kids if c.named]
+        ops = [c.type for c in kids if not c.named and c.type in ("&&", "||", ";", "&")]
+        if len(named) != 2 or not ops:
+            return self.run_seq(kids, st)
+        left, right = named
+        op = ops[0]
+        if op in (";", "&"):
+            return self.run_seq([left, right], st)
+        return self._join(self._and_or(left, right, op, st), node)
+
+    def _and_or(self, left, right, op, st):
+        st.cond_ctx += 1
+        res = self.run_node(left, st)
+        for s in res:
+            s.cond_ctx -= 1
+        out = []
+        for s in res:
+            if s.ctl is not None:
+                out.append(s)
+                continue
+            stt = s.status
+            run_right = (stt == 0) if op == "&&" else (stt is not None and stt != 0)
+            if stt is None:
+                text = _short(left.text)
+                taken_if_right = op == "&&"
+                if self._fork_worthy([right], s):
+                    if self._can_fork(s, right):
+                        s2 = s.copy()
+                        self.paths += 1
+                        s.cond = s.cond + (Decision(left.loc, text, taken_if_right),)
+                        s2.cond = s2.cond + (Decision(left.loc, text, not taken_if_right),)
+                        s2.status = None
+                        out.extend(self._run_final(right, s))
+                        out.append(s2)
+                        continue
+                    self._havoc([right], s)
+                    continue
+                out.append(s)
+                continue
+            if run_right:
+                out.extend(self._run_final(right, s))
+            else:
+                out.append(s)
+        return out
+
+    def _join(self, states, node):
+        """Merge the continuing paths of a fork when none of them recorded an event: the
+        variables they set differently become unknown.  Keeps path counts small without
+        losing a launch (paths that launched or exited stay separate)."""
+        states = self._join_exits(states)
+        cont = [s for s in states if s.ctl is None]
+        if len(cont) < 2:
+            return states
+        first = cont[0]
+        n = len(first.events)
+        for s in cont[1:]:
+            if len(s.events) != n or any(a is not b for a, b in zip(s.events, first.events)):
+                return states
+            if len(s.frames) != len(first.frames) or s.pos is not first.pos and len(s.pos) != len(first.pos):
+                return states
+        loc = node.loc
+        for other in cont[1:]:
+            first.vars = _join_scope(first.vars, other.vars, loc)
+            first.frames = [_join_scope(a, b, loc) for a, b in zip(first.frames, other.frames)]
+            for k, v in other.funcs.items():
+                first.funcs.setdefault(k, v)
+            first.files = _join_files(first.files, other.files, loc)
+            first.cond = _common_prefix(first.cond, other.cond)
+            if first.status != other.status:
+                first.status = None
+            if first.out != other.out and first.out is not None:
+                if other.out is None or text_of(first.out) != text_of(other.out):
+                    first.out = _common_out(first.out, other.out, loc)
+            first.truncated = first.truncated or other.truncated
+            seen = {(id(a), b) for a, b in first.notes}
+            first.notes = first.notes + [x for x in other.notes if (id(x[0]), x[1]) not in seen]
+        self.paths -= len(cont) - 1
+        out = []
+        placed = False
+        for s in states:
+            if s.ctl is None:
+                if not placed:
+                    out.append(first)
+                    placed = True
+                continue
+            out.append(s)
+        return out
+
+    def _join_exits(self, states):
+        """Paths that exit at the same place with the same status and events are one result."""
+        seen = {}
+        out = []
+        for s in states:
+            c = s.ctl
+            if c is not None and c[0] == "exit":
+                key = (id(c[2].source), c[2].start, c[1], tuple(id(e) for e in s.events))
+                if key in seen:
+                    self.paths -= 1
+                    continue
+                seen[key] = s
+            out.append(s)
+        return out
+
+    def _run_final(self, node, st):
+        res = self.run_node(node, st)
+        if st.errexit:
+            for r in res:
+                self._errexit_check(node, r)
+        return res
+
+    def _pipeline(self, node, st):
+        parts = [c for c in node.children if c.named]
+        if not parts:
+            return [st]
+        data = st.stdin
+        states = [st]
+        n = len(parts)
+        for i, part in enumerate(parts):
+            last = i == n - 1
+            child = st.copy()
+            child.ctl = None
+            child.stdin = data
+            child.out = () if (not last or st.out is not None) else None
+            res = self.run_node(part, child)
+            outs = []
+            for r in res:
+                outs.append(r.out)
+            data = _merge_outputs(outs, part.loc)
+            base = len(st.events)
+            for r in res:
+                if len(r.events) > base:
+                    st.events = st.events + r.events[base:]
+                st.notes = r.notes
+                st.truncated = st.truncated or r.truncated
+            if last:
+                st.status = res[0].status if len(res) == 1 else _merge_status([r.status for r in res])
+                if st.out is not None:
+                    st.out = data if data is not None else st.out + unknown("$(...)", node.loc)
+        return states
+
+    def _if(self, node, st):
+        clauses = []  # (cond nodes | None for else, body nodes)
+        cond, body, mode = [], [], None
+        for c in node.children:
+            t = c.type
+            if t == "if":
+                mode = "cond"
+            elif t == "then":
+                mode = "body"
+            elif t == "elif_clause":
+                clauses.append(self._split_clause(c))
+            elif t == "else_clause":
+                clauses.append((None, [x for x in c.children if x.named]))
+            elif c.named and t != "fi":
+                (cond if mode == "cond" else body).append(c)
+        clauses.insert(0, (cond, body))
+        return self._join(self._run_clauses(clauses, st, node), node)
+
+    def _split_clause(self, c):
+        cond, body, mode = [], [], None
+        for x in c.children:
+            if x.type == "elif":
+                mode = "cond"
+            elif x.type == "then":
+                mode = "body"
+            elif x.named:
+                (cond if mode == "cond" else body).append(x)
+        return cond, body
+
+    def _run_clauses(self, clauses, st, node):
+        if not clauses:
+            st.status = 0
+            return [st]
+        cond, body = clauses[0]
+        if cond is None:
+            return self.run_seq(body, st)
+        st.cond_ctx += 1
+        res = self.run_seq(cond, st)
+        for s in res:
+            s.cond_ctx -= 1
+        out = []
+        for s in res:
+            if s.ctl is not None:
+                out.append(s)
+                continue
+            if s.status == 0:
+                out.extend(self._body_status(body, s))
+            elif s.status is not None:
+                out.extend(self._run_clauses(clauses[1:], s, node))
+            else:
+                text = _short(" ; ".join(c.text for c in cond))
+                rest_nodes = [n for cl in clauses[1:] for part in cl if part for n in part]
+                if not self._fork_worthy(body + rest_nodes, s):
+                    s.status = 0
+                    out.append(s)
+                    continue
+                if not self._can_fork(s, node):
+                    self._havoc(body + rest_nodes, s)
+                    out.append(s)
+                    continue
+                s2 = s.copy()
+                self.paths += 1
+                s.cond = s.cond + (Decision(cond[0].loc, text, True),)
+                s2.cond = s2.cond + (Decision(cond[0].loc, text, False),)
+                out.extend(self._body_status(body, s))
+                out.extend(self._run_clauses(clauses[1:], s2, node))
+        return out
+
+    def _body_status(self, body, s):
+        if not body:
+            s.status = 0
+            return [s]
+        return self.run_seq(body, s)
+
+    def _case(self, node, st):
+        value_node = node.field("value")
+        try:
+            value = self.expand_scalar(value_node, st) if value_node is not None else EMPTY
+        except _Exit as e:
+            st.ctl = ("exit", e.code, e.loc, e.reason)
+            return [st]
+        except _CmdError:
+            value = unknown("case value", node.loc)
+        items = [c for c in node.children if c.type == "case_item"]
+        vtext = text_of(value)
+        out = []
+        pending = [st]
+        for idx, item in enumerate(items):
+            patterns, body, term = self._case_item_parts(item)
+            nxt_pending = []
+            for s in pending:
+                if s.ctl is not None:
+                    out.append(s)
+                    continue
+                m = self._case_match(patterns, vtext, s)
+                if m is True:
+                    out.extend(self._run_case_body(items, idx, s))
+                elif m is False:
+                    nxt_pending.append(s)
+                else:
+                    text = f"case {display(value)} in {' | '.join(p.text for p in patterns)})"
+                    if self._can_fork(s, item):
+                        s2 = s.copy()
+                        self.paths += 1
+                        s.cond = s.cond + (Decision(item.loc, _short(text), True),)
+                        s2.cond = s2.cond + (Decision(item.loc, _short(text), False),)
+                        out.extend(self._run_case_body(items, idx, s))
+                        nxt_pending.append(s2)
+                    else:
+                        self._havoc(body, s)
+                        nxt_pending.append(s)
+            pending = nxt_pending
+        for s in pending:
+            if s.ctl is None:
+                s.status = 0
+            out.append(s)
+        return self._join(out, node)
+
+    def _run_case_body(self, items, idx, s):
+        patterns, body, term = self._case_item_parts(items[idx])
+        res = self._body_status(body, s)
+        if term == ";&" and idx + 1 < len(items):
+            nxt = []
+            for r in res:
+                if r.ctl is None:
+                    nxt.extend(self._run_case_body(items, idx + 1, r))
+                else:
+                    nxt.append(r)
+            return nxt
+        return res
+
+    def _case_item_parts(self, item):
+        patterns, body, term = [], [], ";;"
+        seen_paren = False
+        for c in item.children:
+            if c.type == ")" and not seen_paren:
+                seen_paren = True
+                continue
+            if not seen_paren:
+                if c.named:
+                    patterns.append(c)
+                continue
+            if c.type in (";;", ";&", ";;&"):
+                term = c.type
+                continue
+            if c.named:
+                body.append(c)
+        return patterns, body, term
+
+    def _case_match(self, patterns, vtext, st):
+        result = False
+        for p in patterns:
+            segs = self.pattern_segments(p, st)
+            if segs is None or vtext is None:
+                if segs is not None and vtext is None and all(not q and t == "*" for t, q in segs):
+                    return True
+                result = None
+                continue
+            if glob_match(segs, vtext):
+                return True
+        return result
+
+    def _for(self, node, st):
+        var = node.field("variable")
+        values = node.fields_all("value")
+        body = node.field("body")
+        name = var.text if var is not None else "_"
+        try:
+            if values:
+                items: list[Word] = []
+                for v in values:
+                    items.extend(self.expand_word(v, st))
+            elif any(c.type == "in" for c in node.children):
+                items = []
+            else:
+                items = list(st.pos)
+        except _Exit as e:
+            st.ctl = ("exit", e.code, e.loc, e.reason)
+            return [st]
+        except _CmdError:
+            items = [Word(unknown("loop list", node.loc, multi=True), node.loc)]
+        body_nodes = [body] if body is not None else []
+        if any(any(c.multi for c in w.chunks) for w in items) or len(items) > self.limits.max_loop:
+            self._havoc(body_nodes, st, extra={name})
+            st.status = 0
+            return [st]
+        active = [st]
+        done = []
+        for w in items:
+            nxt = []
+            for s in active:
+                self.set_scalar(s, name, w.chunks, node.loc)
+                res = self.run_seq(body_nodes, s)
+                for r in res:
+                    c = self._loop_ctl(r)
+                    (done if c == "stop" else nxt).append(r)
+            active = self._join(nxt, node) if len(nxt) > 1 else nxt
+            done = self._join(done, node) if len(done) > 1 else done
+            if not active:
+                break
+        for s in active:
+            s.status = 0
+        return done + active
+
+    def _loop_ctl(self, r):
+        ctl = r.ctl
+        if ctl is None:
+            return "next"
+        if ctl[0] == "break":
+            r.ctl = ("break", ctl[1] - 1) if ctl[1] > 1 else None
+            r.status = 0
+            return "stop"
+        if ctl[0] == "continue":
+            if ctl[1] > 1:
+                r.ctl = ("continue", ctl[1] - 1)
+                return "stop"
+            r.ctl = None
+            return "next"
+        return "stop"
+
+    def _c_for(self, node, st):
+        parts: list[list[Node]] = [[], [], []]
+        k = 0
+        body = None
+        started = False
+        for c in node.children:
+            if c.type == "((":
+                started = True
+                continue
+            if c.type == "))":
+                started = False
+                continue
+            if c.type == ";" and started:
+                k = min(k + 1, 2)
+                continue
+            if c.type in ("do_group", "compound_statement"):
+                body = c
+                continue
+            if started and c.named:
+                parts[k].append(c)
+        init, cond, update = parts
+        body_nodes = [body] if body is not None else []
+        try:
+            for n in init:
+                self.arith_node(n, st)
+        except _CmdError as e:
+            st.notes.append((e.loc, e.reason))
+            st.status = 1
+            return [st]
+        active = [st]
+        done = []
+        for _ in range(self.limits.max_loop + 1):
+            nxt = []
+            for s in active:
+                try:
+                    c = 1 if not cond else None
+                    for n in cond:
+                        c = self.arith_node(n, s)
+                except _CmdError as e:
+                    s.notes.append((e.loc, e.reason))
+                    s.status = 1
+                    done.append(s)
+                    continue
+                if c is None:
+                    self._havoc(body_nodes + update, s)
+                    s.status = 0
+                    done.append(s)
+                    continue
+                if c == 0:
+                    s.status = 0
+                    done.append(s)
+                    continue
+                res = self.run_seq(body_nodes, s)
+                for r in res:
+                    if self._loop_ctl(r) == "stop":
+                        done.append(r)
+                        continue
+                    try:
+                        for n in update:
+                            self.arith_node(n, r)
+                    except _CmdError:
+                        done.append(r)
+                        continue
+                    nxt.append(r)
+            active = self._join(nxt, node) if len(nxt) > 1 else nxt
+            done = self._join(done, node) if len(done) > 1 else done
+            if not active:
+                break
+        else:
+            for s in active:
+                self._havoc(body_nodes, s)
+                s.notes.append((node.loc, f"loop stopped after {self.limits.max_loop} iterations"))
+                done.append(s)
+        return done
+
+    def _while(self, node, st):
+        until = node.children and node.children[0].type == "until"
+        conds = [c for f, c in zip(node.fields, node.children) if f == "condition" and c.named]
+        body = node.field("body")
+        body_nodes = [body] if body is not None else []
+        active = [st]
+        done = []
+        for _ in range(self.limits.max_loop):
+            nxt = []
+            for s in active:
+                s.cond_ctx += 1
+                res = self.run_seq(conds, s)
+                for r in res:
+                    r.cond_ctx -= 1
+                    if r.ctl is not None:
+                        done.append(r)
+                        continue
+                    status = r.status
+                    go = None if status is None else ((status == 0) != bool(until))
+                    if go is None:
+                        self._havoc(body_nodes + conds, r)
+                        r.status = 0
+                        done.append(r)
+                    elif not go:
+                        r.status = 0
+                        done.append(r)
+                    else:
+                        for b in self.run_seq(body_nodes, r):
+                            (done if self._loop_ctl(b) == "stop" else nxt).append(b)
+            active = self._join(nxt, node) if len(nxt) > 1 else nxt
+            done = self._join(done, node) if len(done) > 1 else done
+            if not active:
+                break
+        else:
+            for s in active:
+                self._havoc(body_nodes, s)
+                s.truncated = True
+                s.notes.append((node.loc, f"loop stopped after {self.limits.max_loop} iterations"))
+                done.append(s)
+        return done
+
+    def _test_command(self, node, st):
+        try:
+            r = self.test_node(node, st)
+        except _Exit as e:
+            st.ctl = ("exit", e.code, e.loc, e.reason)
+            return [st]
+        except _CmdError as e:
+            st.notes.append((e.loc, e.reason))
+            st.status = 2
+            return [st]
+        st.status = None if r is None else (0 if r else 1)
+        return [st]
+
+    def _arith_command(self, node, st):
+        inner = [c for c in node.children if c.named]
+        try:
+            v = 0
+            for n in inner:
+                v = self.arith_node(n, st)
+        except _CmdError as e:
+            st.notes.append((e.loc, e.reason))
+            st.status = 1
+            return [st]
+        st.status = None if v is None else (0 if v != 0 else 1)
+        return [st]
+
+    def _redirected(self, node, st):
+        body = node.field("body")
+        redirects = [c for f, c in zip(node.fields, node.children) if f == "redirect"]
+        if body is None:
+            return [st]
+        if body.type == "command":
+            return self.run_command(body, st, redirects)
+        # compound statement with redirections: stdin from heredoc, stdout maybe to file
+        saved_out = st.out
+        saved_in = st.stdin
+        to_file = False
+        try:
+            stdin, out_target, _ = self._redirect_info(redirects, st)
+        except (_Exit, _CmdError):
+            stdin, out_target = None, None
+        if out_target is not None:
+            to_file = True
+        if stdin is not None:
+            st.stdin = stdin
+        if to_file:
+            st.out = None
+        res = self.run_node(body, st)
+        for r in res:
+            r.out = saved_out if to_file else r.out
+            r.stdin = saved_in
+        return res
+
+    # -----------------------------------------------------------------------------------
+    # forking helpers
+
+    def _can_fork(self, st, node) -> bool:
+        if self.paths < self.limits.max_paths:
+            return True
+        if not st.truncated:
+            st.truncated = True
+            st.notes.append((node.loc, f"more than {self.limits.max_paths} paths: later branches on unknown values are not followed"))
+        return False
+
+    def _fork_worthy(self, nodes, st) -> bool:
+        """Whether the nodes can change anything we track (else an unknown branch is skipped)."""
+        if st.out is not None:
+            return True
+        for n in nodes:
+            eff, names = self._effects(n)
+            if eff:
+                return True
+            for nm in names:
+                if nm in st.funcs or os.path.basename(nm) in self.watch:
+                    return True
+        return False
+
+    def _effects(self, node) -> tuple[bool, frozenset]:
+        key = id(node)
+        hit = self._effect_cache.get(key)
+        if hit is not None and hit[2] is node:
+            return hit[0], hit[1]
+        names = set()
+        eff = False
+        stack = [node]
+        while stack and not eff:
+            n = stack.pop()
+            t = n.type
+            if t in ("variable_assignment", "declaration_command", "unset_command", "function_definition"):
+                eff = True
+                break
+            if t == "command":
+                nm = n.field("name")
+                if nm is None:
+                    eff = True
+                    break
+                word = nm.children[0] if nm.children else nm
+                if word.type != "word":
+                    eff = True
+                    break
+                txt = word.text
+                if txt in _SPECIAL_BUILTINS_EFFECT:
+                    eff = True
+                    break
+                names.add(txt)
+            if t in ("arithmetic_expansion", "compound_statement") and ("=" in n.text or "++" in n.text or "--" in n.text):
+                if t == "arithmetic_expansion" or (n.children and n.children[0].type == "(("):
+                    txt = n.text
+                    if re.search(r"(?<![=!<>])=(?!=)|\+\+|--", txt):
+                        eff = True
+                        break
+            if t == "file_redirect":
+                eff = True
+                break
+            stack.extend(n.children)
+        res = (eff, frozenset(names), node)
+        self._effect_cache[key] = res
+        return eff, res[1]
+
+    def _havoc(self, nodes, st, extra=()) -> None:
+        """Make every variable the nodes may assign unknown."""
+        names = set(extra)
+        for n in nodes:
+            names |= self._assigned(n)
+        for name in names:
+            var = st.lookup(name)
+            if var is not None and var.kind in ("a", "A", "u"):
+                st.put(name, Var("u", unknown(f"${{{name}[@]}}", n.loc if nodes else None, multi=True), var.exported))
+            else:
+                self.set_scalar(st, name, unknown(f"${name}", nodes[0].loc if nodes else None), nodes[0].loc if nodes else None)
+        # function calls inside can do anything: note it
+        st.truncated = st.truncated or any(self._calls_functions(n, st) for n in nodes)
+
+    def _calls_functions(self, node, st) -> bool:
+        eff, names = self._effects(node)
+        return any(nm in st.funcs for nm in names)
+
+    def _assigned(self, node) -> frozenset:
+        key = id(node)
+        hit = self._assign_cache.get(key)
+        if hit is not None:
+            return hit
+        names = set()
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n.type == "variable_assignment":
+                nm = n.field("name")
+                if nm is not None:
+                    if nm.type == "subscript":
+                        nm = nm.field("name") or nm
+                    names.add(nm.text)
+            elif n.type == "for_statement":
+                v = n.field("variable")
+                if v is not None:
+                    names.add(v.text)
+            elif n.type == "command":
+                nm = n.field("name")
+                if nm is not None and nm.text in ("read", "mapfile", "readarray", "printf", "getopts", "let"):
+                    for a in n.fields_all("argument"):
+                        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", a.text):
+                            names.add(a.text)
+            elif n.type in ("arithmetic_expansion", "compound_statement", "binary_expression", "postfix_expression", "unary_expression"):
+                for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:[-+*/%&|^]|<<|>>|\*\*)?=(?!=)|([A-Za-z_][A-Za-z0-9_]*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)", n.text):
+                    names.add(m.group(1) or m.group(2) or m.group(3))
+            stack.extend(n.children)
+        fs = frozenset(names)
+        self._assign_cache[key] = fs
+        return fs
+
+    # -----------------------------------------------------------------------------------
+    # simple commands
+
+    def run_command(self, node: Node, st: State, redirects=()) -> list[State]:
+        assigns = []
+        words = []
+        for f, c in zip(node.fields, node.children):
+            if f == "name" or f == "argument":
+                words.append(c)
+            elif c.type == "variable_assignment":
+                assigns.append(c)
+            elif f == "redirect" or c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+                redirects = tuple(redirects) + (c,)
+        if node.extra:
+            words = sorted(list(words) + list(node.extra), key=lambda n: n.start)
+        try:
+            if not words:
+                for a in assigns:
+                    self.assign(a, st)
+                st.status = st.status if assigns and _has_cmdsub(assigns) else 0
+                return [st]
+            argv: list[Word] = []
+            for w in words:
+                argv.extend(self.expand_word(w, st))
+            prefix = []
+            for a in assigns:
+                nm = a.field("name")
+                val = a.field("value")
+                prefix.append((nm.text if nm is not None else "", self.expand_scalar(val, st) if val is not None else EMPTY))
+            stdin, out_target, out_append = self._redirect_info(redirects, st)
+        except _Exit as e:
+            st.ctl = ("exit", e.code, e.loc, e.reason)
+            return [st]
+        except _CmdError as e:
+            st.notes.append((e.loc, e.reason))
+            st.status = 1
+            return [st]
+        if not argv:
+            for name, val in prefix:
+                self.set_scalar(st, name, val, node.loc)
+            st.status = 0
+            return [st]
+        return self.dispatch(argv, prefix, node, st, stdin, out_target, out_append)
+
+    def _redirect_info(self, redirects, st):
+        stdin = None
+        out_target = None
+        out_append = False
+        for r in redirects:
+            if r.type == "heredoc_redirect":
+                stdin = self.heredoc_value(r, st)
+            elif r.type == "herestring_redirect":
+                inner = [c for c in r.children if c.named]
+                if inner:
+                    stdin = self.expand_scalar(inner[-1], st) + (Chunk("\n", None),)
+            elif r.type == "file_redirect":
+                desc = r.field("descriptor")
+                op = None
+                for c in r.children:
+                    if not c.named:
+                        op = c.type
+                dest = r.field("destination")
+                fd = desc.text if desc is not None else None
+                if op in (">", ">>", ">|", "&>", "&>>") and fd in (None, "1"):
+                    target = self.expand_scalar(dest, st) if dest is not None else EMPTY
+                    out_target = target
+                    out_append = op in (">>", "&>>")
+                elif op == ">&" and fd in (None, "1") and dest is not None and dest.text not in ("2", "1"):
+                    out_target = self.expand_scalar(dest, st)
+                elif op == "<" and fd in (None, "0") and dest is not None:
+                    path = text_of(self.expand_scalar(dest, st))
+                    stdin = st.files.get(path) if path is not None else None
+                    if stdin is None:
+                        stdin = unknown(f"<{dest.text}", r.loc)
+        return stdin, out_target, out_append
+
+    def dispatch(self, argv, prefix, node, st, stdin, out_target, out_append):
+        name = argv[0].text
+        loc = node.loc
+        if name is None:
+            return self._external(argv, prefix, node, st, out_target)
+        handler = _BUILTINS.get(name)
+        if name in st.funcs:
+            return self.call_function(name, argv[1:], prefix, node, st, stdin, out_target)
+        if handler is not None:
+            saved_in = st.stdin
+            if stdin is not None:
+                st.stdin = stdin
+            out_saved = st.out
+            redirected = out_target is not None
+            if redirected:
+                st.out = ()
+            try:
+                res = handler(self, argv, node, st)
+            except _Exit as e:
+                st.ctl = ("exit", e.code, e.loc, e.reason)
+                res = [st]
+            except _CmdError as e:
+                st.notes.append((e.loc, e.reason))
+                st.status = 1
+                res = [st]
+            for r in res:
+                r.stdin = saved_in
+                if redirected:
+                    data = r.out
+                    r.out = out_saved
+                    path = text_of(out_target)
+                    if path is not None and path not in ("/dev/null", "/dev/stderr", "/dev/stdout"):
+                        old = r.files.get(path, EMPTY) if out_append else EMPTY
+                        r.files[path] = old + data if data is not None and old is not None else unknown(path, loc)
+                    elif path == "/dev/stdout" and out_saved is not None:
+                        r.out = out_saved + data
+            return res
+        return self._external(argv, prefix, node, st, out_target)
+
+    def _external(self, argv, prefix, node, st, out_target):
+        st.status = None
+        if self.on_command is not None:
+            ev = self.on_command(st, Command(tuple(argv), tuple(prefix), node.loc))
+            if ev is not None:
+                st.events = st.events + [ev]
+                st.status = 0
+        if st.out is not None and out_target is None:
+            st.out = st.out + unknown(f"$({_short(' '.join(w.shown for w in argv), 40)})", node.loc)
+        return [st]
+
+    def call_function(self, name, args, prefix, node, st, stdin, out_target):
+        body = st.funcs[name]
+        if len(st.frames) >= self.limits.max_call_depth:
+            st.notes.append((node.loc, f"call depth above {self.limits.max_call_depth}: `{name}` not followed"))
+            st.truncated = True
+            st.status = None
+            return [st]
+        saved_pos = st.pos
+        saved_in = st.stdin
+        saved_out = st.out
+        frame = {}
+        for pname, val in prefix:
+            frame[pname] = Var("s", val, exported=True)
+        st.frames.append(frame)
+        st.pos = tuple(args)
+        if stdin is not None:
+            st.stdin = stdin
+        if out_target is not None:
+            st.out = None
+        res = self.run_node(body, st)
+        for r in res:
+            if r.frames:
+                r.frames.pop()
+            r.pos = saved_pos
+            r.stdin = saved_in
+            if out_target is not None:
+                r.out = saved_out
+            if r.ctl is not None and r.ctl[0] == "return":
+                r.status = r.ctl[1]
+                r.ctl = None
+        return self._join(res, node) if len(res) > 1 else res
+
+    # -----------------------------------------------------------------------------------
+    # assignments and declarations
+
+    def assign(self, node: Node, st: State, local: bool = False, attrs: str = "") -> None:
+        name_node = node.field("name")
+        value = node.field("value")
+        op = "="
+        for c in node.children:
+            if c.type in ("=", "+="):
+                op = c.type
+        if name_node is None:
+            return
+        index = None
+        if name_node.type == "subscript":
+            idx_node = name_node.field("index")
+            name = name_node.field("name").text
+            index = idx_node
+        else:
+            name = name_node.text
+        var = st.lookup(name)
+        if var is not None and var.readonly:
+            st.notes.append((node.loc, f"{name}: readonly variable"))
+            st.status = 1
+            return
+        kind_attr = "A" if "A" in attrs else ("a" if "a" in attrs else None)
+        if value is not None and value.type == "array":
+            elems = self.array_elements(value, st, assoc=(kind_attr == "A" or (var is not None and var.kind == "A")))
+            if isinstance(elems, dict):
+                if op == "+=" and var is not None and var.kind == "A":
+                    d = dict(var.value)
+                    d.update(elems)
+                    elems = d
+                st.put(name, Var("A", elems, var.exported if var else False), local)
+                return
+            if op == "+=" and var is not None:
+                if var.kind == "a":
+                    d = dict(var.value)
+                    nxt = max(d) + 1 if d else 0
+                    for w in elems:
+                        d[nxt] = w
+                        nxt += 1
+                    st.put(name, var.copy(value=d), local)
+                    return
+                if var.kind == "u":
+                    return
+                if var.kind == "s":
+                    d = {0: Word(var.value, node.loc)}
+                    for i, w in enumerate(elems, 1):
+                        d[i] = w
+                    st.put(name, var.copy(kind="a", value=d), local)
+                    return
+            if any(any(c.multi for c in w.chunks) for w in elems):
+                st.put(name, Var("u", unknown(f"${{{name}[@]}}", value.loc, multi=True), var.exported if var else False), local)
+                return
+            st.put(name, Var("a", dict(enumerate(elems)), var.exported if var else False), local)
+            return
+        val = self.expand_scalar(value, st) if value is not None else EMPTY
+        if (var is not None and var.integer) or "i" in attrs:
+            n = self._arith_int(text_of(val) if is_known(val) else None, st, node.loc)
+            val = unknown(f"${name}", node.loc) if n is None else (Chunk(str(n), value.loc if value else node.loc),)
+        if index is not None:
+            if var is not None and var.kind == "A":
+                key = text_of(self.expand_scalar(index, st))
+                d = dict(var.value)
+                if key is None:
+                    st.put(name, Var("u", unknown(f"${{{name}[@]}}", node.loc, multi=True), var.exported), local)
+                    return
+                old = d.get(key)
+                d[key] = Word((old.chunks if old and op == "+=" else EMPTY) + val, node.loc)
+                st.put(name, var.copy(value=d), local)
+                return
+            i = self._arith_int(index.text if index.type != "simple_expansion" else text_of(self.expand_scalar(index, st)), st, index.loc)
+            if var is None or var.kind not in ("a", "u"):
+                base = {} if var is None else {0: Word(var.value, node.loc)}
+                var = Var("a", base, var.exported if var else False)
+            if var.kind == "u" or i is None:
+                st.put(name, Var("u", unknown(f"${{{name}[@]}}", node.loc, multi=True), var.exported), local)
+                return
+            d = dict(var.value)
+            if i < 0:
+                i = (max(d) + 1 if d else 0) + i
+            old = d.get(i)
+            d[i] = Word((old.chunks if old and op == "+=" else EMPTY) + val, node.loc)
+            st.put(name, var.copy(value=d), local)
+            return
+        if op == "+=" and var is not None:
+            if var.kind == "s":
+                val = var.value + val
+            elif var.kind == "a":
+                d = dict(var.value)
+                old = d.get(0)
+                d[0] = Word((old.chunks if old else EMPTY) + val, node.loc)
+                st.put(name, var.copy(value=d), local)
+                return
+        self.set_scalar(st, name, val, node.loc, local=local)
+
+    def set_scalar(self, st: State, name: str, val, loc, local: bool = False, export: bool | None = None) -> None:
+        var = st.lookup(name) if not local else (st.frames[-1].get(name) if st.frames else st.lookup(name))
+        if var is not None and var.kind == "a":
+            d = dict(var.value)
+            d[0] = Word(val, loc)
+            st.put(name, var.copy(value=d, exported=var.exported if export is None else export), local)
+            return
+        exported = (var.exported if var is not None else False) if export is None else export
+        st.put(name, Var("s", val, exported, var.readonly if var else False, var.integer if var else False), local)
+
+    def declare(self, node: Node, st: State) -> None:
+        kw = node.children[0].type if node.children else "declare"
+        attrs = set()
+        unset_attrs = set()
+        in_func = bool(st.frames)
+        local = kw == "local" or (kw in ("declare", "typeset") and in_func)
+        if kw == "export":
+            attrs.add("x")
+        if kw == "readonly":
+            attrs.add("r")
+        for c in node.children[1:]:
+            if not c.named:
+                continue
+            if c.type == "word" and c.text.startswith(("-", "+")) and len(c.text) > 1 and "=" not in c.text:
+                flags = c.text[1:]
+                (attrs if c.text[0] == "-" else unset_attrs).update(flags)
+                if "g" in flags:
+                    local = False
+                continue
+            if c.type == "variable_assignment":
+                self.assign(c, st, local=local and kw != "export", attrs="".join(attrs))
+                nm = c.field("name")
+                name = nm.text if nm.type != "subscript" else nm.field("name").text
+                self._apply_attrs(st, name, attrs, unset_attrs, local and kw != "export")
+                continue
+            if c.type in ("variable_name", "word"):
+                name = c.text
+                if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                    # declare "$X" forms: expand and treat as NAME[=VALUE]
+                    try:
+                        txt = text_of(self.expand_scalar(c, st))
+                    except _CmdError:
+                        txt = None
+                    if txt is None:
+                        continue
+                    if "=" in txt:
+                        n, v = txt.split("=", 1)
+                        self.set_scalar(st, n, (Chunk(v, c.loc),), c.loc, local=local and kw != "export")
+                        self._apply_attrs(st, n, attrs, unset_attrs, local and kw != "export")
+                    continue
+                var = st.lookup(name)
+                if var is None or (local and st.frames and name not in st.frames[-1]):
+                    if "a" in attrs:
+                        st.put(name, Var("a", {}), local)
+                    elif "A" in attrs:
+                        st.put(name, Var("A", {}), local)
+                    elif local and kw != "export":
+                        st.frames[-1][name] = Var("s", EMPTY) if st.frames else None
+                        if not st.frames:
+                            st.vars[name] = Var("s", EMPTY)
+                self._apply_attrs(st, name, attrs, unset_attrs, local and kw != "export", create=kw == "export")
+        st.status = 0
+
+    def _apply_attrs(self, st, name, attrs, unset_attrs, local, create=False):
+        var = st.lookup(name)
+        if var is None:
+            if not create:
+                return
+            var = None
+            # export NAME on an unset var marks it for export when set
+            st.put(name, Var("s", EMPTY, exported=True), False)
+            st.put(name, None)
+            return
+        v = var.copy()
+        if "x" in attrs:
+            v.exported = True
+        if "x" in unset_attrs:
+            v.exported = False
+        if "r" in attrs:
+            v.readonly = True
+        if "i" in attrs:
+            v.integer = True
+        if "a" in attrs and v.kind == "s":
+            v.kind = "a"
+            v.value = {0: Word(var.value, None)} if var.value else {}
+        if "A" in attrs and v.kind == "s" and not var.value:
+            v.kind = "A"
+            v.value = {}
+        if "l" in attrs and v.kind == "s" and is_known(v.value):
+            v.value = tuple(c.with_text(c.text.lower()) for c in v.value)
+        if "u" in attrs and v.kind == "s" and is_known(v.value):
+            v.value = tuple(c.with_text(c.text.upper()) for c in v.value)
+        st.put(name, v, False)
+
+    def array_elements(self, node: Node, st: State, assoc: bool):
+        elems: list[Word] = []
+        keyed: dict = {}
+        has_keys = False
+        for c in node.children:
+            if not c.named or c.type == "comment":
+                continue
+            raw = c.text
+            m = re.match(r"^\[([^\]]*)\]\+?=", raw)
+            if m:
+                has_keys = True
+                val = self.expand_scalar(c, st)
+                txt_parts = slice_str(val, len(m.group(0)) - (1 if "+=" in m.group(0) else 0))
+                vals = slice_str(val, raw.index("]=") + 2) if "]=" in raw else txt_parts
+                keyed[m.group(1)] = Word(vals, c.loc)
+                continue
+            if assoc:
+                continue
+            elems.extend(self.expand_word(c, st))
+        if assoc or (has_keys and not elems):
+            if assoc:
+                return keyed
+            d = {}
+            for k, w in keyed.items():
+                i = self._arith_int(k, st, node.loc)
+                if i is not None:
+                    d[i] = w
+            return [d[k] for k in sorted(d)]
+        return elems
+
+    # -----------------------------------------------------------------------------------
+    # word expansion
+
+    def expand_word(self, node: Node, st: State) -> list[Word]:
+        """Expand one word node into argv fields (with word splitting)."""
+        segs: list = []
+        self._segments(node, st, segs, quoted=False)
+        return _fields(segs, node.loc)
+
+    def expand_scalar(self, node: Node, st: State):
+        """Expand without word splitting (assignment right-hand sides, ``case`` words, ...)."""
+        if node is None:
+            return EMPTY
+        segs: list = []
+        self._segments(node, st, segs, quoted=True, scalar=True)
+        out = []
+        for s in segs:
+            if s[0] == "sep":
+                out.append(Chunk(" ", None))
+            elif s[0] == "t":
+                out.extend(s[1])
+        return tuple(c for c in out if c.text is None or c.text)
+
+    def _segments(self, node: Node, st: State, segs: list, quoted: bool, scalar: bool = False) -> None:
+        t = node.type
+        if t == "word" or t == "number" or t == "variable_name" or t == "extglob_pattern" or t == "regex":
+            text = node.text
+            if t == "word" or t == "extglob_pattern":
+                text = _unescape_unquoted(text)
+            segs.append(("t", self._lit(text, node), True, False))
+            if not text:
+                segs.append(("exists",))
+            return
+        if t == "raw_string":
+            segs.append(("t", self._lit(node.text[1:-1], node, 1, -1), True, False))
+            segs.append(("exists",))
+            return
+        if t == "ansi_c_string":
+            segs.append(("t", (Chunk(_ansi_c(node.text[2:-1]), node.loc),), True, False))
+            segs.append(("exists",))
+            return
+        if t in ("string", "translated_string"):
+            has_at = False
+            start = node.start + (2 if t == "translated_string" else 1)
+            end = node.end - 1
+            pos = start
+            for c in node.children:
+                if c.type == '"' or c.type == '$"':
+                    continue
+                if c.start > pos:
+                    self._gap_literal(node, pos, c.start, segs, dq=True)
+                if c.type == "string_content":
+                    txt = _unescape_dq(c.text)
+                    segs.append(("t", self._lit(txt, c), True, False))
+                elif c.type in EXPANSION_TYPES:
+                    if c.type == "expansion" and _is_at_expansion(c):
+                        has_at = True
+                    if c.type == "simple_expansion" and c.text == "$@":
+                        has_at = True
+                    self._expansion(c, st, segs, quoted=True, scalar=scalar)
+                else:
+                    self._segments(c, st, segs, quoted=True, scalar=scalar)
+                pos = max(pos, c.end)
+            if end > pos:
+                self._gap_literal(node, pos, end, segs, dq=True)
+            if not has_at:
+                segs.append(("exists",))
+            return
+        if t == "concatenation" or t == "command_name":
+            for c in node.children:
+                self._segments(c, st, segs, quoted, scalar)
+            return
+        if t in EXPANSION_TYPES:
+            self._expansion(node, st, segs, quoted, scalar)
+            return
+        if t == "string_content":
+            segs.append(("t", self._lit(_unescape_dq(node.text), node), True, False))
+            return
+        if t == "brace_expression":
+            segs.append(("t", self._lit(node.text, node), True, False))
+            return
+        if t == "array":
+            segs.append(("t", self._lit(node.text, node), True, False))
+            return
+        # anything else: its text, literally
+        segs.append(("t", self._lit(node.text, node), True, False))
+
+    def _lit(self, text: str, node: Node, a: int = 0, b: int = 0):
+        if not text:
+            return EMPTY
+        src = node.src
+        if isinstance(src, VirtualSource) and "__RLUNK" in text:
+            return _unmark(text, node)
+        if a or b:
+            return (Chunk(text, Loc(src, node.start + a, node.end + b)),)
+        return (Chunk(text, node.loc),)
+
+    def _gap_literal(self, node, a, b, segs, dq: bool):
+        raw = node.src.data[a:b].decode("utf-8", "replace")
+        txt = _unescape_dq(raw) if dq else raw
+        if txt:
+            segs.append(("t", self._lit_range(txt, node.src, a, b), True, False))
+
+    def _lit_range(self, text, src, a, b):
+        if isinstance(src, VirtualSource) and "__RLUNK" in text:
+            return _unmark(text, Node("word", a, b, True, src))
+        return (Chunk(text, Loc(src, a, b)),)
+
+    def _expansion(self, node: Node, st: State, segs: list, quoted: bool, scalar: bool) -> None:
+        t = node.type
+        if t == "simple_expansion":
+            name_node = [c for c in node.children if c.named]
+            name = name_node[0].text if name_node else node.text[1:]
+            self._param(name, None, node, st, segs, quoted, scalar)
+            return
+        if t == "expansion":
+            self._param_complex(node, st, segs, quoted, scalar)
+            return
+        if t == "command_substitution":
+            val = self.command_substitution(node, st)
+            segs.append(("t", val, quoted, not quoted and not scalar))
+            return
+        if t == "arithmetic_expansion":
+            v = self.arith_expansion(node, st)
+            val = (Chunk(str(v), node.loc),) if v is not None else unknown(node.text, node.loc)
+            segs.append(("t", val, quoted, not quoted and not scalar))
+            return
+        if t == "process_substitution":
+            segs.append(("t", unknown(node.text[:30], node.loc, nonempty=True), True, False))
+            return
+
+    def _param(self, name, index, node, st, segs, quoted, scalar):
+        """``$name`` / ``${name}`` / ``${name[index]}``: append segments."""
+        if name in ("@", "*"):
+            self._positional_all(name, node, st, segs, quoted, scalar)
+            return
+        val = self.param_value(name, index, node, st)
+        if val is None:
+            if st.nounset:
+                raise _Exit(1, node.loc, f"{name}: unbound variable")
+            return
+        if isinstance(val, list):  # ${A[@]}
+            self._splice(val, segs, quoted, scalar, node, star=(index == "*"))
+            return
+        segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar))
+
+    def _splice(self, words, segs, quoted, scalar, node, star=False):
+        if star and (quoted or scalar):
+            joined = []
+            for i, w in enumerate(words):
+                if i:
+                    joined.append(Chunk(" ", None))
+                joined.extend(w.chunks)
+            segs.append(("t", tuple(joined), True, False))
+            segs.append(("exists",))
+            return
+        for i, w in enumerate(words):
+            if i:
+                segs.append(("sep",))
+            segs.append(("t", w.chunks, quoted, not quoted and not scalar, w.loc))
+            if quoted:
+                segs.append(("exists",))
+
+    def _positional_all(self, name, node, st, segs, quoted, scalar):
+        words = list(st.pos)
+        if name == "*":
+            self._splice(words, segs, quoted, scalar, node, star=True)
+        else:
+            self._splice(words, segs, quoted, scalar, node)
+
+    def param_value(self, name: str, index, node, st):
+        """Scalar value (Str), list of Words for ``[@]``/``[*]``, or None when unset."""
+        if name.isdigit():
+            i = int(name)
+            if i == 0:
+                return (Chunk(st.script, None),)
+            return st.pos[i - 1].chunks if i <= len(st.pos) else None
+        if name == "#":
+            return (Chunk(str(len(st.pos)), node.loc),)
+        if name == "?":
+            return (Chunk(str(st.status), node.loc),) if isinstance(st.status, int) else unknown("$?", node.loc, nonempty=True)
+        if name in ("$", "!", "BASHPID", "RANDOM", "SECONDS", "PPID", "LINENO", "EPOCHSECONDS", "SRANDOM"):
+            if st.lookup(name) is None:
+                return unknown(f"${name}", node.loc, nonempty=True)
+        if name == "-":
+            return (Chunk("hB" + ("e" if st.errexit else "") + ("u" if st.nounset else ""), node.loc),)
+        var = st.lookup(name)
+        if var is None:
+            if name in ("BASH_SOURCE",):
+                return (Chunk(st.script, None),)
+            if name == "FUNCNAME":
+                return unknown("$FUNCNAME", node.loc, nonempty=True)
+            return None
+        if index is None:
+            if var.kind == "s":
+                return var.value
+            if var.kind == "u":
+                return unknown(f"${name}", node.loc)
+            d = var.value
+            w = d.get(0) if var.kind == "a" else d.get("0")
+            return w.chunks if w is not None else None
+        if index in ("@", "*"):
+            if var.kind == "s":
+                return [Word(var.value, node.loc)]
+            if var.kind == "u":
+                return [Word(var.value, node.loc)]
+            d = var.value
+            keys = sorted(d) if var.kind == "a" else list(d)
+            return [d[k] for k in keys]
+        # specific element
+        if var.kind == "u":
+            return unknown(f"${{{name}[{index}]}}", node.loc)
+        if var.kind == "A":
+            w = var.value.get(index)
+            return w.chunks if w is not None else None
+        i = self._arith_int(index, st, node.loc)
+        if i is None:
+            return unknown(f"${{{name}[{index}]}}", node.loc)
+        if var.kind == "s":
+            return var.value if i == 0 else None
+        d = var.value
+        if i < 0:
+            i = (max(d) + 1 if d else 0) + i
+        w = d.get(i)
+        return w.chunks if w is not None else None
+
+    def _param_complex(self, node: Node, st: State, segs, quoted, scalar):
+        kids = node.children
+        inner = [c for c in kids if c.type not in ("${", "}")]
+        if not inner:
+            raise _CmdError(node.loc, f"{node.text}: bad substitution")
+        prefix_op = None
+        i = 0
+        if inner[0].type in ("#", "!") and len(inner) > 1 and node.fields[kids.index(inner[0])] == "operator":
+            prefix_op = inner[0].type
+            i = 1
+        target = inner[i]
+        name, index = None, None
+        if target.type == "subscript":
+            name = target.field("name").text
+            idx = target.field("index")
+            index = idx.text if idx is not None else None
+            if idx is not None and idx.type not in ("word", "number") and index not in ("@", "*"):
+                it = self.expand_scalar(idx, st)
+                index = text_of(it)
+                if index is None:
+                    segs.append(("t", unknown(node.text, node.loc), quoted, False))
+                    return
+        elif target.type in ("variable_name", "special_variable_name", "word", "number"):
+            name = target.text
+        else:
+            segs.append(("t", unknown(node.text, node.loc), quoted, False))
+            return
+        rest = inner[i + 1 :]
+        if prefix_op == "#" and not rest:
+            if index in ("@", "*"):
+                val = self.param_value(name, index, node, st)
+                n = len(val) if isinstance(val, list) else 0
+                if isinstance(val, list) and any(any(c.multi for c in w.chunks) for w in val):
+                    segs.append(("t", unknown(node.text, node.loc), quoted, False))
+                    return
+                segs.append(("t", (Chunk(str(n), node.loc),), quoted, False))
+                return
+            if name in ("@", "*"):
+                segs.append(("t", (Chunk(str(len(st.pos)), node.loc),), quoted, False))
+                return
+            val = self.param_value(name, index, node, st)
+            if val is None:
+                if st.nounset:
+                    raise _Exit(1, node.loc, f"{name}: unbound variable")
+                val = EMPTY
+            txt = text_of(val)
+            segs.append(("t", (Chunk(str(len(txt)), node.loc),) if txt is not None else unknown(node.text, node.loc), quoted, False))
+            return
+        if prefix_op == "!":
+            if index in ("@", "*"):
+                var = st.lookup(name)
+                keys = []
+                if var is not None and var.kind in ("a", "A"):
+                    keys = [str(k) for k in (sorted(var.value) if var.kind == "a" else var.value)]
+                words = [Word((Chunk(k, node.loc),), node.loc) for k in keys]
+                self._splice(words, segs, quoted, scalar, node, star=index == "*")
+                return
+            ref = self.param_value(name, None, node, st)
+            refname = text_of(ref) if ref is not None else None
+            if refname is None:
+                if ref is None:
+                    return
+                segs.append(("t", unknown(node.text, node.loc), quoted, False))
+                return
+            m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[(.*)\])?", refname)
+            if not m:
+                raise _CmdError(node.loc, f"{refname}: invalid variable name")
+            name, index = m.group(1), m.group(2)
+        # operator forms
+        op = None
+        op_idx = None
+        for j, c in enumerate(rest):
+            if not c.named or c.type in (":", "/", "//", "/#", "/%", "#", "##", "%", "%%", ",", ",,", "^", "^^", "@"):
+                op = c.type
+                op_idx = j
+                break
+        val = self.param_value(name, index, node, st) if name not in ("@", "*") else (list(st.pos) if True else None)
+        if name in ("@", "*") and index is None:
+            index = name
+        if op is None:
+            if val is None:
+                if st.nounset:
+                    raise _Exit(1, node.loc, f"{name}: unbound variable")
+                return
+            if isinstance(val, list):
+                self._splice(val, segs, quoted, scalar, node, star=(index == "*"))
+            else:
+                segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar))
+            return
+        operand_nodes = rest[op_idx + 1 :]
+        is_list = isinstance(val, list)
+        if op in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
+            if is_list:
+                sval = None if not val else tuple(c for k, w in enumerate(val) for c in ((Chunk(" ", None),) if k else ()) + w.chunks)
+            else:
+                sval = val
+            colon = op.startswith(":")
+            if sval is None:
+                use_alt = True
+            elif colon:
+                e = emptiness(sval)
+                use_alt = None if e is None else e
+            else:
+                use_alt = False
+            base = op.lstrip(":")
+            if base in ("-", "="):
+                if use_alt is None:
+                    segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar))
+                    return
+                if use_alt:
+                    word = self._operand(node, operand_nodes, st, quoted)
+                    if base == "=":
+                        self.set_scalar(st, name, _join_segs(word), node.loc)
+                    segs.extend(word)
+                    return
+                if is_list:
+                    self._splice(val, segs, quoted, scalar, node, star=(index == "*"))
+                else:
+                    segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar))
+                return
+            if base == "+":
+                if use_alt is None:
+                    segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar))
+                    return
+                if not use_alt:
+                    segs.extend(self._operand(node, operand_nodes, st, quoted))
+                elif quoted:
+                    segs.append(("t", EMPTY, True, False))
+                return
+            if base == "?":
+                if use_alt:
+                    msg = display(_join_segs(self._operand(node, operand_nodes, st, True))) or "parameter null or not set"
+                    raise _Exit(1, node.loc, f"{name}: {msg}")
+                if use_alt is None:
+                    segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar))
+                    return
+                segs.append(("t", _relocate(sval, node), quoted, not quoted and not scalar))
+                return
+        if val is None:
+            if st.nounset:
+                raise _Exit(1, node.loc, f"{name}: unbound variable")
+            return
+        items = val if is_list else [Word(val, node.loc)]
+        out_words = []
+        for w in items:
+            out_words.append(Word(self._transform(op, w.chunks, operand_nodes, node, st), w.loc))
+        if is_list:
+            self._splice(out_words, segs, quoted, scalar, node, star=(index == "*"))
+        else:
+            segs.append(("t", out_words[0].chunks, quoted, not quoted and not scalar))
+
+    def _operand(self, node, operand_nodes, st, quoted):
+        """Segments of the word after an operator in ``${X:-word}`` (gaps are literal)."""
+        segs: list = []
+        if not operand_nodes:
+            return [("t", EMPTY, True, False), ("exists",)] if quoted else []
+        pos = operand_nodes[0].start
+        for c in operand_nodes:
+            if c.start > pos:
+                self._gap_literal(node, pos, c.start, segs, dq=False)
+            if c.type in EXPANSION_TYPES:
+                self._expansion(c, st, segs, quoted, False)
+            else:
+                self._segments(c, st, segs, quoted)
+            pos = c.end
+        return segs
+
+    def _transform(self, op, val, operand_nodes, node, st):
+        txt = text_of(val)
+        if op in (",", ",,", "^", "^^"):
+            if txt is None:
+                return unknown(node.text, node.loc)
+            if op == ",,":
+                new = txt.lower()
+            elif op == "^^":
+                new = txt.upper()
+            elif op == ",":
+                new = txt[:1].lower() + txt[1:]
+            else:
+                new = txt[:1].upper() + txt[1:]
+            return tuple(Chunk(c.text, c.loc) for c in _retext(val, new))
+        if op in ("#", "##", "%", "%%"):
+            segs = self._pattern_from_nodes(operand_nodes, node, st)
+            if txt is None or segs is None:
+                if segs is not None and op in ("%", "%%") and txt is None:
+                    pass
+                return unknown(node.text, node.loc)
+            new = strip_pattern(txt, segs, op)
+            if op in ("#", "##"):
+                return slice_str(val, len(txt) - len(new))
+            return slice_str(val, 0, len(new))
+        if op in ("/", "//", "/#", "/%"):
+            # operand: pattern [ '/' replacement ]
+            pat_nodes, rep_nodes = [], []
+            cur = pat_nodes
+            for c in operand_nodes:
+                if not c.named and c.type == "/" and cur is pat_nodes:
+                    cur = rep_nodes
+                    continue
+                cur.append(c)
+            segs = self._pattern_from_nodes(pat_nodes, node, st)
+            rep = _join_segs(self._operand(node, rep_nodes, st, True)) if rep_nodes else EMPTY
+            rep_txt = text_of(rep)
+            if txt is None or segs is None or rep_txt is None:
+                return unknown(node.text, node.loc)
+            new = replace_pattern(txt, segs, rep_txt, op)
+            return (Chunk(new, first_loc(val) or node.loc),) if new else EMPTY
+        if op == ":":
+            nums = [c for c in operand_nodes if c.named]
+            if txt is None:
+                return unknown(node.text, node.loc)
+            try:
+                off = self._arith_int(nums[0].text, st, node.loc) if nums else 0
+                ln = self._arith_int(nums[1].text, st, node.loc) if len(nums) > 1 else None
+            except _CmdError:
+                return unknown(node.text, node.loc)
+            if off is None or (len(nums) > 1 and ln is None):
+                return unknown(node.text, node.loc)
+            if off < 0:
+                off = max(0, len(txt) + off)
+            end = None if ln is None else (off + ln if ln >= 0 else len(txt) + ln)
+            return slice_str(val, off, end)
+        return unknown(node.text, node.loc)
+
+    def _pattern_from_nodes(self, nodes, node, st):
+        segs = []
+        for c in nodes:
+            s = self.pattern_segments(c, st)
+            if s is None:
+                return None
+            segs.extend(s)
+        return segs
+
+    def pattern_segments(self, node, st):
+        """Glob segments (text, quoted) for a pattern node; None when unknown."""
+        t = node.type
+        if t in ("word", "extglob_pattern", "regex", "number"):
+            return [(node.text, False)]
+        if t == "raw_string":
+            return [(node.text[1:-1], True)]
+        if t == "string":
+            v = self.expand_scalar(node, st)
+            txt = text_of(v)
+            return None if txt is None else [(txt, True)]
+        if t == "concatenation":
+            out = []
+            for c in node.children:
+                s = self.pattern_segments(c, st)
+                if s is None:
+                    return None
+                out.extend(s)
+            return out
+        if t in EXPANSION_TYPES:
+            segs: list = []
+            self._expansion(node, st, segs, quoted=False, scalar=True)
+            txt = text_of(_join_segs(segs))
+            return None if txt is None else [(txt, False)]
+        return [(node.text, False)]
+
+    # -----------------------------------------------------------------------------------
+    # command substitution, heredocs
+
+    def command_substitution(self, node: Node, st: State):
+        body = [c for c in node.children if c.named]
+        # $(<file)
+        if len(body) == 1 and body[0].type == "redirected_statement" and body[0].field("body") is None:
+            return unknown(node.text, node.loc)
+        if not body:
+            return EMPTY
+        states, raw = self._in_subshell(lambda c: self.run_seq(body, c), st, capture=True)
+        # keep side effects in st from the first resulting state (events/notes)
+        first = states[0]
+        st.events = first.events
+        st.notes = first.notes
+        st.truncated = first.truncated
+        st.status = first.status
+        outs = [r.out for r in raw]
+        data = _merge_outputs(outs, node.loc)
+        if data is None:
+            return unknown(_short(node.text, 48), node.loc)
+        # strip trailing newlines
+        data = list(data)
+        while data:
+            c = data[-1]
+            if c.text is None:
+                break
+            stripped = c.text.rstrip("\n")
+            if stripped:
+                data[-1] = Chunk(stripped, c.loc)
+                break
+            data.pop()
+        return tuple(c for c in data if c.text is None or c.text)
+
+    def heredoc_value(self, redirect: Node, st: State):
+        start = None
+        body = None
+        dash = False
+        for c in redirect.children:
+            if c.type == "heredoc_start":
+                start = c
+            elif c.type == "heredoc_body":
+                body = c
+            elif c.type == "<<-":
+                dash = True
+        if body is None:
+            return EMPTY
+        quoted = start is not None and any(q in start.text for q in ("'", '"', "\\"))
+        segs: list = []
+        if quoted:
+            text = body.text
+            if dash:
+                text = _strip_tabs(text, at_start=True)
+            segs.append(("t", (Chunk(text, body.loc),), True, False))
+        else:
+            pos = body.start
+            first = True
+            for c in body.children:
+                if c.start > pos:
+                    self._heredoc_literal(body, pos, c.start, segs, dash, first)
+                    first = False
+                if c.type in EXPANSION_TYPES:
+                    self._expansion(c, st, segs, quoted=True, scalar=True)
+                elif c.type == "heredoc_content":
+                    self._heredoc_literal(body, c.start, c.end, segs, dash, first)
+                pos = max(pos, c.end)
+                first = False
+            if body.end > pos:
+                self._heredoc_literal(body, pos, body.end, segs, dash, first)
+        return _join_segs(segs)
+
+    def _heredoc_literal(self, body, a, b, segs, dash, at_start):
+        raw = body.src.data[a:b].decode("utf-8", "replace")
+        txt = re.sub(r"\\([$`\\])", r"\1", raw.replace("\\\n", ""))
+        if dash:
+            txt = _strip_tabs(txt, at_start)
+        if txt:
+            segs.append(("t", self._lit_range(txt, body.src, a, b), True, False))
+
+    # -----------------------------------------------------------------------------------
+    # arithmetic and tests
+
+    def arith_text(self, node: Node, st: State) -> str:
+        """Source text of an arithmetic context with inner expansions done."""
+        parts = []
+        pos = node.start
+        data = node.src.data
+        stack = [node]
+        found = []
+        while stack:
+            n = stack.pop()
+            if n is not node and n.type in EXPANSION_TYPES:
+                found.append(n)
+                continue
+            stack.extend(n.children)
+        found.sort(key=lambda n: n.start)
+        for n in found:
+            if n.start < pos:
+                continue
+            parts.append(data[pos : n.start].decode("utf-8", "replace"))
+            segs: list = []
+            self._expansion(n, st, segs, quoted=True, scalar=True)
+            v = _join_segs(segs)
+            txt = text_of(v)
+            parts.append(f" {arith.UNKNOWN_NAME} " if txt is None else txt)
+            pos = n.end
+        parts.append(data[pos : node.end].decode("utf-8", "replace"))
+        return "".join(parts)
+
+    def _arith_env(self, st: State, loc) -> arith.ArithEnv:
+        def get(name, index):
+            if name in ("RANDOM", "SECONDS", "LINENO", "EPOCHSECONDS", "SRANDOM") and st.lookup(name) is None:
+                return None
+            if name.isdigit():
+                v = self.param_value(name, None, None, st)
+            else:
+                var = st.lookup(name)
+                if var is None:
+                    if st.nounset:
+                        raise _Exit(1, loc, f"{name}: unbound variable")
+                    return ""
+                if index is None:
+                    v = self.param_value(name, None, _FakeNode(loc), st)
+                else:
+                    v = self.param_value(name, str(index), _FakeNode(loc), st)
+            if v is None:
+                return ""
+            if isinstance(v, list):
+                return None
+            return text_of(v)
+
+        def set_(name, index, value):
+            val = unknown(f"${name}", loc) if value is None else (Chunk(str(value), loc),)
+            if index is not None:
+                var = st.lookup(name)
+                d = dict(var.value) if var is not None and var.kind == "a" else {}
+                d[index] = Word(val, loc)
+                st.put(name, Var("a", d, var.exported if var else False))
+            else:
+                self.set_scalar(st, name, val, loc)
+
+        return arith.ArithEnv(get, set_)
+
+    def arith_eval_text(self, text: str, st: State, loc) -> int | None:
+        try:
+            return arith.evaluate(text, self._arith_env(st, loc))
+        except arith.ArithError as e:
+            raise _CmdError(loc, f"{text.strip()}: {e}") from None
+        except RecursionError:
+            raise _CmdError(loc, "expression recursion level exceeded") from None
+
+    def _arith_int(self, text, st, loc):
+        if text is None:
+            return None
+        return self.arith_eval_text(text, st, loc)
+
+    def arith_expansion(self, node: Node, st: State):
+        text = self.arith_text(node, st)
+        inner = text[3:-2] if text.startswith("$((") and text.endswith("))") else (text[2:-1] if text.startswith("$[") else text)
+        return self.arith_eval_text(inner, st, node.loc)
+
+    def arith_node(self, node: Node, st: State):
+        return self.arith_eval_text(self.arith_text(node, st), st, node.loc)
+
+    def test_node(self, node: Node, st: State):
+        """Evaluate ``[ ]`` / ``[[ ]]`` trees: True, False or None (unknown)."""
+        kids = [c for c in node.children if c.named]
+        double = node.children and node.children[0].type == "[["
+        if not kids:
+            return False
+        if len(kids) == 1:
+            return self._test_expr(kids[0], st, double)
+        # `[ a b c ]` forms tree-sitter does not structure: fall back to argv evaluation
+        argv = []
+        for k in kids:
+            argv.extend(self.expand_word(k, st))
+        return _test_argv([w.chunks for w in argv], st, self)
+
+    def _test_expr(self, node: Node, st: State, double: bool):
+        t = node.type
+        if t == "parenthesized_expression":
+            inner = [c for c in node.children if c.named]
+            return self._test_expr(inner[0], st, double) if inner else False
+        if t == "unary_expression":
+            op_node = node.field("operator") or node.children[0]
+            operand = [c for c in node.children if c.named and c is not op_node]
+            op = op_node.text
+            if op == "!":
+                v = self._test_expr(operand[0], st, double) if operand else False
+                return None if v is None else not v
+            if not operand:
+                return True
+            val = self.expand_scalar(operand[0], st)
+            return _unary_test(op, val, st, self)
+        if t == "binary_expression":
+            left = node.field("left")
+            right = node.field("right")
+            op_node = node.field("operator")
+            op = op_node.text if op_node is not None else ""
+            if op in ("&&", "-a", "||", "-o"):
+                lv = self._test_expr(left, st, double)
+                if op in ("&&", "-a"):
+                    if lv is False:
+                        return False
+                    rv = self._test_expr(right, st, double)
+                    if rv is False:
+                        return False
+                    return None if lv is None or rv is None else True
+                if lv is True:
+                    return True
+                rv = self._test_expr(right, st, double)
+                if rv is True:
+                    return True
+                return None if lv is None or rv is None else False
+            lval = self.expand_scalar(left, st) if left is not None else EMPTY
+            if op in ("==", "=", "!=") and double and right is not None:
+                segs = self.pattern_segments(right, st)
+                lt = text_of(lval)
+                if segs is None or lt is None:
+                    return None
+                m = glob_match(segs, lt)
+                return m if op != "!=" else not m
+            if op == "=~":
+                rt = text_of(self.expand_scalar(right, st)) if right is not None and right.type not in ("regex",) else (right.text if right is not None else "")
+                lt = text_of(lval)
+                if rt is None or lt is None:
+                    return None
+                try:
+                    return re.search(_posix_ere(rt), lt) is not None
+                except re.error:
+                    return None
+            rval = self.expand_scalar(right, st) if right is not None else EMPTY
+            return _binary_test(op, lval, rval, st, self, node.loc)
+        # a lone word: non-empty test
+        val = self.expand_scalar(node, st)
+        e = emptiness(val)
+        return None if e is None else not e
+
+
+# ---------------------------------------------------------------------------------------------
+# builtins
+
+
+def _b_true(ev, argv, node, st):
+    st.status = 0
+    return [st]
+
+
+def _b_false(ev, argv, node, st):
+    st.status = 1
+    return [st]
+
+
+def _b_echo(ev, argv, node, st):
+    args = list(argv[1:])
+    newline = True
+    escapes = False
+    while args and args[0].text and re.fullmatch(r"-[neE]+", args[0].text):
+        flags = args.pop(0).text
+        if "n" in flags:
+            newline = False
+        if "e" in flags:
+            escapes = True
+    if st.out is not None:
+        out = []
+        for i, w in enumerate(args):
+            if i:
+                out.append(Chunk(" ", None))
+            if escapes:
+                out.extend(Chunk(_ansi_c(c.text), c.loc) if c.text is not None else c for c in w.chunks)
+            else:
+                out.extend(w.chunks)
+        if newline:
+            out.append(Chunk("\n", None))
+        st.out = st.out + tuple(out)
+    st.status = 0
+    return [st]
+
+
+def _b_printf(ev, argv, node, st):
+    args = list(argv[1:])
+    target = None
+    if len(args) >= 2 and args[0].text == "-v":
+        target = args[1].text
+        args = args[2:]
+    if args and args[0].text == "--":
+        args = args[1:]
+    if not args:
+        st.status = 2
+        return [st]
+    fmt = args[0].text
+    rest = args[1:]
+    if fmt is None:
+        out = unknown("$(printf ...)", node.loc)
+    else:
+        out = _printf(fmt, rest, node.loc)
+    if target is not None:
+        ev.set_scalar(st, target, out, node.loc)
+    elif st.out is not None:
+        st.out = st.out + out
+    st.status = 0
+    return [st]
+
+
+def _printf(fmt: str, args: list[Word], loc):
+    out: list[Chunk] = []
+    specs = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\d+))?([sdiqbxXofeEgGc%])")
+    idx = 0
+    first = True
+    while first or idx < len(args):
+        first = False
+        pos = 0
+        consumed = False
+        for m in specs.finditer(fmt):
+            lit_txt = _ansi_c(fmt[pos : m.start()])
+            if lit_txt:
+                out.append(Chunk(lit_txt, loc))
+            pos = m.end()
+            conv = m.group(4)
+            if conv == "%":
+                out.append(Chunk("%", loc))
+                continue
+            consumed = True
+            w = args[idx] if idx < len(args) else None
+            idx += 1
+            if w is None:
+                if conv in "diouxXfeEgG":
+                    out.append(Chunk("0", loc))
+                continue
+            if conv in "sbq":
+                if conv == "q":
+                    t = w.text
+                    out.append(Chunk(_shell_quote(t), w.value_loc) if t is not None else Chunk(None, w.value_loc, w.shown))
+                elif conv == "b":
+                    out.extend(Chunk(_ansi_c(c.text), c.loc) if c.text is not None else c for c in w.chunks)
+                else:
+                    width = m.group(2)
+                    t = w.text
+                    if width and width != "*" and t is not None:
+                        s = f"%{m.group(1)}{width}s" % t
+                        out.append(Chunk(s, w.value_loc))
+                    else:
+                        out.extend(w.chunks)
+            else:
+                t = w.text
+                try:
+                    num = int(t, 0) if t is not None and conv in "dixXoc" else float(t) if t is not None else None
+                    spec = "%" + m.group(1) + (m.group(2) or "") + ("." + m.group(3) if m.group(3) else "") + ("d" if conv == "i" else conv)
+                    out.append(Chunk(spec % num, w.value_loc) if num is not None else Chunk(None, w.value_loc, w.shown))
+                except (ValueError, TypeError):
+                    out.append(Chunk(None, w.value_loc, w.shown))
+        tail = _ansi_c(fmt[pos:])
+        if tail:
+            out.append(Chunk(tail, loc))
+        if not consumed:
+            break
+    return tuple(c for c in out if c.text is None or c.text)
+
+
+def _shell_quote(t: str) -> str:
+    if t and re.fullmatch(r"[A-Za-z0-9_./:=@%+,-]+", t):
+        return t
+    if t == "":
+        return "''"
+    return re.sub(r"([^A-Za-z0-9_./:=@%+,-])", r"\\\1", t)
+
+
+def _b_cat(ev, argv, node, st):
+    args = [w for w in argv[1:] if not (w.text or "").startswith("-") or w.text == "-"]
+    if st.out is None:
+        st.status = 0
+        return [st]
+    if not args or all(w.text == "-" for w in args):
+        data = st.stdin if st.stdin is not None else unknown("stdin", node.loc)
+        st.out = st.out + data
+        st.status = 0
+        return [st]
+    for w in args:
+        p = w.text
+        content = st.files.get(p) if p is not None else None
+        if content is None:
+            st.out = st.out + unknown(f"$(cat {w.shown})", node.loc)
+            st.status = None
+        else:
+            st.out = st.out + content
+            st.status = 0
+    return [st]
+
+
+def _b_tee(ev, argv, node, st):
+    data = st.stdin if st.stdin is not None else unknown("stdin", node.loc)
+    append = any(w.text in ("-a", "--append") for w in argv[1:])
+    for w in argv[1:]:
+        p = w.text
+        if p is None or p.startswith("-"):
+            continue
+        old = st.files.get(p, EMPTY) if append else EMPTY
+        st.files[p] = (old or EMPTY) + data
+    if st.out is not None:
+        st.out = st.out + data
+    st.status = 0
+    return [st]
+
+
+def _b_dirname(ev, argv, node, st):
+    outs = []
+    for w in argv[1:]:
+        t = w.text
+        if t is None:
+            outs.append(unknown(f"$(dirname {w.shown})", node.loc))
+            continue
+        d = os.path.dirname(t.rstrip("/")) or ("/" if t.startswith("/") else ".")
+        outs.append((Chunk(d, w.value_loc),))
+    return _emit_lines(outs, st)
+
+
+def _b_basename(ev, argv, node, st):
+    args = [w for w in argv[1:]]
+    if not args:
+        st.status = 1
+        return [st]
+    t = args[0].text
+    if t is None:
+        return _emit_lines([unknown(f"$(basename {args[0].shown})", node.loc)], st)
+    b = os.path.basename(t.rstrip("/")) or t
+    if len(args) > 1 and args[1].text and b.endswith(args[1].text) and b != args[1].text:
+        b = b[: -len(args[1].text)]
+    return _emit_lines([(Chunk(b, args[0].value_loc),)], st)
+
+
+def _emit_lines(outs, st):
+    if st.out is not None:
+        data = []
+        for o in outs:
+            data.extend(o)
+            data.append(Chunk("\n", None))
+        st.out = st.out + tuple(data)
+    st.status = 0
+    return [st]
+
+
+def _stdin_lines(st, node):
+    data = st.stdin
+    if data is None or not is_known(data):
+        return None
+    text = text_of(data)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _b_sort(ev, argv, node, st):
+    lines = _stdin_lines(st, node)
+    flags = "".join((w.text or "")[1:] for w in argv[1:] if (w.text or "").startswith("-") and not (w.text or "").startswith("--"))
+    if lines is None or any(not (w.text or "").startswith("-") for w in argv[1:]):
+        return _unknown_out(argv, node, st)
+    if "n" in flags:
+        def key(s):
+            m = re.match(r"\s*(-?\d+(?:\.\d+)?)", s)
+            return (float(m.group(1)) if m else 0.0, s)
+        lines = sorted(lines, key=key)
+    else:
+        lines = sorted(lines)
+    if "r" in flags:
+        lines.reverse()
+    if "u" in flags:
+        seen = set()
+        uniq = []
+        for ln in lines:
+            k = ln if "n" not in flags else key(ln)[0]
+            if k in seen:
+                continue
+            seen.add(k)
+            uniq.append(ln)
+        lines = uniq
+    return _emit_lines([(Chunk(ln, node.loc),) for ln in lines], st)
+
+
+def _b_paste(ev, argv, node, st):
+    args = [w.text for w in argv[1:]]
+    if None in args:
+        return _unknown_out(argv, node, st)
+    serial = False
+    delim = "\t"
+    files = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a.startswith("-") and a != "-":
+            body = a[1:]
+            while body:
+                ch = body[0]
+                body = body[1:]
+                if ch == "s":
+                    serial = True
+                elif ch == "d":
+                    if body:
+                        delim = body
+                    else:
+                        i += 1
+                        delim = args[i] if i < len(args) else "\t"
+                    body = ""
+        else:
+            files.append(a)
+        i += 1
+    lines = _stdin_lines(st, node)
+    if not serial or lines is None or any(f != "-" for f in files):
+        return _unknown_out(argv, node, st)
+    delim = _ansi_c(delim) or "\t"
+    out = []
+    for k, ln in enumerate(lines):
+        if k:
+            out.append(delim[(k - 1) % len(delim)])
+        out.append(ln)
+    return _emit_lines([(Chunk("".join(out), node.loc),)], st)
+
+
+def _b_seq(ev, argv, node, st):
+    nums = [w.text for w in argv[1:]]
+    try:
+        vals = [int(x) for x in nums]
+    except (TypeError, ValueError):
+        return _unknown_out(argv, node, st)
+    if len(vals) == 1:
+        a, inc, b = 1, 1, vals[0]
+    elif len(vals) == 2:
+        a, inc, b = vals[0], 1, vals[1]
+    elif len(vals) == 3:
+        a, inc, b = vals
+    else:
+        return _unknown_out(argv, node, st)
+    if inc == 0 or abs((b - a) // inc) > ev.limits.max_loop:
+        return _unknown_out(argv, node, st)
+    rng = range(a, b + (1 if inc > 0 else -1), inc)
+    return _emit_lines([(Chunk(str(x), node.loc),) for x in rng], st)
+
+
+def _b_tr(ev, argv, node, st):
+    args = [w.text for w in argv[1:]]
+    data = st.stdin
+    if None in args or data is None or not is_known(data):
+        return _unknown_out(argv, node, st)
+    text = text_of(data)
+    if args and args[0] == "-d" and len(args) == 2:
+        chars = _tr_set(args[1])
+        new = "".join(ch for ch in text if ch not in chars)
+    elif len(args) == 2 and not args[0].startswith("-"):
+        a, b = _tr_set(args[0]), _tr_set(args[1])
+        if not b:
+            return _unknown_out(argv, node, st)
+        table = {ord(x): b[min(i, len(b) - 1)] for i, x in enumerate(a)}
+        new = text.translate(table)
+    else:
+        return _unknown_out(argv, node, st)
+    if st.out is not None:
+        st.out = st.out + ((Chunk(new, node.loc),) if new else EMPTY)
+    st.status = 0
+    return [st]
+
+
+def _tr_set(s: str) -> str:
+    s = _ansi_c(s)
+    named = {"[:upper:]": "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "[:lower:]": "abcdefghijklmnopqrstuvwxyz",
+             "[:digit:]": "0123456789", "[:space:]": " \t\n\r\f\v"}
+    for k, v in named.items():
+        s = s.replace(k, v)
+    out = []
+    i = 0
+    while i < len(s):
+        if i + 2 < len(s) and s[i + 1] == "-":
+            out.extend(chr(c) for c in range(ord(s[i]), ord(s[i + 2]) + 1))
+            i += 3
+        else:
+            out.append(s[i])
+            i += 1
+    return "".join(out)
+
+
+def _b_headtail(ev, argv, node, st):
+    args = [w.text for w in argv[1:]]
+    lines = _stdin_lines(st, node)
+    n = 10
+    files = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a is None:
+            return _unknown_out(argv, node, st)
+        if a == "-n" and i + 1 < len(args) and args[i + 1] is not None and args[i + 1].lstrip("+-").isdigit():
+            n = int(args[i + 1].lstrip("+-"))
+            i += 2
+            continue
+        m = re.fullmatch(r"-n?(\d+)", a)
+        if m:
+            n = int(m.group(1))
+        elif not a.startswith("-"):
+            files.append(a)
+        i += 1
+    if lines is None or files:
+        return _unknown_out(argv, node, st)
+    sel = lines[:n] if argv[0].text == "head" else lines[-n:] if n else []
+    return _emit_lines([(Chunk(ln, node.loc),) for ln in sel], st)
+
+
+def _unknown_out(argv, node, st):
+    st.status = None
+    if st.out is not None:
+        st.out = st.out + unknown(f"$({_short(' '.join(w.shown for w in argv), 40)})", node.loc)
+    return [st]
+
+
+def _b_exit(ev, argv, node, st):
+    code = 0 if not isinstance(st.status, int) else st.status
+    if len(argv) > 1:
+        t = argv[1].text
+        code = int(t) & 255 if t is not None and re.fullmatch(r"-?\d+", t) else (None if t is None else 2)
+    elif st.status is None:
+        code = None
+    st.ctl = ("exit", code, node.loc, "")
+    return [st]
+
+
+def _b_return(ev, argv, node, st):
+    code = st.status if isinstance(st.status, int) else None
+    if len(argv) > 1:
+        t = argv[1].text
+        code = int(t) & 255 if t is not None and re.fullmatch(r"-?\d+", t) else None
+    if not st.frames and st.source_depth == 0:
+        st.notes.append((node.loc, "return: can only `return' from a function or sourced script"))
+        st.status = 1
+        return [st]
+    st.ctl = ("return", code)
+    return [st]
+
+
+def _b_break(ev, argv, node, st):
+    n = int(argv[1].text) if len(argv) > 1 and (argv[1].text or "").isdigit() else 1
+    st.ctl = ("break" if argv[0].text == "break" else "continue", max(1, n))
+    return [st]
+
+
+def _b_set(ev, argv, node, st):
+    args = argv[1:]
+    i = 0
+    while i < len(args):
+        t = args[i].text
+        if t is None:
+            i += 1
+            continue
+        if t == "--":
+            st.pos = tuple(args[i + 1 :])
+            break
+        if t in ("-o", "+o") and i + 1 < len(args):
+            opt = args[i + 1].text
+            on = t == "-o"
+            if opt == "errexit":
+                st.errexit = on
+            elif opt == "nounset":
+                st.nounset = on
+            i += 2
+            continue
+        if t[:1] in ("-", "+") and len(t) > 1:
+            on = t[0] == "-"
+            for ch in t[1:]:
+                if ch == "e":
+                    st.errexit = on
+                elif ch == "u":
+                    st.nounset = on
+                elif ch == "o" and i + 1 < len(args):
+                    opt = args[i + 1].text
+                    if opt == "errexit":
+                        st.errexit = on
+                    elif opt == "nounset":
+                        st.nounset = on
+                    i += 1
+            i += 1
+            continue
+        st.pos = tuple(args[i:])
+        break
+    st.status = 0
+    return [st]
+
+
+def _b_shift(ev, argv, node, st):
+    n = 1
+    if len(argv) > 1:
+        t = argv[1].text
+        n = int(t) if t is not None and t.isdigit() else 1
+    if n > len(st.pos):
+        st.status = 1
+        return [st]
+    st.pos = st.pos[n:]
+    st.status = 0
+    return [st]
+
+
+def _b_source(ev, argv, node, st):
+    if len(argv) < 2:
+        st.status = 2
+        return [st]
+    target = argv[1].text
+    lib = ev.library.load(target, argv[1].shown, ev.script_path)
+    if lib is None:
+        st.notes.append((node.loc, f"sourced file not found: {argv[1].shown}"))
+        st.status = None
+        return [st]
+    if st.source_depth >= ev.limits.max_source_depth:
+        st.notes.append((node.loc, f"source nesting above {ev.limits.max_source_depth}: {argv[1].shown} not followed"))
+        st.status = None
+        return [st]
+    parsed = lib
+    saved_pos = st.pos
+    if len(argv) > 2:
+        st.pos = tuple(argv[2:])
+    st.source_depth += 1
+    res = ev.run_node(parsed.root, st)
+    for r in res:
+        r.source_depth -= 1
+        if len(argv) > 2:
+            r.pos = saved_pos
+        if r.ctl is not None and r.ctl[0] == "return":
+            r.status = r.ctl[1]
+            r.ctl = None
+    return res
+
+
+def _b_eval(ev, argv, node, st, subshell=False):
+    words = argv[1:]
+    if not words:
+        st.status = 0
+        return [st]
+    # join with spaces, keeping where each piece came from
+    pieces: list[tuple[int, int, Loc | None]] = []
+    buf = bytearray()
+    unknowns = 0
+    marks: dict = {}
+    for i, w in enumerate(words):
+        if i:
+            buf += b" "
+        for c in w.chunks:
+            if c.text is None:
+                if c.multi:
+                    st.notes.append((node.loc, f"eval of an unknown argument list ({c.why}): not followed"))
+                    st.status = None
+                    return [st]
+                token = f"__RLUNK{unknowns}__"
+                unknowns += 1
+                marks[token] = c
+                enc = token.encode()
+            else:
+                enc = c.text.encode("utf-8")
+            a = len(buf)
+            buf += enc
+            pieces.append((a, len(buf), c.loc))
+    src = VirtualSource(bytes(buf), pieces, node.loc)
+    src.unknowns = marks
+    parsed = parse(src)
+    if parsed.problems:
+        p = parsed.problems[0]
+        st.notes.append((node.loc, f"eval string does not parse: {p.message}"))
+    if subshell:
+        states, _ = ev._in_subshell(lambda c: ev.run_node(parsed.root, c), st)
+        return states
+    return ev.run_node(parsed.root, st)
+
+
+def _b_bash(ev, argv, node, st):
+    args = argv[1:]
+    i = 0
+    while i < len(args):
+        t = args[i].text
+        if t == "-c" and i + 1 < len(args):
+            inner = [args[i + 1]]
+            fake = [argv[0]] + inner
+            saved = st.pos
+            st.pos = tuple(args[i + 3 :]) if len(args) > i + 2 else ()
+            res = _b_eval(ev, fake, node, st, subshell=True)
+            for r in res:
+                r.pos = saved
+            return res
+        if t is not None and t.startswith("-") and t != "-":
+            i += 1
+            continue
+        break
+    return ev._external(argv, (), node, st, None)
+
+
+def _b_read(ev, argv, node, st):
+    names = []
+    args = argv[1:]
+    i = 0
+    array = False
+    while i < len(args):
+        t = args[i].text
+        if t in ("-a",):
+            array = True
+            if i + 1 < len(args):
+                names.append(args[i + 1].text)
+            i += 2
+            continue
+        if t in ("-d", "-p", "-n", "-N", "-t", "-u", "-i"):
+            i += 2
+            continue
+        if t is not None and t.startswith("-"):
+            i += 1
+            continue
+        names.append(t)
+        i += 1
+    for n in names or ["REPLY"]:
+        if n is None:
+            continue
+        if array:
+            st.put(n, Var("u", unknown(f"${{{n}[@]}}", node.loc, multi=True)))
+        else:
+            ev.set_scalar(st, n, unknown(f"${n}", node.loc), node.loc)
+    st.status = None
+    return [st]
+
+
+def _b_mapfile(ev, argv, node, st):
+    args = [w.text for w in argv[1:]]
+    name = "MAPFILE"
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-d", "-n", "-O", "-s", "-u", "-C", "-c"):
+            i += 2
+            continue
+        if a is not None and not a.startswith("-"):
+            name = a
+        i += 1
+    lines = _stdin_lines(st, node)
+    if lines is not None and "-t" in args:
+        st.put(name, Var("a", {k: Word((Chunk(v, node.loc),), node.loc) for k, v in enumerate(lines)}))
+    else:
+        st.put(name, Var("u", unknown(f"${{{name}[@]}}", node.loc, multi=True)))
+    st.status = 0
+    return [st]
+
+
+def _b_let(ev, argv, node, st):
+    v = 0
+    for w in argv[1:]:
+        t = w.text
+        v = ev.arith_eval_text(t if t is not None else arith.UNKNOWN_NAME, st, node.loc)
+    st.status = None if v is None else (0 if v else 1)
+    return [st]
+
+
+def _b_test(ev, argv, node, st):
+    args = [w.chunks for w in argv[1:]]
+    if argv[0].text == "[":
+        if not args or text_of(args[-1]) != "]":
+            st.status = 2
+            return [st]
+        args = args[:-1]
+    r = _test_argv(args, st, ev)
+    st.status = None if r is None else (0 if r else 1)
+    return [st]
+
+
+def _b_command(ev, argv, node, st):
+    args = argv[1:]
+    while args and (args[0].text or "").startswith("-"):
+        if args[0].text in ("-v", "-V"):
+            # `command -v python3`: the path of a program; its name is what launch detection needs
+            st.status = None
+            if st.out is not None:
+                name = args[1] if len(args) > 1 else None
+                st.out = st.out + (name.chunks if name is not None and name.known else unknown("$(command -v ...)", node.loc))
+            return [st]
+        args = args[1:]
+    if not args:
+        st.status = 0
+        return [st]
+    return ev.dispatch(list(args), (), node, st, None, None, False)
+
+
+def _b_exec(ev, argv, node, st):
+    args = argv[1:]
+    while args and (args[0].text or "").startswith("-"):
+        args = args[1:]
+    if not args:
+        st.status = 0
+        return [st]
+    res = ev.dispatch(list(args), (), node, st, None, None, False)
+    for r in res:
+        if r.ctl is None:
+            r.ctl = ("exit", None, node.loc, "exec replaced the shell")
+    return res
+
+
+def _b_noop_status_unknown(ev, argv, node, st):
+    st.status = None
+    return _unknown_out(argv, node, st) if st.out is not None else [st]
+
+
+def _b_ok(ev, argv, node, st):
+    st.status = 0
+    return [st]
+
+
+def _b_local_cmd(ev, argv, node, st):
+    # declaration builtins reached through eval/command words (`export "$X=1"`)
+    kw = argv[0].text
+    local = kw == "local" or (kw in ("declare", "typeset") and bool(st.frames))
+    for w in argv[1:]:
+        t = w.text
+        if t is None or t.startswith("-"):
+            continue
+        if "=" in t:
+            n, _, v = t.partition("=")
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n):
+                ev.set_scalar(st, n, slice_str(w.chunks, len(n) + 1), node.loc, local=local,
+                              export=True if kw == "export" else None)
+        elif kw == "export" and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t):
+            var = st.lookup(t)
+            if var is not None:
+                st.put(t, var.copy(exported=True))
+    st.status = 0
+    return [st]
+
+
+_BUILTINS = {
+    ":": _b_true, "true": _b_true, "false": _b_false, "echo": _b_echo, "printf": _b_printf,
+    "cat": _b_cat, "tee": _b_tee, "dirname": _b_dirname, "basename": _b_basename,
+    "sort": _b_sort, "paste": _b_paste, "seq": _b_seq, "tr": _b_tr, "head": _b_headtail, "tail": _b_headtail,
+    "exit": _b_exit, "return": _b_return, "break": _b_break, "continue": _b_break,
+    "set": _b_set, "shift": _b_shift, "source": _b_source, ".": _b_source, "eval": _b_eval,
+    "bash": _b_bash, "sh": _b_bash, "read": _b_read, "mapfile": _b_mapfile, "readarray": _b_mapfile,
+    "let": _b_let, "test": _b_test, "[": _b_test, "command": _b_command, "builtin": _b_command, "exec": _b_exec,
+    "cd": _b_ok, "pushd": _b_ok, "popd": _b_ok, "trap": _b_ok, "shopt": _b_ok, "ulimit": _b_ok, "umask": _b_ok,
+    "wait": _b_noop_status_unknown, "kill": _b_noop_status_unknown, "type": _b_noop_status_unknown,
+    "hash": _b_noop_status_unknown, "sleep": _b_ok, "mkdir": _b_ok, "rm": _b_ok, "touch": _b_ok,
+    "export": _b_local_cmd, "local": _b_local_cmd, "declare": _b_local_cmd, "typeset": _b_local_cmd,
+    "readonly": _b_local_cmd,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# test helpers
+
+
+def _unary_test(op, val, st, ev):
+    if op == "-n":
+        e = emptiness(val)
+        return None if e is None else not e
+    if op == "-z":
+        return emptiness(val)
+    if op == "-v":
+        t = text_of(val)
+        if t is None:
+            return None
+        m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?", t)
+        if not m:
+            return False
+        var = st.lookup(m.group(1))
+        return var is not None
+    if op in ("-f", "-e", "-s", "-r", "-a"):
+        t = text_of(val)
+        if t is not None and t in st.files:
+            if op == "-s":
+                e = emptiness(st.files[t])
+                return None if e is None else not e
+            return True
+        return None
+    if op in ("-o",):
+        return None
+    return None
+
+
+def _binary_test(op, lval, rval, st, ev, loc):
+    lt, rt = text_of(lval), text_of(rval)
+    if op in ("=", "=="):
+        return None if lt is None or rt is None else lt == rt
+    if op == "!=":
+        return None if lt is None or rt is None else lt != rt
+    if op in ("<", ">"):
+        if lt is None or rt is None:
+            return None
+        return lt < rt if op == "<" else lt > rt
+    if op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
+        if lt is None or rt is None:
+            return None
+        a = ev.arith_eval_text(lt or "0", st, loc)
+        b = ev.arith_eval_text(rt or "0", st, loc)
+        if a is None or b is None:
+            return None
+        return {"-eq": a == b, "-ne": a != b, "-lt": a < b, "-le": a <= b, "-gt": a > b, "-ge": a >= b}[op]
+    return None
+
+
+def _test_argv(args, st, ev):
+    """POSIX ``test`` over expanded arguments (Strs)."""
+    n = len(args)
+    texts = [text_of(a) for a in args]
+    if n == 0:
+        return False
+    if n == 1:
+        e = emptiness(args[0])
+        return None if e is None else not e
+    if texts[0] == "!":
+        r = _test_argv(args[1:], st, ev)
+        return None if r is None else not r
+    if n == 2:
+        op = texts[0]
+        return _unary_test(op, args[1], st, ev) if op else None
+    for split_op in ("-o", "-a"):
+        if split_op in texts[1:-1]:
+            k = texts.index(split_op, 1)
+            a = _test_argv(args[:k], st, ev)
+            b = _test_argv(args[k + 1 :], st, ev)
+            if split_op == "-a":
+                if a is False or b is False:
+                    return False
+                return None if a is None or b is None else True
+            if a is True or b is True:
+                return True
+            return None if a is None or b is None else False
+    if n == 3:
+        if texts[1] is None:
+            return None
+        return _binary_test(texts[1], args[0], args[2], st, ev, None)
+    return None
+
+
+def _posix_ere(rx: str) -> str:
+    for k, v in {"[:digit:]": "0-9", "[:alpha:]": "a-zA-Z", "[:alnum:]": "a-zA-Z0-9", "[:space:]": r"\s",
+                 "[:upper:]": "A-Z", "[:lower:]": "a-z", "[:xdigit:]": "0-9a-fA-F"}.items():
+        rx = rx.replace(k, v)
+    return rx
+
+
+# ---------------------------------------------------------------------------------------------
+# small helpers
+
+
+class _FakeNode:
+    __slots__ = ("loc",)
+
+    def __init__(self, loc):
+        self.loc = loc
+
+
+def _short(text: str, n: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _has_cmdsub(assigns) -> bool:
+    for a in assigns:
+        stack = [a]
+        while stack:
+            n = stack.pop()
+            if n.type == "command_substitution":
+                return True
+            stack.extend(n.children)
+    return False
+
+
+def _var_eq(a, b) -> bool:
+    if a is b:
+        return True
+    if a is None or b is None or a.kind != b.kind or a.exported != b.exported:
+        return False
+    if a.kind == "s" or a.kind == "u":
+        ta, tb = text_of(a.value), text_of(b.value)
+        return ta is not None and ta == tb
+    if set(a.value) != set(b.value):
+        return False
+    for k, w in a.value.items():
+        ta, tb = w.text, b.value[k].text
+        if ta is None or ta != tb:
+            return False
+    return True
+
+
+def _join_scope(a: dict, b: dict, loc) -> dict:
+    if a is b:
+        return a
+    out = dict(a)
+    for k in set(a) | set(b):
+        va, vb = a.get(k), b.get(k)
+        if _var_eq(va, vb):
+            continue
+        ref = va or vb
+        shown = []
+        for v in (va, vb):
+            if v is not None and v.kind == "s":
+                t = text_of(v.value)
+                shown.append(repr(t) if t is not None else "?")
+            else:
+                shown.append("unset" if v is None else "?")
+        why = f"${k} (one of {' | '.join(dict.fromkeys(shown))})"
+        if ref.kind in ("a", "A", "u"):
+            out[k] = Var("u", unknown(f"${{{k}[@]}}", loc, multi=True), ref.exported)
+        else:
+            both_set = va is not None and vb is not None
+            nonempty = both_set and emptiness(va.value) is False and emptiness(vb.value) is False
+            out[k] = Var("s", unknown(why, loc, nonempty=nonempty), ref.exported)
+    return out
+
+
+def _join_files(a: dict, b: dict, loc) -> dict:
+    if a is b or a == b:
+        return a
+    out = dict(a)
+    for k in set(a) | set(b):
+        va, vb = a.get(k), b.get(k)
+        if va is vb or (va is not None and vb is not None and text_of(va) is not None and text_of(va) == text_of(vb)):
+            continue
+        out[k] = unknown(k, loc)
+    return out
+
+
+def _common_prefix(a: tuple, b: tuple) -> tuple:
+    n = 0
+    for x, y in zip(a, b):
+        if x is not y:
+            break
+        n += 1
+    return a[:n]
+
+
+def _common_out(a, b, loc):
+    n = 0
+    for x, y in zip(a, b):
+        if x is not y:
+            break
+        n += 1
+    return a[:n] + unknown("output", loc)
+
+
+def _merge_status(statuses):
+    first = statuses[0]
+    return first if all(s == first for s in statuses) else None
+
+
+def _merge_outputs(outs, loc):
+    if not outs:
+        return EMPTY
+    first = outs[0]
+    if any(o is None for o in outs):
+        return None
+    if len(outs) == 1:
+        return first
+    t0 = text_of(first)
+    if t0 is not None and all(text_of(o) == t0 for o in outs[1:]):
+        return first
+    return None
+
+
+def _relocate(val, node):
+    """Chunks from the environment carry no location: give them the expansion's."""
+    if all(c.loc is not None for c in val):
+        return val
+    return tuple(c if c.loc is not None else Chunk(c.text, node.loc, c.why, c.nonempty, c.multi) for c in val)
+
+
+def _retext(val, new):
+    loc = first_loc(val)
+    return (Chunk(new, loc),) if new else EMPTY
+
+
+def _join_segs(segs):
+    out = []
+    for s in segs:
+        if s[0] == "t":
+            out.extend(s[1])
+        elif s[0] == "sep":
+            out.append(Chunk(" ", None))
+    return tuple(c for c in out if c.text is None or c.text)
+
+
+def _fields(segs, loc) -> list[Word]:
+    """Word splitting over expansion segments."""
+    fields: list[Word] = []
+    cur: list[Chunk] = []
+    exists = False
+    wloc = None
+
+    def flush():
+        nonlocal cur, exists, wloc
+        if cur or exists:
+            fields.append(Word(tuple(c for c in cur if c.text is None or c.text), wloc or loc))
+        cur = []
+        exists = False
+        wloc = None
+
+    for s in segs:
+        kind = s[0]
+        if kind == "exists":
+            exists = True
+            continue
+        if kind == "sep":
+            flush()
+            continue
+        _, chunks, quoted, split = s[:4]
+        if len(s) > 4 and s[4] is not None and wloc is None and not cur:
+            wloc = s[4]
+        if not split:
+            cur.extend(chunks)
+            if chunks and any(c.text is None or c.text for c in chunks):
+                exists = exists or True
+            continue
+        # unquoted expansion: split known text on IFS whitespace
+        for c in chunks:
+            if c.text is None:
+                cur.append(c)
+                exists = True
+                continue
+            t = c.text
+            start = 0
+            for i, ch in enumerate(t):
+                if ch in " \t\n":
+                    if i > start:
+                        cur.append(c.part(start, i))
+                        exists = True
+                    if cur or exists:
+                        flush()
+                    start = i + 1
+            if start < len(t):
+                cur.append(c.part(start, len(t)))
+                exists = True
+    flush()
+    return fields
+
+
+def _is_at_expansion(node) -> bool:
+    for c in node.children:
+        if c.type == "subscript":
+            idx = c.field("index")
+            if idx is not None and idx.text in ("@", "*"):
+                return True
+        if c.type == "special_variable_name" and c.text == "@":
+            return True
+    return False
+
+
+_DQ_ESC = re.compile(r"\\([$`\"\\\n])")
+
+
+def _unescape_dq(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return _DQ_ESC.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def _unescape_unquoted(text: str) -> str:
+    if "\\" not in text and "'" not in text and '"' not in text:
+        return text
+    out = []
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and i + 1 < n:
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+_ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "v": "\v",
+         "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def _ansi_c(text: str | None) -> str | None:
+    if text is None or "\\" not in text:
+        return text
+    out = []
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and i + 1 < n:
+            nx = text[i + 1]
+            if nx in _ANSI:
+                out.append(_ANSI[nx])
+                i += 2
+                continue
+            if nx == "x":
+                m = re.match(r"[0-9a-fA-F]{1,2}", text[i + 2 :])
+                if m:
+                    out.append(chr(int(m.group(0), 16)))
+                    i += 2 + len(m.group(0))
+                    continue
+            if nx in "01234567":
+                m = re.match(r"[0-7]{1,3}", text[i + 1 :])
+                out.append(chr(int(m.group(0), 8)))
+                i += 1 + len(m.group(0))
+                continue
+            out.append(ch)
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _strip_tabs(text: str, at_start: bool) -> str:
+    lines = text.split("\n")
+    return "\n".join((ln.lstrip("\t") if (k > 0 or at_start) else ln) for k, ln in enumerate(lines))
+
+
+def _unmark(text: str, node):
+    """Literal text from an eval string with unknown placeholders put back as unknown chunks."""
+    out = []
+    pos = 0
+    for m in re.finditer(r"__RLUNK\d+__", text):
+        if m.start() > pos:
+            out.append(Chunk(text[pos : m.start()], node.loc))
+        c = (getattr(node.src, "unknowns", None) or {}).get(m.group(0))
+        out.append(c if c is not None else Chunk(None, node.loc, "eval"))
+        pos = m.end()
+    if pos < len(text):
+        out.append(Chunk(text[pos:], node.loc))
+    return tuple(out)
+
+
+_DISPATCH = {
+    "program": Evaluator._program,
+    "compound_statement": Evaluator._compound,
+    "do_group": Evaluator._program,
+    "subshell": Evaluator._subshell,
+    "command": lambda self, n, st: self.run_command(n, st),
+    "redirected_statement": Evaluator._redirected,
+    "variable_assignment": Evaluator._variable_assignment,
+    "variable_assignments": Evaluator._program,
+    "declaration_command": Evaluator._declaration,
+    "unset_command": Evaluator._unset,
+    "function_definition": Evaluator._function_definition,
+    "negated_command": Evaluator._negated,
+    "list": Evaluator._list,
+    "pipeline": Evaluator._pipeline,
+    "if_statement": Evaluator._if,
+    "case_statement": Evaluator._case,
+    "for_statement": Evaluator._for,
+    "select_statement": Evaluator._for,
+    "c_style_for_statement": Evaluator._c_for,
+    "while_statement": Evaluator._while,
+    "test_command": Evaluator._test_command,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# sourced libraries
+
+
+class Library:
+    """Finds and parses sourced files (cached); falls back to recipelint's own models of the
+    well-known helper library when the real file is absent."""
+
+    STUB_DIR = Path(__file__).parent / "stubs"
+
+    def __init__(self, search_roots: list[Path] | None = None):
+        self.cache: dict[str, Parsed | None] = {}
+        self.search_roots = search_roots or []
+
+    def load(self, target: str | None, shown: str, script: Path) -> Parsed | None:
+        path = self._resolve(target, script) if target is not None else None
+        if path is None:
+            name = os.path.basename(target if target is not None else shown.replace("⟨", "").replace("⟩", ""))
+            stub = self.STUB_DIR / name
+            if name.endswith(".sh") and stub.is_file():
+                path = stub
+            elif "benchmark_lib" in shown:
+                path = self.STUB_DIR / "benchmark_lib.sh"
+            else:
+                return None
+        key = str(path)
+        if key in self.cache:
+            return self.cache[key]
+        try:
+            data = path.read_bytes()
+            data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            self.cache[key] = None
+            return None
+        src = SourceFile(str(path), data)
+        parsed = parse(src)
+        self.cache[key] = parsed
+        return parsed
+
+    def _resolve(self, target: str, script: Path) -> Path | None:
+        p = Path(target)
+        candidates = []
+        if p.is_absolute():
+            candidates.append(p)
+        else:
+            candidates.append(script.parent / p)
+            for anc in script.parents:
+                candidates.append(anc / p)
+            for root in self.search_roots:
+                candidates.append(root / p)
+        for c in candidates:
+            try:
+                if c.is_file():
+                    return c.resolve()
+            except OSError:
+                continue
+        return None

@@ -1,0 +1,222 @@
+"""Parse bash with tree-sitter-bash into a light, immutable node tree.
+
+The tree-sitter tree is converted once into :class:`Node` objects (plain Python, cheap to
+walk many times: a recipe is evaluated once per sweep point).  Parse problems become
+:class:`ParseProblem` records: ERROR and MISSING nodes, and the token-gap check for
+tokens the grammar drops silently (the ``-`` of ``python3 - <<'PY'``), which are also
+recovered as literal words so the evaluator sees them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import tree_sitter
+import tree_sitter_bash
+
+from .source import Loc
+
+_PARSER: tree_sitter.Parser | None = None
+
+#: Deeper trees are not evaluated (they are reported instead): bash recipes nest a few levels.
+MAX_DEPTH = 256
+
+
+def _parser() -> tree_sitter.Parser:
+    global _PARSER
+    if _PARSER is None:
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return _PARSER
+
+
+class Node:
+    __slots__ = ("type", "start", "end", "children", "fields", "named", "src", "extra")
+
+    def __init__(self, type_, start, end, named, src):
+        self.type = type_
+        self.start = start
+        self.end = end
+        self.named = named
+        self.src = src
+        self.children: tuple[Node, ...] = ()
+        self.fields: tuple[str | None, ...] = ()
+        #: tokens recovered by the token-gap check (literal words the grammar dropped)
+        self.extra: tuple[Node, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return self.src.data[self.start : self.end].decode("utf-8", "replace")
+
+    @property
+    def loc(self) -> Loc:
+        return Loc(self.src, self.start, self.end)
+
+    def field(self, name: str) -> Node | None:
+        for f, c in zip(self.fields, self.children):
+            if f == name:
+                return c
+        return None
+
+    def fields_all(self, name: str) -> list[Node]:
+        return [c for f, c in zip(self.fields, self.children) if f == name]
+
+    @property
+    def named_children(self) -> list[Node]:
+        return [c for c in self.children if c.named]
+
+    def __repr__(self) -> str:
+        return f"Node({self.type} {self.text[:30]!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class ParseProblem:
+    loc: Loc
+    message: str
+
+
+@dataclass(slots=True)
+class Parsed:
+    root: Node
+    problems: list[ParseProblem]
+    depth: int
+
+
+# Node types whose byte range is covered by literal text between children (strings,
+# heredocs, expansions): gaps there are content, not dropped tokens.
+_GAP_IS_CONTENT = frozenset(
+    {
+        "string", "heredoc_body", "expansion", "raw_string", "ansi_c_string", "translated_string",
+        "word", "concatenation", "regex", "extglob_pattern", "heredoc_content", "string_content",
+        "arithmetic_expansion", "command_substitution", "comment", "subscript", "test_command",
+        "binary_expression", "unary_expression", "ternary_expression", "parenthesized_expression",
+        "postfix_expression", "compound_statement", "heredoc_redirect", "herestring_redirect",
+        "case_item", "array", "process_substitution", "brace_expression", "number",
+        "simple_expansion", "c_style_for_statement", "for_statement",
+    }
+)
+
+
+def parse(src) -> Parsed:
+    """Parse ``src`` (a SourceFile or VirtualSource)."""
+    tree = _parser().parse(src.data)
+    problems: list[ParseProblem] = []
+    root, depth = _convert(tree.root_node, src, problems)
+    _gap_check(root, src, problems)
+    problems.sort(key=lambda p: p.loc.start)
+    return Parsed(root, problems, depth)
+
+
+def _convert(ts_root, src, problems) -> tuple[Node, int]:
+    root = Node(ts_root.type, ts_root.start_byte, ts_root.end_byte, True, src)
+    # iterative conversion: (ts_node, node, depth)
+    stack = [(ts_root, root, 0)]
+    max_depth = 0
+    while stack:
+        ts_node, node, depth = stack.pop()
+        if depth > max_depth:
+            max_depth = depth
+        if ts_node.is_error:
+            problems.append(ParseProblem(node.loc, _error_message(ts_node, src)))
+        elif ts_node.is_missing:
+            problems.append(ParseProblem(node.loc, f"syntax error: missing '{ts_node.type}'"))
+        n = ts_node.child_count
+        if not n:
+            continue
+        kids = []
+        fields = []
+        for i in range(n):
+            c = ts_node.child(i)
+            child = Node(c.type, c.start_byte, c.end_byte, c.is_named, src)
+            kids.append(child)
+            fields.append(ts_node.field_name_for_child(i))
+            if c.child_count or c.is_error or c.is_missing:
+                stack.append((c, child, depth + 1))
+        node.children = tuple(kids)
+        node.fields = tuple(fields)
+    return root, max_depth
+
+
+def _error_message(ts_node, src) -> str:
+    text = src.data[ts_node.start_byte : ts_node.end_byte].decode("utf-8", "replace")
+    first = text.strip().split("\n", 1)[0][:40]
+    if not first:
+        return "syntax error"
+    return f"syntax error near '{first}'"
+
+
+def _gap_check(root: Node, src, problems: list[ParseProblem]) -> None:
+    """Find source tokens that no node covers inside command-like nodes.
+
+    tree-sitter-bash drops some tokens without an ERROR node (``python3 - <<'PY'`` loses the
+    ``-``).  A dropped token inside a command is recovered as a literal word attached to the
+    command (``Node.extra``); anything else becomes a parse problem.
+    """
+    data = src.data
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kids = node.children
+        if not kids:
+            continue
+        stack.extend(kids)
+        if node.type in _GAP_IS_CONTENT or node.type == "ERROR":
+            continue
+        prev_end = kids[0].start if node.type != "program" else node.start
+        prev = None
+        for child in kids:
+            if child.start > prev_end:
+                _check_gap(node, prev, prev_end, child.start, data, src, problems)
+            prev_end = max(prev_end, child.end)
+            prev = child
+
+
+def _command_of(node: Node | None) -> Node | None:
+    if node is None:
+        return None
+    if node.type == "command":
+        return node
+    if node.type == "redirected_statement":
+        body = node.field("body")
+        if body is not None and body.type == "command":
+            return body
+    if node.type in ("list", "pipeline") and node.children:
+        return _command_of(node.children[-1])
+    return None
+
+
+def _check_gap(node: Node, prev: Node | None, a: int, b: int, data: bytes, src, problems) -> None:
+    gap = data[a:b]
+    i = 0
+    n = len(gap)
+    tokens: list[tuple[int, int]] = []
+    while i < n:
+        ch = gap[i : i + 1]
+        if ch in (b" ", b"\t", b"\n", b"\r", b";"):
+            i += 1
+            continue
+        if gap[i : i + 2] == b"\\\n":
+            i += 2
+            continue
+        if ch == b"#":  # comment up to end of line
+            j = gap.find(b"\n", i)
+            i = n if j < 0 else j
+            continue
+        j = i
+        while j < n and gap[j : j + 1] not in (b" ", b"\t", b"\n", b"\r", b";"):
+            j += 1
+        tokens.append((a + i, a + j))
+        i = j
+    if not tokens:
+        return
+    cmd = node if node.type == "command" else _command_of(node) if node.type == "redirected_statement" else None
+    if cmd is None:
+        cmd = _command_of(prev)
+    if cmd is not None:
+        words = [(s, e) for s, e in tokens if data[s:e] not in (b"&", b"&&", b"||", b"|")]
+        cmd.extra = cmd.extra + tuple(Node("word", s, e, True, src) for s, e in words)
+        return
+    for s, e in tokens:
+        text = data[s:e].decode("utf-8", "replace")
+        if text in ("&", "&&", "||", "|", "(", ")", "{", "}", "!", "fi", "done", "esac", "then", "do", "else"):
+            continue
+        problems.append(ParseProblem(Loc(src, s, e), f"token '{text[:40]}' is not part of any command (parser dropped it)"))

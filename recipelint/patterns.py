@@ -1,0 +1,195 @@
+"""Bash glob patterns (``case`` arms, ``[[ x == pat ]]``, ``${X%pat}``) as Python regexes.
+
+A pattern is given as segments ``(text, quoted)``: quoted text matches literally.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+_CLASSES = {
+    "alnum": r"a-zA-Z0-9", "alpha": r"a-zA-Z", "digit": r"0-9", "lower": r"a-z", "upper": r"A-Z",
+    "space": r"\s", "blank": r" \t", "punct": r"!-/:-@\[-`{-~", "xdigit": r"0-9a-fA-F",
+    "word": r"\w", "print": r" -~", "graph": r"!-~", "cntrl": r"\x00-\x1f",
+}
+
+
+def glob_regex(segments: list[tuple[str, bool]]) -> str:
+    out: list[str] = []
+    for text, quoted in segments:
+        if quoted:
+            out.append(re.escape(text))
+        else:
+            out.append(_unquoted(text))
+    return "".join(out)
+
+
+def _unquoted(p: str) -> str:
+    out = []
+    i = 0
+    n = len(p)
+    while i < n:
+        c = p[i]
+        if c == "\\" and i + 1 < n:
+            out.append(re.escape(p[i + 1]))
+            i += 2
+            continue
+        if c in "?*+@!" and i + 1 < n and p[i + 1] == "(":
+            depth = 0
+            j = i + 1
+            while j < n:
+                if p[j] == "(":
+                    depth += 1
+                elif p[j] == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            if j < n:
+                alts = "|".join(_unquoted(a) for a in _split_alts(p[i + 2 : j]))
+                if c == "?":
+                    out.append(f"(?:{alts})?")
+                elif c == "*":
+                    out.append(f"(?:{alts})*")
+                elif c == "+":
+                    out.append(f"(?:{alts})+")
+                elif c == "@":
+                    out.append(f"(?:{alts})")
+                else:  # !(...)
+                    out.append(f"(?:(?!(?:{alts})$).)*")
+                i = j + 1
+                continue
+        if c == "*":
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "[":
+            j = i + 1
+            if j < n and p[j] in "!^":
+                j += 1
+            if j < n and p[j] == "]":
+                j += 1
+            while j < n and p[j] != "]":
+                if p[j] == "[" and j + 1 < n and p[j + 1] == ":":
+                    k = p.find(":]", j + 2)
+                    j = k + 2 if k >= 0 else j + 1
+                    continue
+                j += 1
+            if j >= n:
+                out.append(re.escape(c))
+            else:
+                body = p[i + 1 : j]
+                neg = body[:1] in ("!", "^")
+                if neg:
+                    body = body[1:]
+                cls = []
+                k = 0
+                while k < len(body):
+                    if body.startswith("[:", k):
+                        e = body.find(":]", k)
+                        if e > 0:
+                            cls.append(_CLASSES.get(body[k + 2 : e], ""))
+                            k = e + 2
+                            continue
+                    ch = body[k]
+                    cls.append("\\" + ch if ch in "\\]^[" else ch)
+                    k += 1
+                out.append("[" + ("^" if neg else "") + "".join(cls) + "]")
+                i = j + 1
+                continue
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def _split_alts(s: str) -> list[str]:
+    alts = []
+    depth = 0
+    cur = []
+    for ch in s:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "|" and depth == 0:
+            alts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    alts.append("".join(cur))
+    return alts
+
+
+@functools.lru_cache(maxsize=4096)
+def compiled(regex: str) -> re.Pattern:
+    return re.compile(regex, re.S)
+
+
+def glob_match(segments: list[tuple[str, bool]], text: str) -> bool:
+    return compiled(glob_regex(segments)).fullmatch(text) is not None
+
+
+def strip_pattern(text: str, segments: list[tuple[str, bool]], op: str) -> str:
+    """``${X#p}`` ``${X##p}`` ``${X%p}`` ``${X%%p}``."""
+    rx = compiled(glob_regex(segments))
+    n = len(text)
+    if op in ("#", "##"):
+        rng = range(0, n + 1) if op == "#" else range(n, -1, -1)
+        for k in rng:
+            if rx.fullmatch(text, 0, k):
+                return text[k:]
+        return text
+    rng = range(n, -1, -1) if op == "%" else range(0, n + 1)
+    for k in rng:
+        if rx.fullmatch(text, k, n):
+            return text[:k]
+    return text
+
+
+def replace_pattern(text: str, segments: list[tuple[str, bool]], repl: str, op: str) -> str:
+    """``${X/p/r}`` ``${X//p/r}`` ``${X/#p/r}`` ``${X/%p/r}`` (longest match, as bash)."""
+    regex = glob_regex(segments)
+    if not regex:
+        return text
+    if op == "/#":
+        k = _longest_prefix(regex, text)
+        return repl + text[k:] if k is not None else text
+    if op == "/%":
+        for k in range(0, len(text) + 1):
+            if compiled(regex).fullmatch(text, k):
+                return text[:k] + repl
+        return text
+    out = []
+    i = 0
+    n = len(text)
+    done = False
+    while i <= n:
+        if done:
+            out.append(text[i:])
+            break
+        end = None
+        rx = compiled(regex)
+        for k in range(n, i - 1, -1):
+            if rx.fullmatch(text, i, k):
+                end = k
+                break
+        if end is not None and end > i:
+            out.append(repl)
+            i = end
+            if op == "/":
+                done = True
+            continue
+        if i < n:
+            out.append(text[i])
+        i += 1
+    return "".join(out)
+
+
+def _longest_prefix(regex: str, text: str) -> int | None:
+    rx = compiled(regex)
+    for k in range(len(text), -1, -1):
+        if rx.fullmatch(text, 0, k):
+            return k
+    return None
