@@ -76,6 +76,7 @@ class Analyzer:
             if lc is not None:
                 lc.cond = state.cond
                 lc.point = point
+                lc.files = dict(state.files)
             return lc
 
         ev = Evaluator(path.resolve(), on_command, self.limits, self.library, self.watch)

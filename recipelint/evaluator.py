@@ -81,6 +81,7 @@ class PathResult:
 @dataclass(slots=True)
 class Limits:
     max_paths: int = 64
+    soft_paths: int = 16
     max_loop: int = 4096
     max_steps: int = 400_000
     max_call_depth: int = 48
@@ -478,13 +479,17 @@ class Evaluator:
                 out.append(s)
         return out
 
-    def _join(self, states, node):
+    def _join(self, states, node, force: bool = False):
         """Merge the continuing paths of a fork when none of them recorded an event: the
-        variables they set differently become unknown.  Keeps path counts small without
-        losing a launch (paths that launched or exited stay separate)."""
+        variables they set differently become unknown.  Paths that launched or exited stay
+        separate.  At the script's top level a fork is kept as separate paths (each with its
+        condition) until ``Limits.soft_paths`` is reached; inside functions and loops (helper
+        libraries, retry loops) paths are joined at once."""
         states = self._join_exits(states)
         cont = [s for s in states if s.ctl is None]
         if len(cont) < 2:
+            return states
+        if not force and not cont[0].frames and self.paths <= self.limits.soft_paths:
             return states
         first = cont[0]
         n = len(first.events)
@@ -769,8 +774,8 @@ class Evaluator:
                 for r in res:
                     c = self._loop_ctl(r)
                     (done if c == "stop" else nxt).append(r)
-            active = self._join(nxt, node) if len(nxt) > 1 else nxt
-            done = self._join(done, node) if len(done) > 1 else done
+            active = self._join(nxt, node, force=True) if len(nxt) > 1 else nxt
+            done = self._join(done, node, force=True) if len(done) > 1 else done
             if not active:
                 break
         for s in active:
@@ -857,8 +862,8 @@ class Evaluator:
                         done.append(r)
                         continue
                     nxt.append(r)
-            active = self._join(nxt, node) if len(nxt) > 1 else nxt
-            done = self._join(done, node) if len(done) > 1 else done
+            active = self._join(nxt, node, force=True) if len(nxt) > 1 else nxt
+            done = self._join(done, node, force=True) if len(done) > 1 else done
             if not active:
                 break
         else:
@@ -897,8 +902,8 @@ class Evaluator:
                     else:
                         for b in self.run_seq(body_nodes, r):
                             (done if self._loop_ctl(b) == "stop" else nxt).append(b)
-            active = self._join(nxt, node) if len(nxt) > 1 else nxt
-            done = self._join(done, node) if len(done) > 1 else done
+            active = self._join(nxt, node, force=True) if len(nxt) > 1 else nxt
+            done = self._join(done, node, force=True) if len(done) > 1 else done
             if not active:
                 break
         else:
@@ -1235,7 +1240,7 @@ class Evaluator:
             if r.ctl is not None and r.ctl[0] == "return":
                 r.status = r.ctl[1]
                 r.ctl = None
-        return self._join(res, node) if len(res) > 1 else res
+        return self._join(res, node, force=True) if len(res) > 1 else res
 
     # -----------------------------------------------------------------------------------
     # assignments and declarations
@@ -1580,6 +1585,10 @@ class Evaluator:
             segs.append(("t", val, quoted, not quoted and not scalar))
             return
         if t == "arithmetic_expansion":
+            # tree-sitter-bash sometimes starts the node at whitespace before `$((`
+            lead = len(node.text) - len(node.text.lstrip())
+            if lead:
+                segs.append(("t", (Chunk(node.text[:lead], node.loc),), True, False))
             v = self.arith_expansion(node, st)
             val = (Chunk(str(v), node.loc),) if v is not None else unknown(node.text, node.loc)
             segs.append(("t", val, quoted, not quoted and not scalar))
@@ -1824,6 +1833,18 @@ class Evaluator:
         if val is None:
             if st.nounset:
                 raise _Exit(1, node.loc, f"{name}: unbound variable")
+            return
+        if is_list and op == ":":
+            nums = [c for c in operand_nodes if c.named]
+            off = self._arith_int(nums[0].text, st, node.loc) if nums else 0
+            ln = self._arith_int(nums[1].text, st, node.loc) if len(nums) > 1 else None
+            if off is None or (len(nums) > 1 and ln is None) or any(any(c.multi for c in w.chunks) for w in val):
+                segs.append(("t", unknown(node.text, node.loc, multi=True), quoted, False))
+                return
+            if off < 0:
+                off = max(0, len(val) + off)
+            sel = val[off:] if ln is None else val[off : off + ln if ln >= 0 else len(val) + ln]
+            self._splice(sel, segs, quoted, scalar, node, star=(index == "*"))
             return
         items = val if is_list else [Word(val, node.loc)]
         out_words = []
@@ -2099,7 +2120,7 @@ class Evaluator:
         return self.arith_eval_text(text, st, loc)
 
     def arith_expansion(self, node: Node, st: State):
-        text = self.arith_text(node, st)
+        text = self.arith_text(node, st).strip()
         inner = text[3:-2] if text.startswith("$((") and text.endswith("))") else (text[2:-1] if text.startswith("$[") else text)
         return self.arith_eval_text(inner, st, node.loc)
 
@@ -2717,11 +2738,15 @@ def _b_bash(ev, argv, node, st):
         if t == "-c" and i + 1 < len(args):
             inner = [args[i + 1]]
             fake = [argv[0]] + inner
-            saved = st.pos
+            saved, saved_script = st.pos, st.script
             st.pos = tuple(args[i + 3 :]) if len(args) > i + 2 else ()
+            if len(args) > i + 2 and args[i + 2].text is not None:
+                st.script = args[i + 2].text
             res = _b_eval(ev, fake, node, st, subshell=True)
             for r in res:
                 r.pos = saved
+                r.script = saved_script
+            st.pos, st.script = saved, saved_script
             return res
         if t is not None and t.startswith("-") and t != "-":
             i += 1

@@ -59,6 +59,9 @@ class Flag:
             "value_line": _line(self.value_loc),
             "written_line": _line(self.word.loc),
         }
+        vp = _path(self.value_loc)
+        if vp is not None and vp != _path(self.word.loc):
+            d["value_path"] = vp
         if self.json is not None:
             d["json"] = self.json.to_python()
         if self.json_error is not None:
@@ -68,6 +71,10 @@ class Flag:
 
 def _line(loc):
     return loc.real().span.line if loc is not None else None
+
+
+def _path(loc):
+    return loc.real().span.path if loc is not None else None
 
 
 @dataclass(slots=True)
@@ -86,6 +93,7 @@ class Launch:
     cond: tuple = ()
     point: object = None  # the sweep point it was evaluated under (set by the driver)
     path_index: int = 0
+    files: dict = field(default_factory=dict)  # files the script wrote before the launch: path -> Str
 
     # -- queries ---------------------------------------------------------------------------
     def all(self, key: str) -> list[Flag]:

@@ -69,7 +69,9 @@ def render_text(res: FileResult) -> None:
         for f in lc.flags:
             d = f.to_dict()
             line = str(d["line"])
-            if d["value_line"] not in (None, d["line"]):
+            if "value_path" in d:
+                line += f" (value: {_rel(d['value_path'], res)}:{d['value_line']})"
+            elif d["value_line"] not in (None, d["line"]):
                 line += f" (value: {d['value_line']})"
             table.add_row(f.name, "" if f.value is None else _short(f.value.shown), line)
         con.print(table)
@@ -77,6 +79,15 @@ def render_text(res: FileResult) -> None:
     for ex in _exits(res):
         con.print(Text(f"{res.display}:{ex['line']}: point {ex['point']} exits with status {ex['code']}"
                        + (f" ({ex['reason']})" if ex["reason"] else ""), style="dim"))
+
+
+def _rel(path: str, res: FileResult) -> str:
+    import os
+
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return path
 
 
 def _short(s: str, n: int = 160) -> str:

@@ -1,0 +1,117 @@
+"""Shared test helpers: evaluate snippets with recipelint, and run them with real bash.
+
+Real bash only ever runs recipelint's own fixtures and snippets, with stub executables
+first on PATH (the product itself never executes anything).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import textwrap
+from pathlib import Path
+
+from recipelint.analysis import Analyzer
+from recipelint.evaluator import Evaluator, Opaque
+from recipelint.parse import parse
+from recipelint.points import SweepPoint
+from recipelint.source import SourceFile
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+
+RECORDER = "emit"
+SERVE_STUBS = ("vllm", "sglang", "python3", "python", "trtllm-serve", "emit")
+NOOP_STUBS = ("hf", "nvidia-smi", "rocm-smi", "curl", "pip")
+
+
+def dedent(src: str) -> str:
+    return textwrap.dedent(src).lstrip("\n")
+
+
+def evaluate(src: str, env: dict | None = None, path: str = "/virtual/script.sh", limits=None):
+    """Evaluate a snippet; return (paths, commands) where commands are (argv texts, cond) of
+    every external command run, in order."""
+    source = SourceFile(path, dedent(src).encode())
+    parsed = parse(source)
+    commands = []
+
+    def hook(state, cmd):
+        commands.append(([w.text for w in cmd.argv], state.cond, cmd))
+        return None
+
+    ev = Evaluator(Path(path), hook, limits)
+    paths = ev.run(parsed, env or {})
+    return paths, commands
+
+
+def emits(src: str, env: dict | None = None) -> list[list[str | None]]:
+    """argv (without the name) of each `emit` command the snippet runs, on every path."""
+    _, commands = evaluate(src, env)
+    return [argv[1:] for argv, _, _ in commands if argv and argv[0] == RECORDER]
+
+
+def _make_stubs(d: Path) -> None:
+    for name in SERVE_STUBS:
+        p = d / name
+        p.write_text(
+            "#!/bin/bash\n"
+            '{ printf \'%s\\0\' "$(basename "$0")" "$@"; printf \'\\036\'; env -0; printf \'\\037\'; } >> "$RL_ARGV_LOG"\n'
+        )
+        p.chmod(0o755)
+    for name in NOOP_STUBS:
+        p = d / name
+        p.write_text("#!/bin/bash\nexit 0\n")
+        p.chmod(0o755)
+
+
+def run_bash(script: Path | None = None, src: str | None = None, env: dict | None = None, timeout: float = 20.0):
+    """Run a fixture (or snippet) with real bash; return (records, returncode).
+
+    A record is (argv list, environment dict) for each stub invocation."""
+    bash = shutil.which("bash")
+    assert bash, "bash is needed for the ground-truth tests"
+    with tempfile.TemporaryDirectory() as tmp:
+        tmpd = Path(tmp)
+        stubs = tmpd / "bin"
+        stubs.mkdir()
+        _make_stubs(stubs)
+        log = tmpd / "argv.log"
+        log.write_bytes(b"")
+        if script is None:
+            script = tmpd / "snippet.sh"
+            script.write_text(dedent(src))
+        full_env = {"PATH": f"{stubs}:/usr/bin:/bin", "HOME": tmp, "RL_ARGV_LOG": str(log), "LC_ALL": "C"}
+        for k, v in (env or {}).items():
+            if v is not None and not isinstance(v, Opaque):
+                full_env[k] = str(v)
+        proc = subprocess.run(
+            [bash, "-c", '. "$0"; wait', str(script)],
+            env=full_env, cwd=tmp, capture_output=True, timeout=timeout,
+        )
+        data = log.read_bytes()
+    records = []
+    for rec in data.split(b"\x1f"):
+        if not rec:
+            continue
+        argv_part, _, env_part = rec.partition(b"\x1e")
+        argv = [a.decode() for a in argv_part.split(b"\0")[:-1]]
+        envd = {}
+        for item in env_part.split(b"\0"):
+            if b"=" in item:
+                k, _, v = item.partition(b"=")
+                envd[k.decode()] = v.decode()
+        records.append((argv, envd))
+    return records, proc.returncode
+
+
+def bash_emits(src: str, env: dict | None = None) -> list[list[str]]:
+    records, _ = run_bash(src=src, env=env)
+    return [argv[1:] for argv, _ in records if argv and argv[0] == RECORDER]
+
+
+def analyze(path: Path, env: dict):
+    point = SweepPoint("test", dict(env))
+    return Analyzer().analyze(path, str(path), [point])

@@ -1,0 +1,412 @@
+"""The abstract evaluator, construct by construct.
+
+Each case states the exact argv the snippet's `emit` commands receive, and the same snippet
+is run by real bash (with a stub `emit`) to confirm the expectation is bash's behaviour.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import bash_emits, emits, evaluate
+from recipelint.evaluator import Limits, Opaque
+
+CASES = {
+    "scalars": (
+        """
+        A=hello
+        B="$A world"
+        C=$B
+        emit "$C" $A "${A}x"
+        """,
+        {},
+        [["hello world", "hello", "hellox"]],
+    ),
+    "arrays": (
+        """
+        A=(one "two three")
+        A+=(four)
+        A[5]=six
+        B=("${A[@]}" tail)
+        emit "${A[@]}"
+        emit "${A[*]}"
+        emit "${#A[@]}" "${A[1]}" "${A[-1]}"
+        emit ${A[@]}
+        emit "${B[@]:1:2}"
+        E=()
+        emit x "${E[@]}" y
+        """,
+        {},
+        [["one", "two three", "four", "six"], ["one two three four six"], ["4", "two three", "six"],
+         ["one", "two", "three", "four", "six"], ["two three", "four"], ["x", "y"]],
+    ),
+    "assoc-arrays": (
+        """
+        declare -A M=([a]=1 [b]="two")
+        M[c]=3
+        emit "${M[a]}" "${M[b]}" "${M[c]}" "${#M[@]}"
+        """,
+        {},
+        [["1", "two", "3", "3"]],
+    ),
+    "declarations": (
+        """
+        export E1=x
+        declare -r R=ro
+        readonly R2=ro2
+        declare -i N=2*3
+        declare -a L=(a b)
+        f() { local X=inner; declare Y=fy; emit "$X" "$Y"; }
+        X=outer
+        f
+        emit "$X" "${Y:-unset}" "$E1" "$R" "$R2" "$N" "${L[1]}"
+        """,
+        {},
+        [["inner", "fy"], ["outer", "unset", "x", "ro", "ro2", "6", "b"]],
+    ),
+    "parameter-expansion": (
+        """
+        X=path/to/file.tar.gz
+        U=
+        emit "${X:-d}" "${NOPE:-d}" "${U:-d}" "${U-d}" "${X:+alt}" "${U:+alt}" "${NOPE+set}"
+        emit "${X%.*}" "${X%%.*}" "${X#*/}" "${X##*/}" "${X/t/T}" "${X//t/T}" "${X/#path/P}" "${X/%gz/GZ}"
+        emit "${X,,}" "${X^^}" "${#X}" "${X:5:2}" "${X: -2}"
+        emit "${D:=assigned}" "$D"
+        N=X
+        emit "${!N}"
+        """,
+        {},
+        [["path/to/file.tar.gz", "d", "d", "", "alt", "", ""],
+         ["path/to/file.tar", "path/to/file", "to/file.tar.gz", "file.tar.gz", "paTh/to/file.tar.gz",
+          "paTh/To/file.Tar.gz", "P/to/file.tar.gz", "path/to/file.tar.GZ"],
+         ["path/to/file.tar.gz", "PATH/TO/FILE.TAR.GZ", "19", "to", "gz"],
+         ["assigned", "assigned"],
+         ["path/to/file.tar.gz"]],
+    ),
+    "arithmetic": (
+        """
+        A=7; B=2
+        emit $((A + B)) $((A - B)) $((A * B)) $((A / B)) $((A % B)) $((A ** B)) $((-A / B))
+        emit $((A > B)) $((A == 7 && B == 3)) $((A < B || B == 2)) $((A > B ? A : B))
+        C=$((A += 3, A * 2))
+        emit "$C" "$A" $((0x10)) $((010)) $((2#101))
+        ((A++))
+        emit "$A"
+        let "B = B * 10"
+        emit "$B"
+        """,
+        {},
+        [["9", "5", "14", "3", "1", "49", "-3"], ["1", "0", "1", "7"], ["20", "10", "16", "8", "5"], ["11"], ["20"]],
+    ),
+    "tests": (
+        """
+        X=abc; N=5; E=
+        [ "$X" = abc ] && emit eq
+        [ "$X" != abc ] || emit ne
+        [[ $X == a* ]] && emit glob
+        [[ $X == "a*" ]] || emit quoted-glob
+        [[ $X =~ ^a[b-c]+$ ]] && emit regex
+        [ -n "$X" ] && [ -z "$E" ] && emit nz
+        [ "$N" -eq 5 ] && [ "$N" -lt 10 ] && [ "$N" -ge 5 ] && emit ints
+        [[ -n $X && ( $N -gt 10 || $N -le 5 ) ]] && emit compound
+        (( N * 2 == 10 )) && emit arith
+        [[ -v X ]] && emit set
+        ! [ "$X" = nope ] && emit negated
+        test "$N" -ne 4 && emit test-builtin
+        """,
+        {},
+        [["eq"], ["ne"], ["glob"], ["quoted-glob"], ["regex"], ["nz"], ["ints"], ["compound"], ["arith"],
+         ["set"], ["negated"], ["test-builtin"]],
+    ),
+    "if-elif-else": (
+        """
+        for v in 1 2 3; do
+          if [ "$v" = 1 ]; then emit one
+          elif [ "$v" = 2 ]; then emit two
+          else emit other "$v"
+          fi
+        done
+        """,
+        {},
+        [["one"], ["two"], ["other", "3"]],
+    ),
+    "case": (
+        """
+        for v in vllm-simple mooncake "" lmcache-mp weird; do
+          case "$v" in
+            vllm-simple|native) emit simple ;;
+            moon*) emit glob "$v" ;;
+            "") emit empty ;;
+            lmcache-[mv][p1]) emit ext ;;
+            *) emit default "$v" ;;
+          esac
+        done
+        """,
+        {},
+        [["simple"], ["glob", "mooncake"], ["empty"], ["ext"], ["default", "weird"]],
+    ),
+    "loops": (
+        """
+        L=()
+        for ((i = 0; i < 4; i++)); do L+=("$((i * i))"); done
+        emit "${L[@]}"
+        n=1
+        while (( n < 100 )); do n=$((n * 3)); done
+        emit "$n"
+        k=0
+        until [ "$k" -ge 3 ]; do k=$((k + 1)); done
+        emit "$k"
+        for w in a b c d; do
+          [ "$w" = b ] && continue
+          [ "$w" = d ] && break
+          emit "$w"
+        done
+        """,
+        {},
+        [["0", "1", "4", "9"], ["243"], ["3"], ["a"], ["c"]],
+    ),
+    "functions": (
+        """
+        f() {
+          emit "$#" "$1" "$2"
+          emit "$@"
+          shift
+          emit "$*"
+          return 3
+        }
+        f "a b" c d
+        emit "$?"
+        g() { local r; r=$(echo "$@" | tail -n 1); echo "[$r]"; }
+        emit "$(g x y)"
+        """,
+        {},
+        [["3", "a b", "c"], ["a b", "c", "d"], ["c d"], ["3"], ["[x y]"]],
+    ),
+    "heredoc-capture": (
+        """
+        V=42
+        A=$(cat <<EOF
+        {"v": $V, "s": "\\$HOME"}
+        EOF
+        )
+        B=$(cat <<'EOF'
+        {"v": $V}
+        EOF
+        )
+        emit "$A" "$B"
+        """,
+        {},
+        [['{"v": 42, "s": "$HOME"}', '{"v": $V}']],
+    ),
+    "virtual-files": (
+        """
+        F=/tmp/rl-test-config.yaml
+        cat > "$F" <<EOF
+        size: ${SIZE}
+        EOF
+        emit "$(cat "$F")"
+        echo "more" >> "$F"
+        emit "$(cat "$F")"
+        """,
+        {"SIZE": "12"},
+        [["size: 12"], ["size: 12\nmore"]],
+    ),
+    "word-splitting": (
+        """
+        ARGS="--a 1  --b   two"
+        EMPTY=""
+        emit $ARGS "$ARGS" $EMPTY "$EMPTY" x${ARGS}y
+        """,
+        {},
+        [["--a", "1", "--b", "two", "--a 1  --b   two", "", "x--a", "1", "--b", "twoy"]],
+    ),
+    "eval-and-bash-c": (
+        """
+        CMD="emit 'a b' \\"\\$X\\" c"
+        X=xv
+        eval "$CMD"
+        S="emit from-string"
+        eval $S tail
+        bash -c 'emit "$0" "$1"' zero one
+        """,
+        {},
+        [["a b", "xv", "c"], ["from-string", "tail"], ["zero", "one"]],
+    ),
+    "command-substitution": (
+        """
+        D=$(dirname /a/b/c.sh)
+        B=$(basename /a/b/c.sh .sh)
+        R=$([[ "$ISL" == "1024" ]] && echo 0.5 || echo 0.1)
+        L=$(printf '%s\\n' 3 1 2 1 | sort -n -u | paste -sd, -)
+        U=$(echo Hello | tr a-z A-Z)
+        emit "$D" "$B" "$R" "$L" "$U" "$(seq 2 4 | head -n 2)"
+        """,
+        {"ISL": "1024"},
+        [["/a/b", "c", "0.5", "1,2,3", "HELLO", "2\n3"]],
+    ),
+    "exit": (
+        """
+        emit before
+        if [ "$MODE" = bad ]; then
+          echo "unsupported" >&2
+          exit 3
+        fi
+        emit after
+        """,
+        {"MODE": "bad"},
+        [["before"]],
+    ),
+    "set-u-and-set-e": (
+        """
+        set -e
+        emit one
+        false || emit recovered
+        X=${UNSET_VAR:-default}
+        emit "$X"
+        """,
+        {},
+        [["one"], ["recovered"], ["default"]],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_construct(name):
+    src, env, expected = CASES[name]
+    assert emits(src, env) == expected
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_construct_matches_bash(name):
+    src, env, expected = CASES[name]
+    assert bash_emits(src, env) == expected
+
+
+def test_exit_is_recorded_with_its_line():
+    paths, _ = evaluate(CASES["exit"][0], {"MODE": "bad"})
+    (p,) = paths
+    assert p.exit.code == 3 and p.exit.loc.span.line == 4
+
+
+def test_set_u_unbound_variable_ends_the_path():
+    paths, commands = evaluate("set -u\nemit a\nemit \"$MISSING\"\nemit b\n")
+    (p,) = paths
+    assert p.exit.code == 1 and "MISSING: unbound variable" in p.exit.reason
+    assert [c[0] for c in commands] == [["emit", "a"]]
+
+
+def test_unknown_condition_forks_and_records_the_path_condition():
+    src = """
+    if [ -d /models/cache ]; then
+      MODE=local
+    else
+      MODE=remote
+    fi
+    emit "$MODE"
+    """
+    paths, commands = evaluate(src)
+    got = sorted((argv[1], [(d.text, d.taken) for d in cond]) for argv, cond, _ in commands)
+    assert got == [
+        ("local", [("[ -d /models/cache ]", True)]),
+        ("remote", [("[ -d /models/cache ]", False)]),
+    ]
+
+
+def test_paths_without_events_are_joined_inside_functions():
+    # inside a function (helper libraries) the branches set X differently and launch nothing:
+    # one path continues, with X unknown; at top level the fork stays two paths
+    body = "if [ -f /etc/marker ]; then X=a; else X=b; fi"
+    paths, commands = evaluate(f"f() {{ {body}; }}\nf\nemit \"$X\"\n")
+    assert len(paths) == 1
+    assert commands[0][0] == ["emit", None]
+    assert "one of 'a' | 'b'" in commands[0][2].argv[1].chunks[0].why
+    paths, _ = evaluate(body + "\n")
+    assert len(paths) == 2
+
+
+def test_fork_cap_truncates_and_says_so():
+    # each branch records an event, so paths cannot be joined: the cap must stop the forking
+    from recipelint.evaluator import Evaluator
+    from recipelint.parse import parse
+    from recipelint.source import SourceFile
+
+    src = "\n".join(f"if [ -f /f{i} ]; then V{i}=1; emit {i}; fi" for i in range(10)) + "\n"
+    ev = Evaluator(Path("/v.sh"), lambda st, c: object(), Limits(max_paths=8, soft_paths=4))
+    paths = ev.run(parse(SourceFile("/v.sh", src.encode())), {})
+    assert 8 <= len(paths) <= 9
+    assert any(p.truncated for p in paths)
+    assert any("more than 8 paths" in msg for p in paths for _, msg in p.notes)
+
+
+def test_unknown_values_stay_unknown():
+    _, commands = evaluate('X=$(nvidia-smi --query)\nemit "$X" "${MODEL}"\n', {"MODEL": Opaque()})
+    (argv, _, cmd) = [c for c in commands if c[0][0] == "emit"][0]
+    assert argv[1:] == [None, None]
+    assert cmd.argv[2].chunks[0].nonempty
+
+
+def test_opaque_nonempty_values_decide_emptiness_tests():
+    assert emits('[ -n "$MODEL" ] && emit set\n[ -z "$MODEL" ] && emit empty\n', {"MODEL": Opaque()}) == [["set"]]
+
+
+def test_loops_are_bounded():
+    paths, _ = evaluate("i=0\nwhile true; do i=$((i+1)); done\nemit done\n", limits=Limits(max_loop=50))
+    (p,) = paths
+    assert p.truncated
+
+
+def test_source_follows_a_library_file(tmp_path):
+    lib = tmp_path / "lib.sh"
+    lib.write_text('helper() { emit "helper:$1"; }\nLIB_VAR=from-lib\n')
+    script = tmp_path / "s.sh"
+    script.write_text('source "$(dirname "$0")/lib.sh"\nhelper x\nemit "$LIB_VAR"\n')
+    from recipelint.evaluator import Evaluator
+    from recipelint.parse import parse
+    from recipelint.source import read_source
+
+    cmds = []
+    ev = Evaluator(script, lambda st, c: cmds.append([w.text for w in c.argv]))
+    ev.run(parse(read_source(script)), {})
+    assert cmds == [["emit", "helper:x"], ["emit", "from-lib"]]
+
+
+def test_source_of_a_missing_benchmark_lib_uses_the_model():
+    src = """
+    source "$(dirname "$0")/../../benchmark_lib.sh"
+    check_env_vars MODEL TP
+    emit ok
+    """
+    paths, commands = evaluate(src, {"MODEL": "m"}, path="/nowhere/benchmarks/x/y/script.sh")
+    (p,) = paths
+    assert p.exit is not None and p.exit.code == 1  # TP is not set
+    paths, commands = evaluate(src, {"MODEL": "m", "TP": "8"}, path="/nowhere/benchmarks/x/y/script.sh")
+    assert [c[0] for c in commands] == [["emit", "ok"]]
+
+
+def test_values_keep_the_line_they_were_written_on():
+    src = """
+    N=$((2 * 8))
+    ARGS=(
+        --first
+        --n "$N"
+    )
+    emit "${ARGS[@]}"
+    """
+    _, commands = evaluate(src)
+    cmd = commands[0][2]
+    lines = [(w.text, w.loc.span.line, w.value_loc.span.line) for w in cmd.argv[1:]]
+    assert lines == [("--first", 3, 3), ("--n", 4, 4), ("16", 4, 1)]
+
+
+def test_dropped_token_is_recovered():
+    # tree-sitter-bash drops the `-` of `python3 - <<'PY'`; the token-gap check puts it back
+    _, commands = evaluate("emit - <<'PY'\nprint(1)\nPY\n")
+    assert commands[0][0] == ["emit", "-"]
+
+
+def test_arithmetic_after_a_space_inside_a_string():
+    # tree-sitter-bash starts this arithmetic_expansion node at the space before `$((`
+    src = 'A=2; B=3\nemit "x $((A*B)) $((A+B)) y"\n'
+    assert emits(src) == [["x 6 5 y"]] == bash_emits(src)
