@@ -1036,12 +1036,18 @@ class Evaluator:
     def _havoc(self, nodes, st, extra=()) -> None:
         """Make every variable the nodes may assign unknown."""
         names = set(extra)
+        arrays = set()
         for n in nodes:
-            names |= self._assigned(n)
-        for name in names:
+            for name in self._assigned(n):
+                if name.endswith("[]"):
+                    arrays.add(name[:-2])
+                else:
+                    names.add(name)
+        for name in names | arrays:
             var = st.lookup(name)
-            if var is not None and var.kind in ("a", "A", "u"):
-                st.put(name, Var("u", unknown(f"${{{name}[@]}}", n.loc if nodes else None, multi=True), var.exported))
+            if name in arrays or (var is not None and var.kind in ("a", "A", "u")):
+                st.put(name, Var("u", unknown(f"${{{name}[@]}}", nodes[0].loc if nodes else None, multi=True),
+                                 var.exported if var is not None else False))
             else:
                 self.set_scalar(st, name, unknown(f"${name}", nodes[0].loc if nodes else None), nodes[0].loc if nodes else None)
         # function calls inside can do anything: note it
@@ -1062,10 +1068,15 @@ class Evaluator:
             n = stack.pop()
             if n.type == "variable_assignment":
                 nm = n.field("name")
+                val = n.field("value")
                 if nm is not None:
                     if nm.type == "subscript":
                         nm = nm.field("name") or nm
-                    names.add(nm.text)
+                        names.add(nm.text + "[]")
+                    elif val is not None and val.type == "array":
+                        names.add(nm.text + "[]")
+                    else:
+                        names.add(nm.text)
             elif n.type == "for_statement":
                 v = n.field("variable")
                 if v is not None:
@@ -1608,16 +1619,22 @@ class Evaluator:
                 raise _Exit(1, node.loc, f"{name}: unbound variable")
             return
         if isinstance(val, list):  # ${A[@]}
-            self._splice(val, segs, quoted, scalar, node, star=(index == "*"))
+            self._splice(val, segs, quoted, scalar, node, star=(index == "*"), st=st)
             return
         segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar))
 
-    def _splice(self, words, segs, quoted, scalar, node, star=False):
+    def _splice(self, words, segs, quoted, scalar, node, star=False, st=None):
         if star and (quoted or scalar):
             joined = []
+            sep = " "
+            if st is not None:
+                ifs = st.lookup("IFS")
+                if ifs is not None and ifs.kind == "s":
+                    t = text_of(ifs.value)
+                    sep = t[:1] if t is not None else " "
             for i, w in enumerate(words):
-                if i:
-                    joined.append(Chunk(" ", None))
+                if i and sep:
+                    joined.append(Chunk(sep, None))
                 joined.extend(w.chunks)
             segs.append(("t", tuple(joined), True, False))
             segs.append(("exists",))
@@ -1632,9 +1649,9 @@ class Evaluator:
     def _positional_all(self, name, node, st, segs, quoted, scalar):
         words = list(st.pos)
         if name == "*":
-            self._splice(words, segs, quoted, scalar, node, star=True)
+            self._splice(words, segs, quoted, scalar, node, star=True, st=st)
         else:
-            self._splice(words, segs, quoted, scalar, node)
+            self._splice(words, segs, quoted, scalar, node, st=st)
 
     def param_value(self, name: str, index, node, st):
         """Scalar value (Str), list of Words for ``[@]``/``[*]``, or None when unset."""
@@ -1747,7 +1764,7 @@ class Evaluator:
                 if var is not None and var.kind in ("a", "A"):
                     keys = [str(k) for k in (sorted(var.value) if var.kind == "a" else var.value)]
                 words = [Word((Chunk(k, node.loc),), node.loc) for k in keys]
-                self._splice(words, segs, quoted, scalar, node, star=index == "*")
+                self._splice(words, segs, quoted, scalar, node, star=index == "*", st=st)
                 return
             ref = self.param_value(name, None, node, st)
             refname = text_of(ref) if ref is not None else None
@@ -1777,7 +1794,7 @@ class Evaluator:
                     raise _Exit(1, node.loc, f"{name}: unbound variable")
                 return
             if isinstance(val, list):
-                self._splice(val, segs, quoted, scalar, node, star=(index == "*"))
+                self._splice(val, segs, quoted, scalar, node, star=(index == "*"), st=st)
             else:
                 segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar))
             return
@@ -1808,7 +1825,7 @@ class Evaluator:
                     segs.extend(word)
                     return
                 if is_list:
-                    self._splice(val, segs, quoted, scalar, node, star=(index == "*"))
+                    self._splice(val, segs, quoted, scalar, node, star=(index == "*"), st=st)
                 else:
                     segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar))
                 return
@@ -1844,14 +1861,14 @@ class Evaluator:
             if off < 0:
                 off = max(0, len(val) + off)
             sel = val[off:] if ln is None else val[off : off + ln if ln >= 0 else len(val) + ln]
-            self._splice(sel, segs, quoted, scalar, node, star=(index == "*"))
+            self._splice(sel, segs, quoted, scalar, node, star=(index == "*"), st=st)
             return
         items = val if is_list else [Word(val, node.loc)]
         out_words = []
         for w in items:
             out_words.append(Word(self._transform(op, w.chunks, operand_nodes, node, st), w.loc))
         if is_list:
-            self._splice(out_words, segs, quoted, scalar, node, star=(index == "*"))
+            self._splice(out_words, segs, quoted, scalar, node, star=(index == "*"), st=st)
         else:
             segs.append(("t", out_words[0].chunks, quoted, not quoted and not scalar))
 
@@ -1992,7 +2009,7 @@ class Evaluator:
                 break
             stripped = c.text.rstrip("\n")
             if stripped:
-                data[-1] = Chunk(stripped, c.loc)
+                data[-1] = c.part(0, len(stripped))
                 break
             data.pop()
         return tuple(c for c in data if c.text is None or c.text)
@@ -3293,6 +3310,8 @@ def _unmark(text: str, node):
 
 _DISPATCH = {
     "program": Evaluator._program,
+    # the statements tree-sitter could parse inside an ERROR node are still evaluated
+    "ERROR": Evaluator._program,
     "compound_statement": Evaluator._compound,
     "do_group": Evaluator._program,
     "subshell": Evaluator._subshell,

@@ -116,7 +116,7 @@ def _convert(ts_root, src, problems) -> tuple[Node, int]:
         if depth > max_depth:
             max_depth = depth
         if ts_node.is_error:
-            problems.append(ParseProblem(node.loc, _error_message(ts_node, src)))
+            problems.append(_error_problem(ts_node, src))
         elif ts_node.is_missing:
             problems.append(ParseProblem(node.loc, f"syntax error: missing '{ts_node.type}'"))
         n = ts_node.child_count
@@ -136,12 +136,35 @@ def _convert(ts_root, src, problems) -> tuple[Node, int]:
     return root, max_depth
 
 
-def _error_message(ts_node, src) -> str:
-    text = src.data[ts_node.start_byte : ts_node.end_byte].decode("utf-8", "replace")
+_STRUCTURAL = frozenset({"if", "then", "for", "while", "until", "do", "case", "function", "select", ";", "&", "\n", "elif", "else"})
+_STATEMENTS = frozenset({
+    "command", "redirected_statement", "variable_assignment", "declaration_command", "if_statement", "for_statement",
+    "c_style_for_statement", "while_statement", "case_statement", "function_definition", "list", "pipeline",
+    "subshell", "compound_statement", "test_command", "negated_command", "unset_command", "comment", "ERROR",
+})
+
+
+def _error_problem(ts_node, src) -> ParseProblem:
+    """tree-sitter's ERROR node often wraps far more than the mistake: point at the first
+    token inside it that cannot start or continue a statement."""
+    target = None
+    for i in range(ts_node.child_count):
+        c = ts_node.child(i)
+        if not c.is_named and c.type not in _STRUCTURAL:
+            target = c
+            break
+    if target is None:
+        for i in range(ts_node.child_count):
+            c = ts_node.child(i)
+            if c.is_named and c.type not in _STATEMENTS:
+                target = c
+                break
+    if target is None:
+        target = ts_node
+    text = src.data[target.start_byte : target.end_byte].decode("utf-8", "replace")
     first = text.strip().split("\n", 1)[0][:40]
-    if not first:
-        return "syntax error"
-    return f"syntax error near '{first}'"
+    msg = f"syntax error near '{first}'" if first else "syntax error"
+    return ParseProblem(Loc(src, target.start_byte, target.end_byte), msg)
 
 
 def _gap_check(root: Node, src, problems: list[ParseProblem]) -> None:

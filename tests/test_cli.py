@@ -1,0 +1,68 @@
+"""`recipelint render`: text and JSON output, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from helpers import FIXTURES
+from recipelint.cli import app
+
+runner = CliRunner()
+ARRAY = str(FIXTURES / "render" / "array_vllm.sh")
+ENV = ["--env", "MODEL=org/M", "--env", "TP=8", "--env", "CONC=64", "--env", "DP_ATTENTION=true", "--env", "EP_SIZE=8"]
+
+
+def test_render_text():
+    r = runner.invoke(app, ["render", ARRAY, *ENV])
+    assert r.exit_code == 0, r.output
+    assert "vllm serve org/M --served-model-name M --port 8888 --max-num-seqs 16" in r.output
+    assert "--data-parallel-size" in r.output
+
+
+def test_render_json():
+    r = runner.invoke(app, ["render", ARRAY, *ENV, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    (lc,) = data["launches"]
+    assert lc["engine"] == "vllm" and lc["model"] == "org/M"
+    flags = {f["flag"]: f for f in lc["flags"]}
+    assert flags["--max-num-seqs"]["value"] == "16"
+    assert flags["--max-num-seqs"]["written_line"] == 65 and flags["--max-num-seqs"]["value_line"] == 42
+    assert flags["--compilation-config"]["json"] == {"cudagraph_mode": "FULL_DECODE_ONLY", "cudagraph_capture_sizes": [2, 4, 6, 8, 10, 12, 14, 16]}
+    assert flags["--port"]["value_path"].endswith("lib/benchmark_lib.sh")
+
+
+def test_render_default_matrix_lists_points():
+    r = runner.invoke(app, ["render", ARRAY, "--format", "json"])
+    assert r.exit_code == 0
+    data = json.loads(r.output)
+    labels = [p for lc in data["launches"] for p in lc["points"]]
+    assert "tp8-ep8-dpatrue-conc64" in labels
+
+
+def test_missing_file_is_a_one_line_error():
+    r = runner.invoke(app, ["render", "/no/such/file.sh"])
+    assert r.exit_code == 2
+    assert r.output.strip().splitlines() == ["recipelint: /no/such/file.sh: no such file"]
+
+
+def test_no_launch_exits_2(tmp_path):
+    f = tmp_path / "plain.sh"
+    f.write_text("echo hello\n")
+    r = runner.invoke(app, ["render", str(f)])
+    assert r.exit_code == 2
+    assert "no serve launch found" in r.output
+
+
+def test_bad_env_and_format():
+    assert runner.invoke(app, ["render", ARRAY, "--env", "NOEQUALS"]).exit_code == 2
+    assert runner.invoke(app, ["render", ARRAY, "--format", "xml"]).exit_code == 2
+
+
+def test_binary_file(tmp_path):
+    f = tmp_path / "b.sh"
+    f.write_bytes(b"\x00\x01\x02")
+    r = runner.invoke(app, ["render", str(f)])
+    assert r.exit_code == 2 and "binary file" in r.output

@@ -1,0 +1,91 @@
+"""Parsing guards: syntax errors keep the rest analysable, dropped tokens are recovered,
+and bad input of any kind gives a clear one-line diagnostic."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from helpers import evaluate
+from recipelint.analysis import Analyzer
+from recipelint.parse import MAX_DEPTH, parse
+from recipelint.points import SweepPoint
+from recipelint.source import InputError, SourceFile, read_source
+
+
+def test_syntax_error_is_reported_and_the_rest_still_analysed():
+    src = SourceFile("x.sh", b"echo ok\nif [ 1 = 1 ]; then\n  echo (\nfi\nvllm serve m --port 1\n")
+    parsed = parse(src)
+    assert parsed.problems
+    p = parsed.problems[0]
+    assert p.loc.span.line == 3 and "syntax error" in p.message
+
+
+def test_launch_after_a_syntax_error_is_found(tmp_path):
+    f = tmp_path / "r.sh"
+    f.write_text("X=$(( 1 + ))\nfoo() {\n  echo )\n}\nvllm serve m --max-num-seqs 4\n")
+    res = Analyzer().analyze(f, "r.sh", [SweepPoint("p", {})])
+    assert res.problems
+    assert [lc.value("--max-num-seqs") for lc in res.launches] == ["4"]
+
+
+def test_missing_node_is_reported():
+    parsed = parse(SourceFile("x.sh", b'if [ "$A" = 1 ]; then\n  echo x\n'))
+    assert any("missing" in p.message or "syntax error" in p.message for p in parsed.problems)
+
+
+def test_dash_before_heredoc_is_recovered_in_lists():
+    _, commands = evaluate("[ 1 = 1 ] && emit - <<'PY' || true\nprint(1)\nPY\n")
+    assert ["emit", "-"] in [c[0] for c in commands]
+
+
+@pytest.mark.parametrize(
+    "data,needle",
+    [
+        (b"\x7fELF\x00\x00binary", "binary file"),
+        (b"echo caf\xe9\n", "not valid UTF-8"),
+    ],
+)
+def test_bad_bytes(tmp_path, data, needle):
+    f = tmp_path / "bad.sh"
+    f.write_bytes(data)
+    with pytest.raises(InputError) as e:
+        read_source(f, "bad.sh")
+    assert needle in str(e.value) and str(e.value).startswith("bad.sh")
+    res = Analyzer().analyze(f, "bad.sh", [SweepPoint("p", {})])
+    assert res.error and needle in res.error
+
+
+def test_empty_file(tmp_path):
+    f = tmp_path / "empty.sh"
+    f.write_text("  \n")
+    res = Analyzer().analyze(f, "empty.sh", [SweepPoint("p", {})])
+    assert res.error == "empty.sh: empty file"
+
+
+def test_missing_and_directory(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        read_source(tmp_path / "nope.sh", "nope.sh")
+    with pytest.raises(InputError, match="is a directory"):
+        read_source(tmp_path, "dir")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files regardless of mode")
+def test_unreadable(tmp_path):
+    f = tmp_path / "locked.sh"
+    f.write_text("echo\n")
+    f.chmod(0)
+    with pytest.raises(InputError, match="permission denied"):
+        read_source(f, "locked.sh")
+
+
+def test_deep_nesting_is_not_evaluated_but_does_not_crash(tmp_path):
+    depth = 2000
+    src = "".join("if true; then\n" for _ in range(depth)) + "vllm serve m\n" + "fi\n" * depth
+    f = tmp_path / "deep.sh"
+    f.write_text(src)
+    res = Analyzer().analyze(f, "deep.sh", [SweepPoint("p", {})])
+    assert res.error is None
+    notes = [msg for pr in res.points for p in pr.paths for _, msg in p.notes]
+    assert any(f"deeper than {MAX_DEPTH}" in m for m in notes)
