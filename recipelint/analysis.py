@@ -21,9 +21,12 @@ class PointResult:
     @property
     def launches(self) -> list[Launch]:
         out = []
-        for i, p in enumerate(self.paths):
+        seen = set()
+        for p in self.paths:
             for ev in p.events:
-                if isinstance(ev, Launch):
+                # paths forked after a launch share it: count it once
+                if isinstance(ev, Launch) and id(ev) not in seen:
+                    seen.add(id(ev))
                     out.append(ev)
         return out
 
@@ -66,20 +69,30 @@ class Analyzer:
         res, parsed = self.load(path, display)
         if parsed is None:
             return res
+        ev = self.evaluator(path)
         for pt in points:
-            res.points.append(self.evaluate(parsed, path, pt))
+            res.points.append(self.evaluate(parsed, path, pt, ev))
         return res
 
-    def evaluate(self, parsed: Parsed, path: Path, point: SweepPoint) -> PointResult:
+    def evaluator(self, path: Path) -> Evaluator:
+        """One evaluator per file: its caches (keyed by tree nodes) serve every sweep point."""
+        holder: dict = {}
+
         def on_command(state, cmd):
             lc = launches_mod.detect(list(cmd.argv), dict(cmd.prefix_env), launches_mod.exported_env(state), cmd.loc)
             if lc is not None:
                 lc.cond = state.cond
-                lc.point = point
+                lc.point = holder.get("point")
                 lc.files = dict(state.files)
             return lc
 
         ev = Evaluator(path.resolve(), on_command, self.limits, self.library, self.watch)
+        ev._point_holder = holder
+        return ev
+
+    def evaluate(self, parsed: Parsed, path: Path, point: SweepPoint, ev: Evaluator | None = None) -> PointResult:
+        ev = ev or self.evaluator(path)
+        ev._point_holder["point"] = point
         paths = ev.run(parsed, point.env)
         for i, p in enumerate(paths):
             for e in p.events:

@@ -235,6 +235,11 @@ class Evaluator:
         self.paths = 1
         self.steps = 0
         self._effect_cache: dict[int, tuple[bool, frozenset]] = {}
+        self._launch_cache: dict[int, tuple] = {}
+        self._tail_cache: dict = {}
+        self._kids_cache: dict = {}
+        self.prune_after_launch = True
+        self._root = None
         self._assign_cache: dict[int, frozenset] = {}
 
     # -----------------------------------------------------------------------------------
@@ -272,6 +277,7 @@ class Evaluator:
             st.notes.append((parsed.root.loc, f"nesting deeper than {MAX_DEPTH} levels: not evaluated"))
             states = [st]
         else:
+            self._root = parsed.root
             states = self.run_node(parsed.root, st)
         results = []
         for s in states:
@@ -325,7 +331,95 @@ class Evaluator:
             st.ctl = ("exit", st.status, node.loc, "a command failed under `set -e`")
 
     def _program(self, node, st):
+        if node is self._root and self.on_command is not None and self.watch and self.prune_after_launch:
+            return self._run_top(node, st)
         return self.run_seq(node.children, st)
+
+    def _run_top(self, node, st):
+        """The script's top level: once no later statement can launch anything, a path is
+        finished (what follows a launch, such as the benchmark client, is not evaluated)."""
+        kids = self._kids_cache.get(id(node))
+        if kids is None:
+            kids = [n for n in node.children if n.named and n.type not in ("comment", "heredoc_body")]
+            self._kids_cache[id(node)] = kids
+        states = [st]
+        for i, n in enumerate(kids):
+            nxt = []
+            for s in states:
+                if s.ctl is not None:
+                    nxt.append(s)
+                    continue
+                if not self._rest_may_launch(kids, i, s):
+                    s.ctl = ("stop",)
+                    nxt.append(s)
+                    continue
+                res = self.run_node(n, s)
+                if s.errexit:
+                    for r in res:
+                        self._errexit_check(n, r)
+                nxt.extend(res)
+            states = self._join(nxt, n) if len(nxt) > 1 else nxt
+        for s in states:
+            if s.ctl == ("stop",):
+                s.ctl = None
+        return states
+
+    def _rest_may_launch(self, kids, i, st) -> bool:
+        key = (id(kids), frozenset((k, id(v)) for k, v in st.funcs.items()))
+        tail = self._tail_cache.get(key)
+        if tail is None:
+            memo: dict = {}
+            tail = [False] * (len(kids) + 1)
+            for j in range(len(kids) - 1, -1, -1):
+                tail[j] = tail[j + 1] or self._may_launch(kids[j], st.funcs, memo)
+            self._tail_cache[key] = tail
+        return tail[i]
+
+    def _may_launch(self, node, funcs, memo, depth=0) -> bool:
+        """Whether running ``node`` could reach a watched command: a launch word, a command
+        whose name is an expansion, eval/source/bash -c, or a function that may launch."""
+        key = id(node)
+        hit = self._launch_cache.get(key)
+        if hit is None:
+            direct = False
+            names = set()
+            stack = [node]
+            while stack:
+                n = stack.pop()
+                if n.type == "command":
+                    nm = n.field("name")
+                    word = nm.children[0] if nm is not None and nm.children else nm
+                    if word is None or word.type != "word":
+                        direct = True
+                        break
+                    txt = word.text
+                    base = os.path.basename(txt)
+                    if base in self.watch or txt in ("eval", "source", ".", "bash", "sh", "exec", "command", "builtin"):
+                        direct = True
+                        break
+                    names.add(txt)
+                stack.extend(n.children)
+            hit = (direct, frozenset(names), node)
+            self._launch_cache[key] = hit
+        direct, names, _ = hit
+        if direct:
+            return True
+        if depth > 32:
+            return True
+        for nm in names:
+            body = funcs.get(nm)
+            if body is None:
+                continue
+            if id(body) in memo:
+                if memo[id(body)]:
+                    return True
+                continue
+            memo[id(body)] = False
+            r = self._may_launch(body, funcs, memo, depth + 1)
+            memo[id(body)] = r
+            if r:
+                return True
+        return False
 
     def _compound(self, node, st):
         kids = node.children
