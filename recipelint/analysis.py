@@ -65,10 +65,13 @@ class Analyzer:
         res.problems = parsed.problems
         return res, parsed
 
-    def analyze(self, path: Path, display: str, points: list[SweepPoint]) -> FileResult:
+    def analyze(self, path: Path, display: str, points) -> FileResult:
+        """``points``: a list of sweep points, or a function of the file's text that makes them."""
         res, parsed = self.load(path, display)
         if parsed is None:
             return res
+        if callable(points):
+            points = points(res.source.data.decode("utf-8", "replace"))
         ev = self.evaluator(path)
         for pt in points:
             res.points.append(self.evaluate(parsed, path, pt, ev))

@@ -69,7 +69,7 @@ def render(
         _fail(f"{script}: is a directory (render takes one script)")
     overrides = _parse_env(env)
     display = str(script)
-    points = [point_from_overrides(display, overrides)] if overrides else default_points(display)
+    points = [point_from_overrides(display, overrides)] if overrides else (lambda text: default_points(display, text))
     res = Analyzer().analyze(script, display, points)
     if res.error:
         _fail(res.error)
@@ -80,6 +80,70 @@ def render(
     if not res.launches:
         typer.echo(f"recipelint: {display}: no serve launch found", err=True)
         raise typer.Exit(2)
+
+
+def _codes(values: list[str]) -> list[str]:
+    out = []
+    for v in values:
+        out.extend(x.strip() for x in v.split(",") if x.strip())
+    return out
+
+
+@app.command()
+def check(
+    paths: list[Path] = typer.Argument(None, help="Files or directories (walked for *.sh). Default: the current directory.", show_default=False),
+    output_format: str = typer.Option("full", "--output-format", "-o", help="full, concise or json."),
+    select: list[str] = typer.Option([], "--select", help="Only rules whose code starts with one of these (comma-separated or repeated)."),
+    ignore: list[str] = typer.Option([], "--ignore", help="Skip rules whose code starts with one of these."),
+    no_ignores: bool = typer.Option(False, "--no-ignores", help="Report findings even where a suppression comment would hide them."),
+):
+    """Lint recipes: rebuild each serve launch under every sweep point and check it with rules."""
+    from .lint import UsageError, lint
+    from .report import FORMATS, render_concise, render_full, render_json, summary
+
+    if output_format not in FORMATS:
+        _fail(f"--output-format must be one of {', '.join(FORMATS)}, got '{output_format}'")
+    sel, ign = _codes(select), _codes(ignore)
+    from .registry import all_rules
+
+    known = [r.code for r in all_rules()]
+    for c in sel + ign:
+        if c.upper() != "ALL" and not any(k.startswith(c.upper()) for k in known):
+            _fail(f"unknown rule code or prefix '{c}' (see `recipelint rule --all`)")
+    try:
+        result = lint(list(paths or [Path(".")]), sel, ign, use_suppressions=not no_ignores)
+    except UsageError as e:
+        _fail(str(e))
+    if output_format == "json":
+        sys.stdout.write(render_json(result.findings))
+    elif output_format == "concise":
+        sys.stdout.write(render_concise(result.findings))
+    else:
+        sys.stdout.write(render_full(result.findings, color=sys.stdout.isatty() or None))
+        typer.echo(summary(result.findings, len(result.files)), err=not result.findings and False)
+    raise typer.Exit(1 if result.findings else 0)
+
+
+@app.command("rule")
+def rule_doc(
+    code: Optional[str] = typer.Argument(None, help="A rule code (RL101) or name (dp-attention-per-rank-limit)."),
+    show_all: bool = typer.Option(False, "--all", help="Print every rule's documentation."),
+):
+    """Print a rule's documentation."""
+    from .registry import all_rules, by_code
+
+    if show_all:
+        for r in all_rules():
+            typer.echo(f"# {r.code} {r.name} ({r.severity})\n\n{r.doc()}\n")
+        return
+    if not code:
+        for r in all_rules():
+            typer.echo(f"{r.code}  {r.name:36s} {r.severity:8s} {r.summary()}")
+        return
+    r = by_code(code)
+    if r is None:
+        _fail(f"unknown rule '{code}' (see `recipelint rule --all`)")
+    typer.echo(f"# {r.code} {r.name} ({r.severity})\n\n{r.doc()}")
 
 
 def main() -> None:

@@ -69,6 +69,16 @@ class Command:
     loc: Loc
 
 
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """A condition, decided by known values, that guards an ``exit`` (a divisibility check, a
+    ``*) exit 1`` case arm).  ``fired`` says whether this path took the exit branch."""
+
+    loc: Loc
+    text: str
+    fired: bool
+
+
 @dataclass(slots=True)
 class PathResult:
     events: list
@@ -76,6 +86,7 @@ class PathResult:
     cond: tuple[Decision, ...]
     truncated: bool
     notes: list[tuple[Loc, str]]
+    guards: tuple = ()
 
 
 @dataclass(slots=True)
@@ -133,7 +144,7 @@ class _CmdError(Exception):
 class State:
     __slots__ = (
         "vars", "frames", "funcs", "pos", "files", "errexit", "nounset", "events", "cond", "ctl",
-        "out", "stdin", "status", "notes", "truncated", "source_depth", "script", "cond_ctx",
+        "out", "stdin", "status", "notes", "truncated", "source_depth", "script", "cond_ctx", "guards",
     )
 
     def copy(self) -> State:
@@ -156,6 +167,7 @@ class State:
         s.source_depth = self.source_depth
         s.script = self.script
         s.cond_ctx = self.cond_ctx
+        s.guards = self.guards
         return s
 
     # variables -----------------------------------------------------------------------
@@ -238,6 +250,7 @@ class Evaluator:
         self._launch_cache: dict[int, tuple] = {}
         self._tail_cache: dict = {}
         self._kids_cache: dict = {}
+        self._exit_cache: dict = {}
         self.prune_after_launch = True
         self._root = None
         self._assign_cache: dict[int, frozenset] = {}
@@ -271,6 +284,7 @@ class Evaluator:
         st.source_depth = 0
         st.script = str(self.script_path)
         st.cond_ctx = 0
+        st.guards = ()
         self.paths = 1
         self.steps = 0
         if parsed.depth > MAX_DEPTH:
@@ -284,7 +298,7 @@ class Evaluator:
             ex = None
             if s.ctl is not None and s.ctl[0] == "exit":
                 ex = Exit(s.ctl[1], s.ctl[2], s.ctl[3] if len(s.ctl) > 3 else "")
-            results.append(PathResult(s.events, ex, s.cond, s.truncated, s.notes))
+            results.append(PathResult(s.events, ex, s.cond, s.truncated, s.notes, s.guards))
         return results
 
     # -----------------------------------------------------------------------------------
@@ -550,6 +564,8 @@ class Evaluator:
                 continue
             stt = s.status
             run_right = (stt == 0) if op == "&&" else (stt is not None and stt != 0)
+            if stt is not None and self._exits_in([[right]]):
+                self._guard(s, [left], run_right)
             if stt is None:
                 text = _short(left.text)
                 taken_if_right = op == "&&"
@@ -606,6 +622,9 @@ class Evaluator:
                 if other.out is None or text_of(first.out) != text_of(other.out):
                     first.out = _common_out(first.out, other.out, loc)
             first.truncated = first.truncated or other.truncated
+            if other.guards is not first.guards:
+                have = {(g.loc.start, id(g.loc.source)) for g in first.guards}
+                first.guards = first.guards + tuple(g for g in other.guards if (g.loc.start, id(g.loc.source)) not in have)
             seen = {(id(a), b) for a, b in first.notes}
             first.notes = first.notes + [x for x in other.notes if (id(x[0]), x[1]) not in seen]
         self.paths -= len(cont) - 1
@@ -619,6 +638,41 @@ class Evaluator:
                 continue
             out.append(s)
         return out
+
+    def _exits_in(self, bodies) -> bool:
+        """Whether one of the statement lists runs ``exit`` directly: as one of its own
+        statements (possibly in a ``{ }`` group, a redirection or an ``&&``/``||`` list),
+        not nested in another ``if``, loop or function."""
+        for body in bodies:
+            for n in body or ():
+                key = id(n)
+                hit = self._exit_cache.get(key)
+                if hit is None:
+                    hit = False
+                    stack = [n]
+                    while stack:
+                        x = stack.pop()
+                        t = x.type
+                        if t == "command":
+                            nm = x.field("name")
+                            if nm is not None and nm.text == "exit":
+                                hit = True
+                                break
+                            continue
+                        if t in ("redirected_statement", "list", "compound_statement", "negated_command"):
+                            stack.extend(x.children)
+                    self._exit_cache[key] = hit
+                if hit:
+                    return True
+        return False
+
+    def _guard(self, st, cond_nodes, fired: bool, text: str | None = None) -> None:
+        if not cond_nodes:
+            return
+        loc = cond_nodes[0].loc
+        if text is None:
+            text = " ; ".join(c.text for c in cond_nodes)
+        st.guards = st.guards + (Guard(loc, " ".join(text.split()), fired),)
 
     def _join_exits(self, states):
         """Paths that exit at the same place with the same status and events are one result."""
@@ -713,13 +767,18 @@ class Evaluator:
         for s in res:
             s.cond_ctx -= 1
         out = []
+        guard = self._exits_in([body] + [cl[1] for cl in clauses[1:]])
         for s in res:
             if s.ctl is not None:
                 out.append(s)
                 continue
             if s.status == 0:
+                if guard:
+                    self._guard(s, cond, self._exits_in([body]))
                 out.extend(self._body_status(body, s))
             elif s.status is not None:
+                if guard:
+                    self._guard(s, cond, False)
                 out.extend(self._run_clauses(clauses[1:], s, node))
             else:
                 text = _short(" ; ".join(c.text for c in cond))
@@ -767,6 +826,8 @@ class Evaluator:
                     out.append(s)
                     continue
                 m = self._case_match(patterns, vtext, s)
+                if m is True and self._exits_in([body]):
+                    self._guard(s, [item], True, text=f"case {value_node.text if value_node is not None else ''} in {' | '.join(p.text for p in patterns)})")
                 if m is True:
                     out.extend(self._run_case_body(items, idx, s))
                 elif m is False:

@@ -161,6 +161,7 @@ class _Entry:
 class _Catalog:
     entries: list[_Entry] = field(default_factory=list)
     json_flags: dict = field(default_factory=dict)
+    aliases: dict = field(default_factory=dict)
     launchers: dict = field(default_factory=dict)
     python_value_options: frozenset = frozenset()
 
@@ -179,6 +180,7 @@ def catalog() -> _Catalog:
             cat.json_flags[eng] = frozenset(spec.get("json_flags", []))
         cat.entries.sort(key=lambda e: -len(e.argv))
         cat.launchers = data["launchers"]
+        cat.aliases = {eng: dict(m or {}) for eng, m in (data.get("aliases") or {}).items()}
         cat.python_value_options = frozenset(data.get("python_value_options", []))
         _CAT = cat
     return _CAT
@@ -311,6 +313,20 @@ def _build(entry, argv, i, j, launcher, env, prefix_env, loc, cat) -> Launch:
         w = words[k]
         t = w.text
         if t is None:
+            head = _known_prefix(w)
+            if head.startswith("--") and "=" in head:
+                # `--model-path=$MODEL` with an unknown value: the flag is still known
+                name = head.split("=", 1)[0]
+                from .values import slice_str
+
+                value = Word(slice_str(w.chunks, len(name) + 1), w.loc)
+                key, base, sub = _normalise(name, entry.engine == "vllm")
+                canon = cat.aliases.get(entry.engine, {}).get(base)
+                if canon is not None:
+                    key, base = (canon + "." + sub if sub else canon), canon
+                flags.append(Flag(name, key, base, sub, w, value, j + k, True))
+                k += 1
+                continue
             # an unknown word: the expected positional (the model), or a bundle we could not compute
             if want_pos > 0 and not flags and not any(c.multi for c in w.chunks):
                 positionals.append(w)
@@ -328,7 +344,10 @@ def _build(entry, argv, i, j, launcher, env, prefix_env, loc, cat) -> Launch:
             elif k + 1 < n and _takes_value(words[k + 1]):
                 value = words[k + 1]
                 k += 1
-            key, base, sub = _normalise(name)
+            key, base, sub = _normalise(name, entry.engine == "vllm")
+            canon = cat.aliases.get(entry.engine, {}).get(base)
+            if canon is not None:
+                key, base = (canon + "." + sub if sub else canon), canon
             f = Flag(name, key, base, sub, w, value, j + k - (0 if value is None or inline else 1), inline)
             if value is not None and (base in json_flags or key in json_flags or _looks_json(value)):
                 if sub is None:
@@ -362,6 +381,15 @@ def _build(entry, argv, i, j, launcher, env, prefix_env, loc, cat) -> Launch:
     )
 
 
+def _known_prefix(w: Word) -> str:
+    out = []
+    for c in w.chunks:
+        if c.text is None:
+            break
+        out.append(c.text)
+    return "".join(out)
+
+
 def _is_number(t: str) -> bool:
     return bool(re.fullmatch(r"-\d+(\.\d+)?", t))
 
@@ -384,11 +412,13 @@ def _looks_json(w: Word) -> bool:
     return s.startswith("{")
 
 
-def _normalise(name: str) -> tuple[str, str, str | None]:
-    """``--max_num_seqs`` → ``--max-num-seqs``; ``--compilation-config.mode`` → base + subkey."""
+def _normalise(name: str, underscores: bool = True) -> tuple[str, str, str | None]:
+    """``--max_num_seqs`` → ``--max-num-seqs`` (vLLM accepts both); ``--compilation-config.mode``
+    → base + subkey."""
     if name.startswith("--"):
         head, dot, rest = name[2:].partition(".")
-        head = head.replace("_", "-")
+        if underscores:
+            head = head.replace("_", "-")
         if dot:
             return f"--{head}.{rest}", f"--{head}", rest
         return f"--{head}", f"--{head}", None

@@ -8,6 +8,7 @@ know (``MODEL``, ``IMAGE``) are opaque: set and non-empty, value unknown.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .evaluator import Opaque
@@ -69,7 +70,19 @@ def base_env(script_name: str, agentic: bool) -> dict:
     return env
 
 
-def default_points(path_text: str) -> list[SweepPoint]:
+_BACKEND = re.compile(r"require_agentic_kv_offload_backend\s+[\"']?([A-Za-z0-9_.-]+)")
+_DRAM_GB = {8: "2849", 4: "1424", 2: "712", 1: "356"}
+
+
+def offload_backends(text: str) -> list[str]:
+    """KV-offload backends a recipe accepts, read from its ``require_..._backend NAME`` calls."""
+    return sorted(set(_BACKEND.findall(text or "")))
+
+
+def default_points(path_text: str, text: str | None = None) -> list[SweepPoint]:
+    """The default environment matrix for a recipe no master config reaches.  For agentic
+    recipes, each KV-offload backend the recipe accepts is swept too (on the TP8 and DEP8
+    topologies, with the DRAM budget a launcher would pass)."""
     name = path_text.rsplit("/", 1)[-1]
     agentic = "/agentic/" in f"/{path_text}" or "agentic" in name
     out = []
@@ -77,6 +90,14 @@ def default_points(path_text: str) -> list[SweepPoint]:
         env = base_env(name, agentic)
         env.update({"TP": str(tp), "EP_SIZE": str(ep), "DP_ATTENTION": dpa, "CONC": str(conc), "GPU_COUNT": str(tp)})
         out.append(SweepPoint(f"tp{tp}-ep{ep}-dpa{dpa}-conc{conc}", env, origin="default matrix"))
+    if agentic:
+        for backend in offload_backends(text or ""):
+            for tp, ep, dpa, conc in DEFAULT_TOPOLOGIES[:2]:
+                env = base_env(name, agentic)
+                env.update({"TP": str(tp), "EP_SIZE": str(ep), "DP_ATTENTION": dpa, "CONC": str(conc),
+                            "GPU_COUNT": str(tp), "KV_OFFLOADING": "dram", "KV_OFFLOAD_BACKEND": backend,
+                            "TOTAL_CPU_DRAM_GB": _DRAM_GB.get(tp, "2849")})
+                out.append(SweepPoint(f"tp{tp}-ep{ep}-dpa{dpa}-conc{conc}-{backend}", env, origin="default matrix"))
     return out
 
 

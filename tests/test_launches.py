@@ -66,7 +66,7 @@ def test_flag_forms():
         ("--enable-prefix-caching", "--enable-prefix-caching", "--enable-prefix-caching", None, None, False),
         ("--no-enable-log-requests", "--no-enable-log-requests", "--no-enable-log-requests", None, None, False),
         ("--compilation-config.cudagraph_mode", "--compilation-config.cudagraph_mode", "--compilation-config", "cudagraph_mode", "FULL", False),
-        ("-tp", "-tp", "-tp", None, "4", False),
+        ("-tp", "--tensor-parallel-size", "--tensor-parallel-size", None, "4", False),  # an alias
         ("--max-num-seqs", "--max-num-seqs", "--max-num-seqs", None, "16", False),
         ("--swap-space", "--swap-space", "--swap-space", None, "-1", False),
     ]

@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
         text = f.read_text(errors="replace")
         has_serve = bool(SERVE.search("\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("#"))))
         try:
-            res = an.analyze(f, rel, default_points(rel))
+            res = an.analyze(f, rel, lambda text, rel=rel: default_points(rel, text))
         except Exception:
             crashes.append((rel, traceback.format_exc()))
             continue

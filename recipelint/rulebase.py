@@ -1,0 +1,274 @@
+"""The rule API: a small query layer over launches, so that each rule is a few lines.
+
+A rule is a class with a ``code`` (RL101), a kebab ``name``, a default ``severity`` and its
+documentation as its docstring, in fixed sections (What it does / Why is this bad? /
+Example / Use instead / Exceptions).  ``check(ctx)`` yields findings made with
+``ctx.finding(...)``.  Rules see launches, exits, guards, sweep points and siblings — never
+the bash tree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import facts
+from .analysis import FileResult
+from .findings import Finding, Related, span_of
+from .launches import Launch
+from .points import SweepPoint
+from .source import Loc
+
+DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Exceptions")
+
+
+class Rule:
+    code: str = ""
+    name: str = ""
+    severity: str = "warning"
+    #: "file" rules see one file at a time; "project" rules see every file (siblings)
+    scope: str = "file"
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    @classmethod
+    def doc(cls) -> str:
+        import inspect
+
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first sentence of "What it does"."""
+        text = cls.doc()
+        m = re.search(r"## What it does\s*\n(.+?)(?:\n\n|\n##|$)", text, re.S)
+        first = " ".join((m.group(1) if m else text).split())
+        return first.split(". ")[0].rstrip(".:") + "."
+
+
+@dataclass(slots=True)
+class Use:
+    """A launch as seen under one sweep point."""
+
+    launch: Launch
+    point: SweepPoint
+
+    @property
+    def env(self) -> dict:
+        return self.point.env
+
+
+class FileContext:
+    """What a rule sees of one file (and, for project rules, the others)."""
+
+    def __init__(self, result: FileResult, project: Project, rule: Rule):
+        self.result = result
+        self.project = project
+        self.rule = rule
+
+    # -- launches ------------------------------------------------------------------------
+    @property
+    def path(self) -> Path:
+        return self.result.path
+
+    @property
+    def name(self) -> str:
+        return self.result.path.name
+
+    def uses(self, engine: str | None = None, benchmark: bool = True) -> Iterator[Use]:
+        """Every launch with the sweep point it ran under.  ``benchmark`` keeps only points
+        that run the benchmark (not an eval-only run)."""
+        for pr in self.result.points:
+            if benchmark and str(pr.point.env.get("EVAL_ONLY", "false")).lower() == "true":
+                continue
+            for lc in pr.launches:
+                if engine is None or lc.engine == engine:
+                    yield Use(lc, pr.point)
+
+    def is_agentic(self, use: Use | None = None) -> bool:
+        if use is not None and str(use.env.get("SCENARIO_TYPE", "")) == "agentic-coding":
+            return True
+        return "agentic" in Path(self.result.display).parts or "/agentic/" in f"/{self.result.display}"
+
+    # -- source text (comments) ----------------------------------------------------------
+    def line_text(self, loc: Loc, line: int | None = None) -> str:
+        src = loc.real().source
+        sp = loc.real().span
+        return src.line_text(line if line is not None else sp.line) if hasattr(src, "line_text") else ""
+
+    def comment_near(self, locs, words: tuple[str, ...], above: int = 3) -> str | None:
+        """A ``#`` comment mentioning one of ``words`` on the line of one of ``locs`` or in the
+        ``above`` lines just above it."""
+        for loc in locs if isinstance(locs, (list, tuple)) else [locs]:
+            if loc is None:
+                continue
+            real = loc.real()
+            src = real.source
+            if not hasattr(src, "line_text"):
+                continue
+            line = real.span.line
+            for ln in range(line, max(1, line - above) - 1, -1):
+                text = src.line_text(ln)
+                i = text.find("#")
+                if i < 0:
+                    continue
+                comment = text[i + 1 :].lower()
+                if any(w in comment for w in words):
+                    return text[i:].strip()
+        return None
+
+    def source_text(self, loc: Loc) -> str:
+        """The source text a location covers (for rules that look at how a value was written)."""
+        real = loc.real()
+        src = real.source
+        return src.data[real.start : real.end].decode("utf-8", "replace") if hasattr(src, "data") else ""
+
+    # -- findings ------------------------------------------------------------------------
+    def finding(self, loc: Loc, message: str, point: SweepPoint | list[SweepPoint] | None = None, related=(), key: str = "",
+                code: str | None = None, severity: str | None = None) -> Finding:
+        span = span_of(loc)
+        rel = [Related(span_of(rl), msg) for rl, msg in related if rl is not None]
+        return Finding(
+            code=code or self.rule.code,
+            name=self.rule.name,
+            severity=severity or self.rule.severity,
+            message=message,
+            span=span,
+            points=[p.label for p in (point if isinstance(point, list) else [point]) if p is not None],
+            related=rel,
+            key=key,
+        )
+
+
+class Project:
+    """All files of a run, with sibling lookup."""
+
+    def __init__(self, results: list[FileResult]):
+        self.results = results
+        self.by_path = {r.path.resolve(): r for r in results}
+        self._groups = facts.load("parity")["hardware_groups"]
+
+    def siblings(self, result: FileResult) -> list[FileResult]:
+        """Files named like ``result`` with another hardware token of the same group."""
+        name = result.path.name
+        out = []
+        tokens = re.split(r"([_.-])", name)
+        for i, tok in enumerate(tokens):
+            for group in self._groups:
+                if tok.lower() in group:
+                    for other in group:
+                        if other == tok.lower():
+                            continue
+                        cand = "".join(tokens[:i] + [other] + tokens[i + 1 :])
+                        sib = self.by_path.get((result.path.parent / cand).resolve())
+                        if sib is not None and sib is not result and sib not in out:
+                            out.append(sib)
+        return out
+
+
+# ---- small queries used by several rules -------------------------------------------------
+
+
+def int_value(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(text.strip())
+    except ValueError:
+        return None
+
+
+def env_int(point: SweepPoint, name: str) -> int | None:
+    v = point.env.get(name)
+    return int_value(v) if isinstance(v, str) else None
+
+
+def flag_int(launch: Launch, *keys: str) -> int | None:
+    for k in keys:
+        f = launch.get(k)
+        if f is not None:
+            return int_value(f.text)
+    return None
+
+
+def vllm_dp_size(launch: Launch) -> int | None:
+    v = flag_int(launch, "--data-parallel-size")
+    return 1 if v is None and not launch.has("--data-parallel-size") else v
+
+
+def vllm_world_size(launch: Launch) -> int | None:
+    """TP × PP × PCP of one vLLM engine (DP does not count)."""
+    total = 1
+    for key in ("--tensor-parallel-size", "--pipeline-parallel-size", "--prefill-context-parallel-size"):
+        present = launch.has(key)
+        v = flag_int(launch, key)
+        if present and v is None:
+            return None
+        total *= v or 1
+    return total
+
+
+def sglang_attention_dp(launch: Launch) -> int | None:
+    """The attention-DP size of an SGLang launch (1 without DP attention)."""
+    attn = flag_int(launch, "--attn-dp-size")
+    if attn is not None:
+        return attn
+    if not launch.has("--enable-dp-attention"):
+        return 1
+    f = launch.get("--dp-size")
+    return int_value(f.text) if f is not None else 1
+
+
+def kv_connector(launch: Launch):
+    """(connector name, extra-config JNode or None, the flag) of --kv-transfer-config."""
+    f = launch.get("--kv-transfer-config")
+    if f is None or f.json is None or f.json.kind != "object":
+        return None, None, f
+    name = f.json.get("kv_connector")
+    extra = f.json.get("kv_connector_extra_config")
+    return (name.value if name is not None else None), (extra if extra is not None and extra.kind == "object" else None), f
+
+
+def model_family(launch: Launch, file_name: str = "") -> str | None:
+    """The model family a launch serves, from its model names and parser flags, else the
+    recipe's file name."""
+    fams = facts.load("models")["families"]
+    texts = []
+    m = launch.model
+    if m is not None and m.text:
+        texts.append(m.text)
+    for k in ("--served-model-name", "--model", "--model-path", "--tokenizer-mode", "--reasoning-parser", "--tool-call-parser"):
+        v = launch.value(k)
+        if v:
+            texts.append(v)
+    texts.append(file_name)
+    for text in texts:
+        low = text.lower()
+        for fam, spec in fams.items():
+            if any(pat in low for pat in spec.get("match", [])):
+                return fam
+    return None
+
+
+def related_flag(launch: Launch, key: str, msg: str | None = None):
+    f = launch.get(key)
+    if f is None:
+        return None
+    return (f.word.loc, msg or f"{f.name} is passed here")
+
+
+def uniq(items: Iterable) -> list:
+    seen = []
+    for i in items:
+        if i not in seen:
+            seen.append(i)
+    return seen
+
+
+__all__ = [
+    "DOC_SECTIONS", "FileContext", "Project", "Related", "Rule", "Use", "env_int", "flag_int", "int_value",
+    "kv_connector", "model_family", "related_flag", "sglang_attention_dp", "uniq", "vllm_dp_size", "vllm_world_size",
+]

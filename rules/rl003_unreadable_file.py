@@ -1,0 +1,42 @@
+from recipelint.findings import Finding
+from recipelint.rulebase import Rule
+from recipelint.source import Span
+
+
+class UnreadableFile(Rule):
+    """
+    ## What it does
+    Reports a recipe that cannot be analysed at all: a binary file, text that is not UTF-8,
+    or a file that cannot be read.
+
+    ## Why is this bad?
+    A `.sh` file under the benchmark tree that is not a readable bash script is either a
+    mistake (a committed binary, a file saved in another encoding) or will fail when the
+    launcher runs it.
+
+    ## Example
+    A recipe saved as Latin-1 (`caf\\xe9` in a comment) or a build artefact named `*.sh`.
+
+    ## Use instead
+    Save recipes as UTF-8 text.
+
+    ## Exceptions
+    Empty files are skipped, not reported.
+    """
+
+    code = "RL003"
+    name = "unreadable-file"
+    severity = "error"
+
+    def check(self, ctx):
+        err = ctx.result.error
+        if not err or err.endswith(": empty file"):
+            return
+        line = 1
+        head, _, rest = err.partition(": ")
+        if head.startswith(ctx.result.display + ":"):
+            tail = head[len(ctx.result.display) + 1 :]
+            if tail.isdigit():
+                line = int(tail)
+        msg = err.split(": ", 1)[1] if ": " in err else err
+        yield Finding(self.code, self.name, self.severity, msg, Span(str(ctx.result.path), line, 1, line, 1))

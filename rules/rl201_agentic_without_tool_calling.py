@@ -1,0 +1,65 @@
+from recipelint import facts
+from recipelint.rulebase import Rule, model_family
+
+
+class AgenticWithoutToolCalling(Rule):
+    """
+    ## What it does
+    Checks that an agentic (tool-using) benchmark launches its server with tool calling on:
+    vLLM needs both `--tool-call-parser NAME` and `--enable-auto-tool-choice`; SGLang needs
+    `--tool-call-parser NAME`.  A recipe is agentic when it lives under an `agentic/` folder or
+    its master-config scenario is `agentic-coding`.
+
+    ## Why is this bad?
+    Agentic trace replays send chat requests with `tools` and `tool_choice: auto`.  Without
+    both flags vLLM rejects every such request with HTTP 400 (`"auto" tool choice requires
+    --enable-auto-tool-choice and --tool-call-parser to be set`); SGLang accepts them but
+    returns tool calls as plain text, so the replayed agent loop silently measures something
+    else.  Either way the sweep's numbers are invalid.
+
+    ## Example
+    ```bash
+    VLLM_CMD=(vllm serve "$MODEL" --reasoning-parser deepseek_v4 --max-num-seqs "$MAX_NUM_SEQS")
+    ```
+
+    ## Use instead
+    ```bash
+    VLLM_CMD=(vllm serve "$MODEL" --reasoning-parser deepseek_v4
+              --tool-call-parser deepseek_v4 --enable-auto-tool-choice
+              --max-num-seqs "$MAX_NUM_SEQS")
+    ```
+
+    ## Exceptions
+    Only the benchmark path is judged: flags added only under an `EVAL_ONLY` branch do not count.
+    Launches with an argument list recipelint could not compute are skipped (the flags may be in
+    it).  gpt-oss (harmony) models parse tool calls without a parser.
+    """
+
+    code = "RL201"
+    name = "agentic-without-tool-calling"
+    severity = "error"
+
+    REQUIRED = {"vllm": ("--tool-call-parser", "--enable-auto-tool-choice"), "sglang": ("--tool-call-parser",)}
+
+    def check(self, ctx):
+        fams = facts.load("models")["families"]
+        for use in ctx.uses():
+            lc = use.launch
+            need = self.REQUIRED.get(lc.engine)
+            if not need or not ctx.is_agentic(use) or not lc.complete:
+                continue
+            fam = model_family(lc, ctx.name)
+            if fam and fams.get(fam, {}).get("tool_calling_builtin"):
+                continue
+            missing = [k for k in need if not lc.has(k)]
+            if not missing:
+                continue
+            names = " and ".join(f"`{k}`" for k in missing)
+            parser = fams.get(fam, {}).get(lc.engine, {}).get("tool_call_parser") if fam else None
+            hint = f" (for this model: `--tool-call-parser {parser}`)" if parser and "--tool-call-parser" in missing else ""
+            if lc.engine == "vllm":
+                effect = "vLLM answers every `tool_choice: auto` request with HTTP 400"
+            else:
+                effect = "SGLang returns tool calls as plain text"
+            msg = f"agentic {lc.engine} launch without {names}: {effect}{hint}"
+            yield ctx.finding(lc.loc, msg, use.point, key=",".join(missing))

@@ -1,0 +1,72 @@
+import difflib
+
+from recipelint import facts
+from recipelint.rulebase import Rule, kv_connector
+
+
+def key_ranges(spec: dict, connector_since: str) -> tuple[str, str | None]:
+    return str(spec.get("since", connector_since)), (str(spec["until"]) if "until" in spec else None)
+
+
+class UnknownConnectorKey(Rule):
+    """
+    ## What it does
+    Reports a `kv_connector_extra_config` key that the named vLLM KV connector does not read.
+
+    ## Why is this bad?
+    `kv_connector_extra_config` is a free-form dict: vLLM ignores keys no connector reads,
+    silently.  A misspelt or invented key (`cpu_byte_to_use`, `lazy_offloading`) therefore
+    loses the setting without an error, and the benchmark runs with the connector's default
+    (for SimpleCPUOffloadConnector, 8 GiB of CPU cache and eager offload).
+
+    The key sets come from the connectors' own source in each vLLM release (see
+    `rules/data/connectors.yaml`).  SimpleCPUOffloadConnector reads `cpu_bytes_to_use`,
+    `cpu_bytes_to_use_per_rank` and `lazy_offload` in every release that has it (0.19.0 on):
+    `cpu_bytes_to_use_per_rank` is a real key (a per-rank override of the server-wide
+    `cpu_bytes_to_use`) and is not reported.
+
+    ## Example
+    ```json
+    {"kv_connector": "SimpleCPUOffloadConnector", "kv_role": "kv_both",
+     "kv_connector_extra_config": {"cpu_byte_to_use": 400000000000}}
+    ```
+
+    ## Use instead
+    ```json
+    {"kv_connector": "SimpleCPUOffloadConnector", "kv_role": "kv_both",
+     "kv_connector_extra_config": {"cpu_bytes_to_use": 400000000000}}
+    ```
+
+    ## Exceptions
+    Connectors whose extra config belongs to another package (LMCacheConnectorV1, NixlConnector)
+    are only checked for the keys vLLM itself defines; unknown connectors are not checked.  Keys
+    vLLM reads from any connector's config (`enable_cross_layers_blocks`, 0.24.0–0.27.1) are
+    accepted.
+    """
+
+    code = "RL302"
+    name = "unknown-connector-key"
+    severity = "warning"
+
+    def check(self, ctx):
+        data = facts.load("connectors")
+        conns = data["vllm"]
+        common = data.get("any_connector", {})
+        for use in ctx.uses("vllm"):
+            lc = use.launch
+            name, extra, flag = kv_connector(lc)
+            spec = conns.get(name) if name else None
+            if spec is None or extra is None or spec.get("open"):
+                continue
+            known = dict(spec["keys"])
+            for k, v in common.items():
+                known.setdefault(k, v)
+            for key_node, _ in extra.items:
+                key = key_node.value
+                if key is None or key in known:
+                    continue
+                close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
+                hint = f"; did you mean `{close[0]}`?" if close else ""
+                msg = (f"{name} does not read `{key}` from kv_connector_extra_config (vLLM {spec.get('since', '?')} "
+                       f"and later): vLLM ignores unknown keys silently, so this setting has no effect{hint}")
+                yield ctx.finding(key_node.loc, msg, use.point, key=key)

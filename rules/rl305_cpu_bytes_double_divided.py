@@ -1,0 +1,68 @@
+from recipelint.rulebase import Rule, env_int, kv_connector, vllm_world_size
+
+GB = 10**9
+GIB = 1024**3
+
+
+def _close(a: int, b: int) -> bool:
+    return b > 0 and abs(a - b) <= max(1, b // 200)
+
+
+class CpuBytesDoubleDivided(Rule):
+    """
+    ## What it does
+    Reports SimpleCPUOffloadConnector's `cpu_bytes_to_use` given a value that is already the
+    per-GPU share of the sweep point's CPU budget (`TOTAL_CPU_DRAM_GB / GPU_COUNT`) on an engine
+    whose world size (TP × PP × PCP) is above 1.
+
+    ## Why is this bad?
+    `cpu_bytes_to_use` is server-wide: the connector divides it by the engine's world size
+    (`cpu_capacity_bytes // world_size`).  Data parallelism does not count — each DP engine has
+    its own connector — so under DEP (`--tensor-parallel-size 1`) a per-GPU value is right, but
+    on a TP4 engine the per-GPU value is divided again and each rank gets a quarter of its
+    share: only 1/world-size of the budget is used.
+
+    ## Example
+    ```bash
+    CPU_BYTES=$(( TOTAL_CPU_DRAM_GB * 1000000000 / GPU_COUNT ))   # per GPU
+    vllm serve "$MODEL" --tensor-parallel-size 4 \\
+        --kv-transfer-config "{\\"kv_connector\\":\\"SimpleCPUOffloadConnector\\",\\"kv_role\\":\\"kv_both\\",
+            \\"kv_connector_extra_config\\":{\\"cpu_bytes_to_use\\":$CPU_BYTES}}"
+    ```
+
+    ## Use instead
+    Pass the per-GPU value as `cpu_bytes_to_use_per_rank`, or the whole budget
+    (`TOTAL_CPU_DRAM_GB * 1000000000`) as `cpu_bytes_to_use`.
+
+    ## Exceptions
+    Judged only when the sweep point's `TOTAL_CPU_DRAM_GB` and the engine's parallel sizes are
+    known.
+    """
+
+    code = "RL305"
+    name = "cpu-bytes-double-divided"
+    severity = "warning"
+
+    def check(self, ctx):
+        for use in ctx.uses("vllm"):
+            lc, point = use.launch, use.point
+            name, extra, flag = kv_connector(lc)
+            if name != "SimpleCPUOffloadConnector" or extra is None:
+                continue
+            node = extra.get("cpu_bytes_to_use")
+            if node is None or node.kind != "number" or extra.get("cpu_bytes_to_use_per_rank") is not None:
+                continue
+            total = env_int(point, "TOTAL_CPU_DRAM_GB")
+            ws = vllm_world_size(lc)
+            if not total or not ws or ws <= 1:
+                continue
+            value = int(node.value)
+            gpus = env_int(point, "GPU_COUNT") or ws
+            for unit in (GB, GIB):
+                if any(_close(value * n, total * unit) for n in {gpus, ws} if n > 1):
+                    per_rank = value // ws
+                    msg = (f"`cpu_bytes_to_use` is {value / GB:.0f} GB, already the per-GPU share of TOTAL_CPU_DRAM_GB={total}; "
+                           f"vLLM divides it again by the world size {ws}, so each rank gets {per_rank / GB:.0f} GB and only "
+                           f"1/{ws} of the budget is used; pass it as `cpu_bytes_to_use_per_rank` or pass the server-wide total")
+                    yield ctx.finding(node.loc, msg, point, key=str(ws))
+                    break

@@ -1,0 +1,109 @@
+"""Rules against their annotated fixtures (fixtures/rules/<CODE>/), the rule meta-checks, and
+the seed replica's golden output."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from helpers import FIXTURES
+from recipelint.lint import lint
+from recipelint.points import default_points, point_from_overrides
+from recipelint.registry import all_rules
+from recipelint.report import render_concise, render_json
+from recipelint.rulebase import DOC_SECTIONS
+
+RULES_DIR = FIXTURES / "rules"
+ANNOT = re.compile(r"#\s*(expect|ok):\s*(RL\d{3})(?:@(\+?\d+))?")
+
+
+def fixture_points(display: str, text: str):
+    pts = []
+    for line in text.splitlines():
+        m = re.match(r"\s*#\s*point:\s*(.*)$", line)
+        if m:
+            env = dict(kv.split("=", 1) for kv in m.group(1).split())
+            pts.append(point_from_overrides(display, env))
+    return pts or default_points(display, text)
+
+
+def annotations(path: Path):
+    """{(kind, code, line)} from a fixture's comments."""
+    lines = path.read_bytes().decode("utf-8", "replace").split("\n")
+    out = set()
+    for i, raw in enumerate(lines, 1):
+        for m in ANNOT.finditer(raw):
+            kind, code, at = m.groups()
+            if at is not None:
+                line = i + int(at[1:]) if at.startswith("+") else int(at)
+            elif raw[: m.start()].strip():
+                line = i
+            else:
+                line = i + 1
+                while line <= len(lines) and (not lines[line - 1].strip() or lines[line - 1].lstrip().startswith("#")):
+                    line += 1
+            out.add((kind, code, line))
+    return out
+
+
+def rule_dirs():
+    return sorted(p for p in RULES_DIR.iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("folder", rule_dirs(), ids=lambda p: p.name)
+def test_rule_fixtures(folder):
+    result = lint([folder], points_for=fixture_points)
+    by_file: dict[str, set] = {}
+    for f in result.findings:
+        by_file.setdefault(str(Path(f.span.path).resolve()), set()).add((f.code, f.span.line))
+    checked = 0
+    for path in sorted(folder.rglob("*.sh")):
+        ann = annotations(path)
+        codes = {c for _, c, _ in ann}
+        got = {(c, ln) for c, ln in by_file.get(str(path.resolve()), set()) if c in codes}
+        expected = {(c, ln) for k, c, ln in ann if k == "expect"}
+        near_misses = {(c, ln) for k, c, ln in ann if k == "ok"}
+        assert got == expected, f"{path.name}: findings {sorted(got)} != expected {sorted(expected)}"
+        assert not (got & near_misses), f"{path.name}: near misses reported: {sorted(got & near_misses)}"
+        checked += len(ann)
+    assert checked
+
+
+def test_every_rule_has_docs_and_fixtures():
+    have = {}
+    for path in RULES_DIR.rglob("*.sh"):
+        for kind, code, _ in annotations(path):
+            have.setdefault(code, set()).add(kind)
+    for rule in all_rules():
+        doc = rule.doc()
+        for section in DOC_SECTIONS:
+            assert f"## {section}" in doc, f"{rule.code} lacks a '{section}' section"
+        assert re.fullmatch(r"RL\d{3}", rule.code) and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name)
+        assert rule.severity in ("info", "warning", "error")
+        assert have.get(rule.code) == {"expect", "ok"}, f"{rule.code} needs fixtures with positives and near misses"
+
+
+def test_rule_codes_and_names_are_unique():
+    rules = all_rules()
+    assert len({r.code for r in rules}) == len(rules)
+    assert len({r.name for r in rules}) == len(rules)
+
+
+SEED = FIXTURES / "seed"
+
+
+def test_seed_replica_golden(monkeypatch):
+    """The seed review's PR, replicated: exactly the bot's findings, none on the B300 sibling."""
+    monkeypatch.chdir(SEED)
+    result = lint([Path("benchmarks")])
+    out = render_concise(result.findings)
+    golden = (SEED / "expected.concise.txt").read_text()
+    assert out == golden
+    assert (SEED / "expected.json").read_text() == render_json(result.findings)
+    codes = sorted((f.code, f.span.line) for f in result.findings)
+    assert ("RL101", 60) in codes and ("RL201", 83) in codes and ("RL301", 36) in codes
+    assert [c for c, _ in codes].count("RL401") == 2
+    assert not any(f.code == "RL302" for f in result.findings)
+    assert not any("b300" in f.span.path for f in result.findings)
