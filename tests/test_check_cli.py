@@ -1,0 +1,108 @@
+"""`recipelint check` and `recipelint rule`: formats, exit codes, selection, suppressions."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from helpers import FIXTURES
+from recipelint.cli import app
+
+runner = CliRunner()
+SEED = FIXTURES / "seed" / "benchmarks"
+RL101 = FIXTURES / "rules" / "RL101"
+
+
+def test_exit_codes_and_concise(monkeypatch):
+    monkeypatch.chdir(FIXTURES / "seed")
+    r = runner.invoke(app, ["check", "benchmarks", "-o", "concise"])
+    assert r.exit_code == 1
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 5 and all(":" in ln and " RL" in ln for ln in lines)
+    clean = runner.invoke(app, ["check", "benchmarks/single_node/agentic/dsv4_fp4_b300_vllm.sh", "-o", "concise"])
+    assert clean.exit_code == 0 and clean.output == ""
+
+
+def test_full_format_has_code_frames(monkeypatch):
+    monkeypatch.chdir(FIXTURES / "seed")
+    r = runner.invoke(app, ["check", "benchmarks"])
+    assert r.exit_code == 1
+    assert "60 | MAX_NUM_SEQS=$((2 * CONC))" in r.output
+    assert "   |              ^^^^^^^^^^^^^" in r.output
+    assert "= sweep points: tp8-ep8-dpatrue-conc64" in r.output
+    assert "Found 5 findings (2 errors, 3 warnings) in 3 files." in r.output
+
+
+def test_json_format():
+    r = runner.invoke(app, ["check", str(SEED), "-o", "json", "--select", "RL301"])
+    data = json.loads(r.output)
+    assert [d["code"] for d in data] == ["RL301"]
+    assert data[0]["location"]["line"] == 36 and data[0]["location"]["col"] == 21
+    assert data[0]["related"][0]["line"] == 41
+
+
+def test_select_and_ignore():
+    r = runner.invoke(app, ["check", str(SEED), "-o", "concise", "--select", "RL4,RL2"])
+    codes = {ln.split()[1] for ln in r.output.strip().splitlines()}
+    assert codes == {"RL401", "RL201"}
+    r = runner.invoke(app, ["check", str(SEED), "-o", "concise", "--ignore", "RL4", "--ignore", "RL2"])
+    codes = {ln.split()[1] for ln in r.output.strip().splitlines()}
+    assert codes == {"RL101", "RL301"}
+
+
+def test_usage_errors_exit_2():
+    r = runner.invoke(app, ["check", "/no/such/dir"])
+    assert r.exit_code == 2 and "no such file or directory" in r.output
+    assert runner.invoke(app, ["check", str(SEED), "--select", "XX9"]).exit_code == 2
+    assert runner.invoke(app, ["check", str(SEED), "-o", "yaml"]).exit_code == 2
+
+
+def test_rule_docs():
+    r = runner.invoke(app, ["rule", "RL301"])
+    assert r.exit_code == 0
+    assert "## Why is this bad?" in r.output and "default is also eager" in r.output
+    assert runner.invoke(app, ["rule", "simplecpu-eager-offload-dsv4"]).output == r.output
+    r = runner.invoke(app, ["rule", "--all"])
+    assert r.output.count("## What it does") >= 12
+    assert runner.invoke(app, ["rule", "RL999"]).exit_code == 2
+
+
+def _recipe(tmp_path, body: str):
+    d = tmp_path / "bench"
+    d.mkdir(exist_ok=True)
+    f = d / "r.sh"
+    f.write_text("#!/usr/bin/env bash\n" + body)
+    return f
+
+
+DEP = (
+    'PARALLEL=(--tensor-parallel-size 1 --data-parallel-size "$TP")\n'
+    "{sup_above}"
+    "MAX_NUM_SEQS=$((2 * CONC)){sup_line}\n"
+    'vllm serve org/m "${{PARALLEL[@]}}" --max-num-seqs "$MAX_NUM_SEQS"\n'
+)
+
+
+def test_suppression_on_the_line(tmp_path):
+    f = _recipe(tmp_path, DEP.format(sup_above="", sup_line="  # recipelint: ignore[RL101] sized globally on purpose"))
+    assert runner.invoke(app, ["check", str(f), "-o", "concise"]).exit_code == 0
+
+
+def test_suppression_on_the_line_before(tmp_path):
+    f = _recipe(tmp_path, DEP.format(sup_above="# recipelint: ignore[RL1] router pins sessions\n", sup_line=""))
+    assert runner.invoke(app, ["check", str(f), "-o", "concise"]).exit_code == 0
+
+
+def test_suppression_of_another_code_does_not_apply(tmp_path):
+    f = _recipe(tmp_path, DEP.format(sup_above="", sup_line="  # recipelint: ignore[RL201]"))
+    r = runner.invoke(app, ["check", str(f), "-o", "concise"])
+    assert r.exit_code == 1 and "RL101" in r.output
+
+
+def test_file_level_suppression_and_no_ignores(tmp_path):
+    f = _recipe(tmp_path, "# recipelint: file-ignore[RL101] whole-point sizing is intended here\n"
+                + DEP.format(sup_above="", sup_line=""))
+    assert runner.invoke(app, ["check", str(f), "-o", "concise"]).exit_code == 0
+    r = runner.invoke(app, ["check", str(f), "-o", "concise", "--no-ignores"])
+    assert r.exit_code == 1 and "RL101" in r.output
