@@ -89,7 +89,11 @@ class Analyzer:
                 lc.files = dict(state.files)
             return lc
 
-        ev = Evaluator(path.resolve(), on_command, self.limits, self.library, self.watch)
+        def unwrap(argv):
+            found = launches_mod.strip_launchers(list(argv))
+            return found[0] if found is not None and found[1] else None
+
+        ev = Evaluator(path.resolve(), on_command, self.limits, self.library, self.watch, unwrap)
         ev._point_holder = holder
         return ev
 

@@ -237,8 +237,10 @@ class Evaluator:
     event to record on the path."""
 
     def __init__(self, script_path: Path, on_command=None, limits: Limits | None = None, library=None,
-                 watch: frozenset = frozenset()):
+                 watch: frozenset = frozenset(), unwrap=None):
         self.script_path = script_path
+        #: unwrap(argv) -> index of the command a launcher prefix runs, or None
+        self.unwrap = unwrap
         #: command names the hook cares about: a branch that runs one is never skipped
         self.watch = watch
         self.on_command = on_command
@@ -249,9 +251,7 @@ class Evaluator:
         self._effect_cache: dict[int, tuple[bool, frozenset]] = {}
         self._launch_cache: dict[int, tuple] = {}
         self._tail_cache: dict = {}
-        self._kids_cache: dict = {}
         self._exit_cache: dict = {}
-        self.prune_after_launch = True
         self._root = None
         self._assign_cache: dict[int, frozenset] = {}
 
@@ -317,14 +317,20 @@ class Evaluator:
             return [st]
         return fn(self, node, st)
 
-    def run_seq(self, nodes, st: State) -> list[State]:
+    def run_seq(self, nodes, st: State, top: bool = False) -> list[State]:
+        """Run statements in order.  At the script's top level (``top``), a path is finished
+        once no later statement can launch anything (what follows the launch, such as the
+        benchmark client, is not evaluated)."""
+        kids = [n for n in nodes if n.named and n.type not in ("comment", "heredoc_body")]
         states = [st]
-        for n in nodes:
-            if not n.named or n.type in ("comment", "heredoc_body"):
-                continue
+        for i, n in enumerate(kids):
             nxt: list[State] = []
             for s in states:
                 if s.ctl is not None:
+                    nxt.append(s)
+                    continue
+                if top and not self._rest_may_launch(kids, i, s):
+                    s.ctl = ("stop",)
                     nxt.append(s)
                     continue
                 res = self.run_node(n, s)
@@ -333,6 +339,10 @@ class Evaluator:
                         self._errexit_check(n, r)
                 nxt.extend(res)
             states = self._join(nxt, n) if len(nxt) > 1 else nxt
+        if top:
+            for s in states:
+                if s.ctl == ("stop",):
+                    s.ctl = None
         return states
 
     def _errexit_check(self, node: Node, st: State) -> None:
@@ -345,41 +355,11 @@ class Evaluator:
             st.ctl = ("exit", st.status, node.loc, "a command failed under `set -e`")
 
     def _program(self, node, st):
-        if node is self._root and self.on_command is not None and self.watch and self.prune_after_launch:
-            return self._run_top(node, st)
-        return self.run_seq(node.children, st)
-
-    def _run_top(self, node, st):
-        """The script's top level: once no later statement can launch anything, a path is
-        finished (what follows a launch, such as the benchmark client, is not evaluated)."""
-        kids = self._kids_cache.get(id(node))
-        if kids is None:
-            kids = [n for n in node.children if n.named and n.type not in ("comment", "heredoc_body")]
-            self._kids_cache[id(node)] = kids
-        states = [st]
-        for i, n in enumerate(kids):
-            nxt = []
-            for s in states:
-                if s.ctl is not None:
-                    nxt.append(s)
-                    continue
-                if not self._rest_may_launch(kids, i, s):
-                    s.ctl = ("stop",)
-                    nxt.append(s)
-                    continue
-                res = self.run_node(n, s)
-                if s.errexit:
-                    for r in res:
-                        self._errexit_check(n, r)
-                nxt.extend(res)
-            states = self._join(nxt, n) if len(nxt) > 1 else nxt
-        for s in states:
-            if s.ctl == ("stop",):
-                s.ctl = None
-        return states
+        top = node is self._root and self.on_command is not None and bool(self.watch)
+        return self.run_seq(node.children, st, top=top)
 
     def _rest_may_launch(self, kids, i, st) -> bool:
-        key = (id(kids), frozenset((k, id(v)) for k, v in st.funcs.items()))
+        key = (id(kids[0]) if kids else 0, len(kids), frozenset((k, id(v)) for k, v in st.funcs.items()))
         tail = self._tail_cache.get(key)
         if tail is None:
             memo: dict = {}
@@ -1366,6 +1346,12 @@ class Evaluator:
         return self._external(argv, prefix, node, st, out_target)
 
     def _external(self, argv, prefix, node, st, out_target):
+        if self.unwrap is not None:
+            # `setsid bash -c "$CMD"`, `nohup sh -c ...`: evaluate the string the launcher runs
+            i = self.unwrap(argv)
+            if i and argv[i].text is not None and os.path.basename(argv[i].text) in ("bash", "sh") \
+                    and len(argv) > i + 1 and argv[i + 1].text == "-c":
+                return _b_bash(self, list(argv[i:]), node, st)
         st.status = None
         if self.on_command is not None:
             ev = self.on_command(st, Command(tuple(argv), tuple(prefix), node.loc))

@@ -200,14 +200,14 @@ def launch_words() -> frozenset:
     return frozenset(names)
 
 
-def detect(argv: list[Word], prefix_env: dict, exported: dict, loc: Loc) -> Launch | None:
+def strip_launchers(argv: list[Word], env: dict | None = None) -> tuple[int, list[str]] | None:
+    """Index of the command a launcher prefix runs (``setsid nohup timeout 60 CMD``), with the
+    launchers' names; ``env NAME=VALUE`` assignments go into ``env``.  None when unknown."""
     cat = catalog()
     texts = [w.text for w in argv]
+    env = env if env is not None else {}
     i = 0
     launcher: list[str] = []
-    env = dict(exported)
-    env.update(prefix_env)
-    # strip launchers
     for _ in range(8):
         if i < len(texts) and texts[i] is None and any(c.multi for c in argv[i].chunks):
             # an unknown splice in front (`"${PREFIX[@]}" vllm serve`): a launcher prefix we could not compute
@@ -226,6 +226,18 @@ def detect(argv: list[Word], prefix_env: dict, exported: dict, loc: Loc) -> Laun
             return None
     if i >= len(texts) or texts[i] is None:
         return None
+    return i, launcher
+
+
+def detect(argv: list[Word], prefix_env: dict, exported: dict, loc: Loc) -> Launch | None:
+    cat = catalog()
+    texts = [w.text for w in argv]
+    env = dict(exported)
+    env.update(prefix_env)
+    stripped = strip_launchers(argv, env)
+    if stripped is None:
+        return None
+    i, launcher = stripped
     for entry in cat.entries:
         j = _match_entry(entry, texts, i, cat)
         if j is None:

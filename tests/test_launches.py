@@ -164,3 +164,15 @@ def test_seed_b200_launch_words_and_lines():
     assert extra.get("cpu_bytes_to_use_per_rank").value == 2849 * 10**9 // 8
     lazy = extra.get("lazy_offload").loc.span
     assert (lazy.line, lazy.col) == (36, 21)
+
+
+def test_launch_inside_a_launcher_run_bash_c_string():
+    src = """
+    CMD="PYTHONNOUSERSITE=1 python3 -m sglang.launch_server --model-path m --tp 8"
+    CMD="$CMD --dist-init-addr host:5000"
+    setsid bash -c "$CMD" > /tmp/log 2>&1 &
+    """
+    (lc,) = launches_of(src)
+    assert lc.engine == "sglang" and lc.value("--dist-init-addr") == "host:5000"
+    assert "PYTHONNOUSERSITE" in lc.env
+    assert lc.get("--tp-size").word.loc.real().span.line == 1
