@@ -103,6 +103,10 @@ def _parse_number(tok: str) -> int:
     return int(tok)
 
 
+def _as_int(v):
+    return v
+
+
 class _Ref:
     """An lvalue: a variable name, optionally with a subscript."""
 
@@ -120,13 +124,21 @@ class ArithEnv:
         self.get = get
         self.set = set_
         self.depth = 0
+        #: divisions that dropped a remainder: (dividend, divisor)
+        self.inexact: list[tuple[int, int]] = []
 
 
-def evaluate(text: str, env: ArithEnv) -> int | None:
+def evaluate(text: str, env: ArithEnv, rational: bool = False):
+    """The expression's value (None if unknown).  With ``rational``, ``/`` is exact division
+    (a Fraction) and nothing is assigned: used to tell whether bash's truncation changed the
+    result."""
     toks = _tokenize(text)
     if not toks:
         return 0
     p = _Parser(toks, env)
+    p.rational = rational
+    if rational:
+        p.skip += 1
     val = p.expr(0)
     if p.i != len(toks):
         raise ArithError(f"syntax error in expression (error token is \"{toks[p.i][1]}\")")
@@ -139,6 +151,7 @@ class _Parser:
         self.i = 0
         self.env = env
         self.skip = 0  # >0 while evaluating a branch that short-circuit skips (no side effects)
+        self.rational = False
 
     def peek(self):
         return self.toks[self.i] if self.i < len(self.toks) else (None, None)
@@ -302,6 +315,8 @@ class _Parser:
             if op == "*" and (a == 0 or b == 0):
                 return 0
             return None
+        if self.rational:
+            return self._rational(op, a, b)
         if op == "+":
             return _wrap(a + b)
         if op == "-":
@@ -316,6 +331,8 @@ class _Parser:
             q = abs(a) // abs(b)
             if (a < 0) != (b < 0):
                 q = -q
+            if op == "/" and a % b and not self.skip:
+                self.env.inexact.append((a, b))
             return _wrap(q) if op == "/" else _wrap(a - q * b)
         if op == "**":
             if b < 0:
@@ -346,3 +363,18 @@ class _Parser:
         if op == ">=":
             return int(a >= b)
         raise ArithError(f"unknown operator {op}")
+
+    def _rational(self, op, a, b):
+        from fractions import Fraction
+
+        if op == "/":
+            if b == 0:
+                raise ArithError("division by 0")
+            return Fraction(a) / b
+        if op in ("+", "-", "*"):
+            return a + b if op == "+" else a - b if op == "-" else a * b
+        if op in ("==", "!=", "<", ">", "<=", ">="):
+            return int({"==": a == b, "!=": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[op])
+        if op == "%" and isinstance(a, int) and isinstance(b, int) and b:
+            return a - int(a / b) * b
+        raise ArithError("not exact")

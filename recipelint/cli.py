@@ -96,6 +96,8 @@ def check(
     select: list[str] = typer.Option([], "--select", help="Only rules whose code starts with one of these (comma-separated or repeated)."),
     ignore: list[str] = typer.Option([], "--ignore", help="Skip rules whose code starts with one of these."),
     no_ignores: bool = typer.Option(False, "--no-ignores", help="Report findings even where a suppression comment would hide them."),
+    config: list[Path] = typer.Option([], "--config", help="A master config (repeatable). Default: configs/*-master.yaml above the first path."),
+    no_config: bool = typer.Option(False, "--no-config", help="Ignore master configs: use the default environment matrix."),
 ):
     """Lint recipes: rebuild each serve launch under every sweep point and check it with rules."""
     from .lint import UsageError, lint
@@ -111,7 +113,8 @@ def check(
         if c.upper() != "ALL" and not any(k.startswith(c.upper()) for k in known):
             _fail(f"unknown rule code or prefix '{c}' (see `recipelint rule --all`)")
     try:
-        result = lint(list(paths or [Path(".")]), sel, ign, use_suppressions=not no_ignores)
+        result = lint(list(paths or [Path(".")]), sel, ign, use_suppressions=not no_ignores,
+                      config_paths=list(config) or None, use_configs=not no_config)
     except UsageError as e:
         _fail(str(e))
     if output_format == "json":
@@ -121,7 +124,8 @@ def check(
     else:
         sys.stdout.write(render_full(result.findings, color=sys.stdout.isatty() or None))
         typer.echo(summary(result.findings, len(result.files)), err=not result.findings and False)
-    raise typer.Exit(1 if result.findings else 0)
+    failing = [f for f in result.findings if f.severity in ("warning", "error")]
+    raise typer.Exit(1 if failing else 0)
 
 
 @app.command("rule")

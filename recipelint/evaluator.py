@@ -58,6 +58,22 @@ class Exit:
     code: int | None
     loc: Loc
     reason: str = ""
+    #: the function calls the exit happened in, outermost first: (name, argv texts, call Loc)
+    stack: tuple = ()
+    #: the last message the path wrote to stderr before exiting
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Inexact:
+    """An integer division that dropped a remainder (`$((2 * CONC / TP))` at CONC=9, TP=8)."""
+
+    loc: Loc
+    text: str
+    dividend: int
+    divisor: int
+    value: int | None
+    exact: object = None  # the value with exact division (a Fraction)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +103,7 @@ class PathResult:
     truncated: bool
     notes: list[tuple[Loc, str]]
     guards: tuple = ()
+    inexact: tuple = ()
 
 
 @dataclass(slots=True)
@@ -145,6 +162,7 @@ class State:
     __slots__ = (
         "vars", "frames", "funcs", "pos", "files", "errexit", "nounset", "events", "cond", "ctl",
         "out", "stdin", "status", "notes", "truncated", "source_depth", "script", "cond_ctx", "guards",
+        "calls", "last_err", "inexact",
     )
 
     def copy(self) -> State:
@@ -168,6 +186,9 @@ class State:
         s.script = self.script
         s.cond_ctx = self.cond_ctx
         s.guards = self.guards
+        s.calls = self.calls
+        s.last_err = self.last_err
+        s.inexact = self.inexact
         return s
 
     # variables -----------------------------------------------------------------------
@@ -285,6 +306,9 @@ class Evaluator:
         st.script = str(self.script_path)
         st.cond_ctx = 0
         st.guards = ()
+        st.calls = ()
+        st.last_err = ""
+        st.inexact = ()
         self.paths = 1
         self.steps = 0
         if parsed.depth > MAX_DEPTH:
@@ -297,8 +321,9 @@ class Evaluator:
         for s in states:
             ex = None
             if s.ctl is not None and s.ctl[0] == "exit":
-                ex = Exit(s.ctl[1], s.ctl[2], s.ctl[3] if len(s.ctl) > 3 else "")
-            results.append(PathResult(s.events, ex, s.cond, s.truncated, s.notes, s.guards))
+                ex = Exit(s.ctl[1], s.ctl[2], s.ctl[3] if len(s.ctl) > 3 else "",
+                          s.ctl[4] if len(s.ctl) > 4 else (), s.last_err)
+            results.append(PathResult(s.events, ex, s.cond, s.truncated, s.notes, s.guards, s.inexact))
         return results
 
     # -----------------------------------------------------------------------------------
@@ -352,7 +377,7 @@ class Evaluator:
                          "c_style_for_statement", "case_statement", "function_definition", "list"):
             return
         if isinstance(st.status, int) and st.status != 0:
-            st.ctl = ("exit", st.status, node.loc, "a command failed under `set -e`")
+            st.ctl = ("exit", st.status, node.loc, "a command failed under `set -e`", st.calls)
 
     def _program(self, node, st):
         top = node is self._root and self.on_command is not None and bool(self.watch)
@@ -454,7 +479,7 @@ class Evaluator:
         try:
             self.assign(node, st)
         except _Exit as e:
-            st.ctl = ("exit", e.code, e.loc, e.reason)
+            st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
         except _CmdError as e:
             st.notes.append((e.loc, e.reason))
             st.status = 1
@@ -464,7 +489,7 @@ class Evaluator:
         try:
             self.declare(node, st)
         except _Exit as e:
-            st.ctl = ("exit", e.code, e.loc, e.reason)
+            st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
         except _CmdError as e:
             st.notes.append((e.loc, e.reason))
             st.status = 1
@@ -602,6 +627,9 @@ class Evaluator:
                 if other.out is None or text_of(first.out) != text_of(other.out):
                     first.out = _common_out(first.out, other.out, loc)
             first.truncated = first.truncated or other.truncated
+            if other.inexact is not first.inexact:
+                have_i = {(i.loc.start, id(i.loc.source)) for i in first.inexact}
+                first.inexact = first.inexact + tuple(i for i in other.inexact if (i.loc.start, id(i.loc.source)) not in have_i)
             if other.guards is not first.guards:
                 have = {(g.loc.start, id(g.loc.source)) for g in first.guards}
                 first.guards = first.guards + tuple(g for g in other.guards if (g.loc.start, id(g.loc.source)) not in have)
@@ -790,7 +818,7 @@ class Evaluator:
         try:
             value = self.expand_scalar(value_node, st) if value_node is not None else EMPTY
         except _Exit as e:
-            st.ctl = ("exit", e.code, e.loc, e.reason)
+            st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
             return [st]
         except _CmdError:
             value = unknown("case value", node.loc)
@@ -890,7 +918,7 @@ class Evaluator:
             else:
                 items = list(st.pos)
         except _Exit as e:
-            st.ctl = ("exit", e.code, e.loc, e.reason)
+            st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
             return [st]
         except _CmdError:
             items = [Word(unknown("loop list", node.loc, multi=True), node.loc)]
@@ -1053,7 +1081,7 @@ class Evaluator:
         try:
             r = self.test_node(node, st)
         except _Exit as e:
-            st.ctl = ("exit", e.code, e.loc, e.reason)
+            st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
             return [st]
         except _CmdError as e:
             st.notes.append((e.loc, e.reason))
@@ -1261,7 +1289,7 @@ class Evaluator:
                 prefix.append((nm.text if nm is not None else "", self.expand_scalar(val, st) if val is not None else EMPTY))
             stdin, out_target, out_append = self._redirect_info(redirects, st)
         except _Exit as e:
-            st.ctl = ("exit", e.code, e.loc, e.reason)
+            st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
             return [st]
         except _CmdError as e:
             st.notes.append((e.loc, e.reason))
@@ -1297,6 +1325,8 @@ class Evaluator:
                     target = self.expand_scalar(dest, st) if dest is not None else EMPTY
                     out_target = target
                     out_append = op in (">>", "&>>")
+                elif op == ">&" and fd in (None, "1") and dest is not None and dest.text == "2":
+                    out_target = (Chunk("/dev/stderr", None),)
                 elif op == ">&" and fd in (None, "1") and dest is not None and dest.text not in ("2", "1"):
                     out_target = self.expand_scalar(dest, st)
                 elif op == "<" and fd in (None, "0") and dest is not None:
@@ -1325,7 +1355,7 @@ class Evaluator:
             try:
                 res = handler(self, argv, node, st)
             except _Exit as e:
-                st.ctl = ("exit", e.code, e.loc, e.reason)
+                st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
                 res = [st]
             except _CmdError as e:
                 st.notes.append((e.loc, e.reason))
@@ -1342,6 +1372,9 @@ class Evaluator:
                         r.files[path] = old + data if data is not None and old is not None else unknown(path, loc)
                     elif path == "/dev/stdout" and out_saved is not None:
                         r.out = out_saved + data
+                    elif path == "/dev/stderr" and data:
+                        # keep the last error message: it explains an exit that follows
+                        r.last_err = display(data).strip()[:300]
             return res
         return self._external(argv, prefix, node, st, out_target)
 
@@ -1376,6 +1409,8 @@ class Evaluator:
         for pname, val in prefix:
             frame[pname] = Var("s", val, exported=True)
         st.frames.append(frame)
+        saved_calls = st.calls
+        st.calls = st.calls + ((name, tuple(a.text for a in args), node.loc),)
         st.pos = tuple(args)
         if stdin is not None:
             st.stdin = stdin
@@ -1385,6 +1420,7 @@ class Evaluator:
         for r in res:
             if r.frames:
                 r.frames.pop()
+            r.calls = saved_calls
             r.pos = saved_pos
             r.stdin = saved_in
             if out_target is not None:
@@ -2280,7 +2316,23 @@ class Evaluator:
     def arith_expansion(self, node: Node, st: State):
         text = self.arith_text(node, st).strip()
         inner = text[3:-2] if text.startswith("$((") and text.endswith("))") else (text[2:-1] if text.startswith("$[") else text)
-        return self.arith_eval_text(inner, st, node.loc)
+        env = self._arith_env(st, node.loc)
+        try:
+            value = arith.evaluate(inner, env)
+        except arith.ArithError as e:
+            raise _CmdError(node.loc, f"{inner.strip()}: {e}") from None
+        except RecursionError:
+            raise _CmdError(node.loc, "expression recursion level exceeded") from None
+        if env.inexact and value is not None:
+            # did the truncation change the result?  (`CONC * 3 / 2 > 8 ? ... : 8` at CONC=1 does not)
+            try:
+                exact = arith.evaluate(inner, self._arith_env(st, node.loc), rational=True)
+            except (arith.ArithError, TypeError, ZeroDivisionError, RecursionError):
+                exact = None
+            if exact is not None and exact != value:
+                a, b = env.inexact[0]
+                st.inexact = st.inexact + (Inexact(node.loc, node.text.strip(), a, b, value, exact),)
+        return value
 
     def arith_node(self, node: Node, st: State):
         return self.arith_eval_text(self.arith_text(node, st), st, node.loc)
@@ -2740,7 +2792,7 @@ def _b_exit(ev, argv, node, st):
         code = int(t) & 255 if t is not None and re.fullmatch(r"-?\d+", t) else (None if t is None else 2)
     elif st.status is None:
         code = None
-    st.ctl = ("exit", code, node.loc, "")
+    st.ctl = ("exit", code, node.loc, "", st.calls)
     return [st]
 
 
@@ -3014,7 +3066,7 @@ def _b_exec(ev, argv, node, st):
     res = ev.dispatch(list(args), (), node, st, None, None, False)
     for r in res:
         if r.ctl is None:
-            r.ctl = ("exit", None, node.loc, "exec replaced the shell")
+            r.ctl = ("exit", None, node.loc, "exec replaced the shell", r.calls)
     return res
 
 

@@ -25,6 +25,7 @@ class LintResult:
     findings: list[Finding] = field(default_factory=list)
     files: list[FileResult] = field(default_factory=list)
     suppressed: int = 0
+    configs: object = None
 
 
 def collect(paths: list[Path]) -> list[tuple[Path, str]]:
@@ -67,17 +68,39 @@ def _display(fp: Path) -> str:
 
 
 def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] | None = None,
-         analyzer: Analyzer | None = None, use_suppressions: bool = True, points_for=None) -> LintResult:
-    """``points_for(display, text)`` gives a file's sweep points (default: the default matrix)."""
+         analyzer: Analyzer | None = None, use_suppressions: bool = True, points_for=None,
+         config_paths: list[Path] | None = None, use_configs: bool = True) -> LintResult:
+    """Lint recipes.  Sweep points come from the master configs found above the first path
+    (or ``config_paths``); recipes no config reaches use the default matrix.  ``points_for(display,
+    text)`` overrides both (tests)."""
+    from . import configs
+
     rules = [r() for r in selected(select, ignore)]
     analyzer = analyzer or Analyzer()
-    points_for = points_for or default_points
     result = LintResult()
-    for path, display in collect(paths):
-        res = analyzer.analyze(path, display, lambda text, d=display: points_for(d, text))
+    files = collect(paths)
+    cs = configs.ConfigSet(None)
+    if use_configs and points_for is None:
+        for p in config_paths or []:
+            if not p.is_file():
+                raise UsageError(f"{p}: config file not found")
+        root = configs.find_root(paths[0] if paths else Path("."))
+        if config_paths or root is not None:
+            cs = configs.load(root, config_paths)
+    result.configs = cs
+    for path, display in files:
+        pts = cs.points_for(path) if points_for is None else None
+        if pts:
+            res = analyzer.analyze(path, display, pts)
+        elif points_for is not None:
+            res = analyzer.analyze(path, display, lambda text, d=display: points_for(d, text))
+        else:
+            res = analyzer.analyze(path, display, lambda text, d=display: default_points(d, text))
         result.files.append(res)
-    project = Project(result.files)
+    project = Project(result.files, cs)
     raw: list[Finding] = []
+    for rule in rules:
+        raw.extend(rule.check_project(project))
     for res in result.files:
         for rule in rules:
             ctx = FileContext(res, project, rule)

@@ -31,8 +31,17 @@ class Rule:
     #: "file" rules see one file at a time; "project" rules see every file (siblings)
     scope: str = "file"
 
-    def check(self, ctx: FileContext) -> Iterable[Finding]:  # pragma: no cover - interface
-        raise NotImplementedError
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        """Findings for one file."""
+        return ()
+
+    def check_project(self, project: Project) -> Iterable[Finding]:
+        """Findings about the run as a whole (master-config entries); called once."""
+        return ()
+
+    def project_finding(self, span, message: str, related=(), severity: str | None = None) -> Finding:
+        return Finding(self.code, self.name, severity or self.severity, message, span,
+                       related=[Related(s, m) for s, m in related])
 
     @classmethod
     def doc(cls) -> str:
@@ -88,6 +97,57 @@ class FileContext:
                 if engine is None or lc.engine == engine:
                     yield Use(lc, pr.point)
 
+    def config_points(self):
+        """(PointResult) for the sweep points that came from a master config."""
+        return [pr for pr in self.result.points if pr.point.config_key]
+
+    def stopped_points(self):
+        """Config sweep points that never launch because the script stops: (point result, path),
+        for exits every path of the point reaches (no assumption on unknown values)."""
+        out = []
+        for pr in self.config_points():
+            if pr.launches:
+                continue
+            certain = [p for p in pr.paths if not p.cond]
+            exits = [p for p in certain if p.exit is not None and p.exit.code not in (0, None)]
+            if exits and len(exits) == len(certain):
+                out.append((pr, exits[0]))
+        return out
+
+    def classify_stop(self, path) -> tuple[str, str]:
+        """Why a sweep point stops: ("missing", names) — a required variable is not set;
+        ("option", guard text) — a `case` default arm or a backend check rejects a value;
+        ("guard", guard text) — any other exit guard."""
+        ex = path.exit
+        if "unbound variable" in ex.reason:
+            return "missing", ex.reason.split(":", 1)[0]
+        if ex.reason and ex.reason.split(":", 1)[0].isidentifier() and not ex.reason.startswith("a command"):
+            return "missing", ex.reason.split(":", 1)[0]
+        for name, args, _ in ex.stack:
+            if name == "check_env_vars":
+                return "missing", " ".join(a for a in args if a)
+        for name, _, _ in ex.stack:
+            if "kv_offload" in name:
+                return "option", name
+        fired = [g for g in path.guards if g.fired]
+        if fired:
+            g = fired[-1]
+            if g.text.startswith("case ") and g.text.rstrip(")").endswith("*"):
+                return "option", g.text
+            return "guard", g.text
+        return "guard", ""
+
+    def exit_anchor(self, ex) -> Loc:
+        """Where an exit shows in this script: the exit itself, or the call in the script that
+        led into a helper library's exit."""
+        script = str(self.result.path.resolve())
+        if _same_file(ex.loc.real().source.path, script):
+            return ex.loc
+        for _name, _args, call_loc in ex.stack:
+            if _same_file(call_loc.real().source.path, script):
+                return call_loc
+        return ex.loc
+
     def is_agentic(self, use: Use | None = None) -> bool:
         if use is not None and str(use.env.get("SCENARIO_TYPE", "")) == "agentic-coding":
             return True
@@ -131,6 +191,12 @@ class FileContext:
                 code: str | None = None, severity: str | None = None) -> Finding:
         span = span_of(loc)
         rel = [Related(span_of(rl), msg) for rl, msg in related if rl is not None]
+        for p in (point if isinstance(point, list) else [point]):
+            origin = getattr(p, "origin", None)
+            if hasattr(origin, "line") and hasattr(origin, "path") and len(rel) < 8:
+                r = Related(origin, f"sweep point from `{p.config_key}`")
+                if all((r.span, r.message) != (x.span, x.message) for x in rel):
+                    rel.append(r)
         return Finding(
             code=code or self.rule.code,
             name=self.rule.name,
@@ -146,8 +212,9 @@ class FileContext:
 class Project:
     """All files of a run, with sibling lookup."""
 
-    def __init__(self, results: list[FileResult]):
+    def __init__(self, results: list[FileResult], configs=None):
         self.results = results
+        self.configs = configs
         self.by_path = {r.path.resolve(): r for r in results}
         self._groups = facts.load("parity")["hardware_groups"]
 
@@ -258,6 +325,13 @@ def related_flag(launch: Launch, key: str, msg: str | None = None):
     if f is None:
         return None
     return (f.word.loc, msg or f"{f.name} is passed here")
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return str(Path(a).resolve()) == b
+    except OSError:
+        return False
 
 
 def uniq(items: Iterable) -> list:

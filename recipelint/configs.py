@@ -1,0 +1,337 @@
+"""Master configs: from ``configs/*-master.yaml`` entries to sweep points and recipes.
+
+The benchmark repository's launcher turns each ``search-space`` item of a master-config entry
+into one job per concurrency, sets environment variables from it, and picks the recipe by name
+(model prefix, precision, the runner's GPU, framework, ``_mtp``).  recipelint does the same,
+with the rules kept as data (``rules/data/inferencex.yaml``), and keeps the YAML line of every
+sweep point so findings can point at it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+from . import facts
+from .evaluator import Opaque
+from .points import SweepPoint
+from .source import Span
+
+MAX_POINTS_PER_ITEM = 4096
+
+
+@dataclass(slots=True)
+class ConfigProblem:
+    span: Span
+    message: str
+
+
+@dataclass(slots=True)
+class ConfigEntry:
+    key: str
+    path: Path
+    line: int
+    runner: str
+    framework: str
+    multinode: bool
+    scripts: list[str] = field(default_factory=list)  # repo-relative recipe paths it runs
+    missing: list[str] = field(default_factory=list)  # recipe paths it names that do not exist
+    points: list[SweepPoint] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ConfigSet:
+    root: Path | None
+    files: list[Path] = field(default_factory=list)
+    problems: list[ConfigProblem] = field(default_factory=list)
+    entries: list[ConfigEntry] = field(default_factory=list)
+    by_script: dict[str, list[SweepPoint]] = field(default_factory=dict)  # resolved path -> points
+
+    def points_for(self, path: Path) -> list[SweepPoint] | None:
+        try:
+            key = str(path.resolve())
+        except OSError:
+            return None
+        return self.by_script.get(key)
+
+    @property
+    def found(self) -> bool:
+        return bool(self.files)
+
+
+def find_root(start: Path) -> Path | None:
+    """The benchmark repository root above ``start``: the first directory with master configs."""
+    spec = facts.load("inferencex")
+    try:
+        cur = start.resolve()
+    except OSError:
+        return None
+    if cur.is_file():
+        cur = cur.parent
+    for d in [cur, *cur.parents]:
+        for pattern in spec["configs"]:
+            try:
+                if any(d.glob(pattern)):
+                    return d
+            except OSError:
+                continue
+    return None
+
+
+def load(root: Path | None, explicit: list[Path] | None = None) -> ConfigSet:
+    spec = facts.load("inferencex")
+    files: list[Path] = []
+    if explicit:
+        files = list(explicit)
+    elif root is not None:
+        for pattern in spec["configs"]:
+            files.extend(sorted(root.glob(pattern)))
+    cs = ConfigSet(root)
+    if not files:
+        return cs
+    if root is None:
+        root = files[0].resolve().parent.parent
+        cs.root = root
+    runners = _load_yaml(root / spec["runners"], cs, required=False) or {}
+    labels = runners.get("labels") or {}
+    hardware = runners.get("hardware") or {}
+    for f in files:
+        data = _load_yaml(f, cs, required=True)
+        if data is None:
+            continue
+        cs.files.append(f)
+        if not hasattr(data, "items"):
+            cs.problems.append(ConfigProblem(Span(str(f), 1, 1, 1, 1), "a master config must be a mapping of entries"))
+            continue
+        for key, entry in data.items():
+            try:
+                _expand_entry(cs, f, str(key), entry, data, labels, hardware, root, spec)
+            except (KeyError, TypeError, ValueError, AttributeError) as e:
+                line = _line(data, key)
+                cs.problems.append(ConfigProblem(Span(str(f), line, 1, line, 1), f"entry `{key}`: cannot expand ({_why(e)})"))
+    return cs
+
+
+def _why(e: Exception) -> str:
+    if isinstance(e, KeyError):
+        return f"missing field {e.args[0]!r}"
+    return str(e).split("\n")[0][:120]
+
+
+def _load_yaml(path: Path, cs: ConfigSet, required: bool):
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if required:
+            cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), "config file not found"))
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), f"cannot read config: {_why(e)}"))
+        return None
+    yaml = YAML(typ="rt")
+    try:
+        return yaml.load(text)
+    except MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        col = mark.column + 1 if mark is not None else 1
+        msg = " ".join(str(e.problem or e.context or "invalid YAML").split())
+        cs.problems.append(ConfigProblem(Span(str(path), line, col, line, col), f"invalid YAML: {msg}"))
+    except (YAMLError, RecursionError, ValueError) as e:
+        cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), f"invalid YAML: {_why(e)}"))
+    return None
+
+
+def _line(mapping, key) -> int:
+    try:
+        return mapping.lc.key(key)[0] + 1
+    except (AttributeError, KeyError, TypeError):
+        return 1
+
+
+def _item_line(seq, i) -> int:
+    try:
+        return seq.lc.item(i)[0] + 1
+    except (AttributeError, KeyError, TypeError, IndexError):
+        return 1
+
+
+def _conc_values(item, step: int, where: str) -> list[int]:
+    conc_list = item.get("conc-list")
+    if conc_list:
+        vals = [int(c) for c in conc_list]
+    else:
+        start, end = int(item["conc-start"]), int(item["conc-end"])
+        vals = []
+        conc = start
+        while conc <= end and len(vals) < MAX_POINTS_PER_ITEM:
+            vals.append(conc)
+            if conc == end:
+                break
+            conc *= step
+            if conc > end:
+                conc = end
+    if len(vals) > MAX_POINTS_PER_ITEM:
+        raise ValueError(f"{where}: more than {MAX_POINTS_PER_ITEM} concurrencies")
+    return vals
+
+
+def _seq_len_str(isl: int, osl: int) -> str:
+    names = {(1024, 1024): "1k1k", (1024, 8192): "1k8k", (8192, 1024): "8k1k"}
+    return names.get((isl, osl), f"{isl}_{osl}")
+
+
+def _dram_gb(hw: dict | None, utilization, gpus: int, cap: int) -> int | None:
+    if not hw:
+        return None
+    avail = hw.get("available-cpu-dram-mib")
+    per_node = hw.get("gpus-per-node")
+    if avail is None or not per_node:
+        return None
+    avail = min(int(avail), cap)
+    value = Decimal(avail) * 1024 * 1024 * Decimal(str(utilization)) * gpus / int(per_node)
+    return int(value / 1_000_000_000)
+
+
+def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> None:
+    if not hasattr(entry, "get"):
+        return
+    line = _line(top, key)
+    runner = str(entry.get("runner", ""))
+    framework = str(entry.get("framework", ""))
+    ce = ConfigEntry(key, path, line, runner, framework, bool(entry.get("multinode", False)))
+    cs.entries.append(ce)
+    if ce.multinode:
+        return  # multi-node jobs run recipes through their own orchestration; not mapped here
+    model_prefix = str(entry["model-prefix"])
+    precision = str(entry["precision"])
+    base_env = {
+        "IMAGE": str(entry.get("image", "")), "MODEL": str(entry.get("model", "")), "MODEL_PREFIX": model_prefix,
+        "PRECISION": precision, "FRAMEWORK": framework,
+    }
+    for k, v in (spec.get("job_env") or {}).items():
+        base_env[k] = str(v)
+    for k in spec.get("job_env_opaque") or []:
+        base_env[k] = Opaque()
+    scenarios = entry.get("scenarios") or {}
+    step = int(spec.get("conc_step", 2))
+    cap = int(spec.get("max_available_cpu_dram_mib", 2861022))
+    hw = hardware.get(runner)
+    launchers = _launchers_for(runner, labels, spec)
+    for scenario, groups in scenarios.items():
+        agentic = scenario == "agentic-coding"
+        subdir = spec["scenario_dirs"].get(scenario)
+        if subdir is None:
+            continue
+        for group in groups or []:
+            space = group.get("search-space") or []
+            for i, item in enumerate(space):
+                item_line = _item_line(space, i)
+                tp = int(item["tp"])
+                pp = int(item.get("pp", 1))
+                pcp = int(item.get("pcp-size", 1))
+                dcp = int(item.get("dcp-size", 1))
+                ep = item.get("ep")
+                dpa = bool(item.get("dp-attn", False))
+                sd = str(item.get("spec-decoding", "none"))
+                env = dict(base_env)
+                env.update({
+                    "TP": str(tp), "PP_SIZE": str(pp), "DCP_SIZE": str(dcp), "PCP_SIZE": str(pcp),
+                    "EP_SIZE": str(int(ep) if ep is not None else 1), "DP_ATTENTION": "true" if dpa else "false",
+                    "SPEC_DECODING": sd, "GPU_COUNT": str(tp * pp * pcp), "SCENARIO_TYPE": scenario,
+                    "SCENARIO_SUBDIR": subdir, "IS_AGENTIC": "1" if agentic else "0",
+                })
+                router = item.get("router", entry.get("router"))
+                p2p = item.get("kv-p2p-transfer", entry.get("kv-p2p-transfer"))
+                env["ROUTER_METADATA"] = json.dumps(_plain(router)) if router is not None else ""
+                env["KV_P2P_TRANSFER"] = str(p2p) if p2p is not None else ""
+                if agentic:
+                    kv = str(item.get("kv-offloading", "none"))
+                    backend = item.get("kv-offload-backend")
+                    env.update({"ISL": "0", "OSL": "0", "MAX_MODEL_LEN": "0", "DURATION": "3600", "KV_OFFLOADING": kv,
+                                "KV_OFFLOAD_BACKEND": str(backend["name"]) if backend else "",
+                                "KV_OFFLOAD_BACKEND_METADATA": json.dumps(_plain(backend)) if backend else ""})
+                    if kv == "dram":
+                        gb = _dram_gb(hw, group.get("dram-utilization", 1), tp * pp * pcp, cap)
+                        env["TOTAL_CPU_DRAM_GB"] = str(gb) if gb is not None else Opaque()
+                    else:
+                        env["TOTAL_CPU_DRAM_GB"] = "0"
+                    suffix = "kvnone" if kv == "none" else f"kv{kv}-{backend['name'] if backend else ''}"
+                    exp = f"{model_prefix}_tp{{tp}}_conc{{conc}}_{suffix}" + (f"_spec-{sd}" if sd != "none" else "")
+                    tag = f"tp{tp}-ep{env['EP_SIZE']}-dpa{env['DP_ATTENTION']}" + (f"-{env['KV_OFFLOAD_BACKEND']}" if env["KV_OFFLOAD_BACKEND"] else "")
+                else:
+                    isl, osl = int(group["isl"]), int(group["osl"])
+                    env.update({"ISL": str(isl), "OSL": str(osl), "MAX_MODEL_LEN": str(isl + osl + 256),
+                                "KV_OFFLOADING": "", "KV_OFFLOAD_BACKEND": "", "TOTAL_CPU_DRAM_GB": ""})
+                    exp = f"{model_prefix}_{_seq_len_str(isl, osl)}"
+                    tag = f"{_seq_len_str(isl, osl)}-tp{tp}-ep{env['EP_SIZE']}-dpa{env['DP_ATTENTION']}"
+                try:
+                    cl, cc = item.lc.key("conc-list" if "conc-list" in item else "conc-start")
+                    cl, cc = cl + 1, cc + 1
+                except (AttributeError, KeyError, TypeError):
+                    cl, cc = item_line, 1
+                item_points = []
+                for conc in _conc_values(item, step, f"{key} search-space item at line {item_line}"):
+                    penv = dict(env)
+                    penv["CONC"] = str(conc)
+                    penv["EXP_NAME"] = exp.replace("{tp}", str(tp)).replace("{conc}", str(conc))
+                    label = f"{path.name}:{item_line}:{tag}-conc{conc}"
+                    origin = Span(str(path), cl, cc, cl, cc)
+                    item_points.append(SweepPoint(label, penv, origin=origin, config_key=key,
+                                                  extra={"item_line": item_line, "config": str(path)}))
+                ce.points.extend(item_points)
+                _resolve_scripts(cs, ce, item_points, launchers, subdir, model_prefix, precision, framework, sd, root, spec)
+
+
+def _plain(v):
+    if hasattr(v, "items"):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _launchers_for(runner: str, labels: dict, spec: dict) -> list[dict]:
+    """Launcher specs for the nodes a runner label schedules on (``launch_${NODE%%_*}.sh``)."""
+    table = spec.get("launchers") or {}
+    nodes = labels.get(runner) or []
+    prefixes = []
+    for node in nodes:
+        p = str(node).split("_", 1)[0]
+        if p not in prefixes:
+            prefixes.append(p)
+    if not prefixes:
+        bare = runner.split(":", 1)[-1]
+        prefixes = [bare]
+    out = []
+    for p in prefixes:
+        s = table.get(p)
+        if s is None:
+            # an unknown launcher: the GPU is the name's first token; try the framework-tagged name first
+            s = {"gpu": p.split("-", 1)[0], "framework_first": True, "suffix": {"trt": "_trt", "atom": "_atom"}}
+        if s not in out:
+            out.append(s)
+    return out
+
+
+def _resolve_scripts(cs, ce, points, launchers, subdir, model_prefix, precision, framework, sd, root, spec) -> None:
+    spec_suffix = "_mtp" if sd == "mtp" else ""
+    for ls in launchers:
+        base = f"{spec['scripts']}/{subdir}{model_prefix}_{precision}_{ls['gpu']}"
+        suffix = (ls.get("suffix") or {}).get(framework, "")
+        fallback = f"{base}{suffix}{spec_suffix}.sh"
+        candidates = [f"{base}_{framework}{spec_suffix}.sh", fallback] if ls.get("framework_first") else [fallback]
+        chosen = next((c for c in candidates if (root / c).is_file()), None)
+        if chosen is None:
+            if fallback not in ce.missing:
+                ce.missing.append(fallback)
+            continue
+        if chosen not in ce.scripts:
+            ce.scripts.append(chosen)
+        key = str((root / chosen).resolve())
+        cs.by_script.setdefault(key, []).extend(points)

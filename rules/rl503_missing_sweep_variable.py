@@ -1,0 +1,45 @@
+from recipelint.rulebase import Rule
+
+
+class MissingSweepVariable(Rule):
+    """
+    ## What it does
+    Reports a variable the recipe requires — listed in `check_env_vars`, used under `set -u`, or
+    `${VAR:?}` — that a master-config sweep point does not set.
+
+    ## Why is this bad?
+    The launcher only sets the variables the config gives it (`TP`, `CONC`, `EP_SIZE`,
+    `DP_ATTENTION`, `KV_OFFLOADING`, ...).  A recipe that requires another one stops at its first
+    line for every job of that entry.
+
+    ## Example
+    ```bash
+    check_env_vars MODEL TP CONC MAX_MODEL_LEN DRAFT_MODEL   # DRAFT_MODEL: no config sets it
+    ```
+
+    ## Use instead
+    Give the variable a default in the recipe (`DRAFT_MODEL=${DRAFT_MODEL:-org/draft}`) or have
+    the config and the launcher set it.
+
+    ## Exceptions
+    Only points from a master config are judged; the default matrix sets a fixed list of
+    variables.
+    """
+
+    code = "RL503"
+    name = "missing-sweep-variable"
+    severity = "error"
+
+    def check(self, ctx):
+        for pr, path in ctx.stopped_points():
+            kind, text = ctx.classify_stop(path)
+            if kind != "missing":
+                continue
+            ex = path.exit
+            names = [n for n in text.split() if not isinstance(pr.point.env.get(n), str) or not pr.point.env.get(n)]
+            if not names:
+                names = text.split()
+            shown = ", ".join(f"`{n}`" for n in names[:6])
+            msg = f"the recipe requires {shown}, which the sweep point does not set ({pr.point.config_key})"
+            related = [] if ctx.exit_anchor(ex) is ex.loc else [(ex.loc, "the check is here")]
+            yield ctx.finding(ctx.exit_anchor(ex), msg, pr.point, related, key=",".join(names))
