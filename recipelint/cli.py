@@ -82,6 +82,16 @@ def render(
         raise typer.Exit(2)
 
 
+def _rel(path: str) -> str:
+    import os
+
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
 def _codes(values: list[str]) -> list[str]:
     out = []
     for v in values:
@@ -126,6 +136,63 @@ def check(
         typer.echo(summary(result.findings, len(result.files)), err=not result.findings and False)
     failing = [f for f in result.findings if f.severity in ("warning", "error")]
     raise typer.Exit(1 if failing else 0)
+
+
+@app.command()
+def sweep(
+    script: Path = typer.Argument(..., help="A recipe run by master-config entries.", show_default=False),
+    point: Optional[int] = typer.Option(None, "--point", "-p", help="Render the launch of this sweep point (its number in the list)."),
+    config: list[Path] = typer.Option([], "--config", help="A master config (repeatable). Default: configs/*-master.yaml above the script."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+):
+    """List the master-config sweep points that run a recipe, with the launch each one makes."""
+    from . import configs as configs_mod
+    from .analysis import Analyzer, FileResult
+    from .render import render_json, render_text
+
+    if fmt not in ("text", "json"):
+        _fail(f"--format must be text or json, got '{fmt}'")
+    if not script.is_file():
+        _fail(f"{script}: no such file")
+    for c in config:
+        if not c.is_file():
+            _fail(f"{c}: config file not found")
+    root = configs_mod.find_root(script)
+    if root is None and not config:
+        _fail(f"{script}: no configs/*-master.yaml found above it (use --config)")
+    cs = configs_mod.load(root, list(config) or None)
+    for p in cs.problems:
+        typer.echo(f"recipelint: {p.span.path}:{p.span.line}:{p.span.col}: {p.message}", err=True)
+    pts = cs.points_for(script) or []
+    if not pts:
+        _fail(f"{script}: no master-config entry runs this recipe")
+    if point is not None and not 1 <= point <= len(pts):
+        _fail(f"--point must be between 1 and {len(pts)}")
+    chosen = [pts[point - 1]] if point is not None else pts
+    res = Analyzer().analyze(script, str(script), chosen)
+    if res.error:
+        _fail(res.error)
+    if fmt == "json":
+        out = []
+        for i, pr in enumerate(res.points, 1):
+            one = FileResult(res.path, res.display, res.source, None, res.problems, [pr])
+            out.append(dict(index=point or i, **render_json(one), origin=str(pr.point.origin)))
+        typer.echo(json.dumps(out, indent=2))
+        return
+    if point is not None:
+        pr = res.points[0]
+        typer.echo(f"sweep point {point}: {pr.point.config_key}  {pr.point.describe()}  ({_rel(pr.point.origin.path)}:{pr.point.origin.line})")
+        render_text(res)
+        return
+    for i, pr in enumerate(res.points, 1):
+        lcs = pr.launches
+        if lcs:
+            what = "; ".join(f"{lc.engine} at line {lc.loc.real().span.line}" for lc in lcs)
+        else:
+            exits = [p.exit for p in pr.paths if p.exit is not None]
+            what = (f"stops: exit {exits[0].code} at line {exits[0].loc.real().span.line}" if exits else "no launch")
+        origin = pr.point.origin
+        typer.echo(f"{i:3d}  {pr.point.config_key}  {pr.point.describe()}  [{_rel(origin.path)}:{origin.line}]  -> {what}")
 
 
 @app.command("rule")

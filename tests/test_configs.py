@@ -1,0 +1,182 @@
+"""Master configs: sweep-point expansion, the recipe-name rules, errors, and `recipelint sweep`."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from helpers import FIXTURES
+from recipelint import configs
+from recipelint.cli import app
+
+RUNNERS = """
+labels:
+  b200: [b200-dgxc_00]
+  h100: [h100-cw_00]
+  mystery: [newgpu-lab_00]
+hardware:
+  b200: {available-cpu-dram-mib: 3_095_781, gpus-per-node: 8}
+"""
+
+
+def repo(tmp_path: Path, master: str, scripts: list[str]) -> Path:
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "runners.yaml").write_text(RUNNERS)
+    (tmp_path / "configs" / "test-master.yaml").write_text(textwrap.dedent(master))
+    for s in scripts:
+        p = tmp_path / "benchmarks" / "single_node" / s
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("#!/usr/bin/env bash\nvllm serve m\n")
+    return tmp_path
+
+
+ENTRY = """
+m-fp8-{gpu}-{fw}{tag}:
+  image: img
+  model: org/m
+  model-prefix: m
+  runner: {runner}
+  precision: fp8
+  framework: {fw}
+  multinode: false
+  scenarios:
+    {scenario}:
+    - {group}
+      search-space:
+      - {{ tp: 8, {extra}conc-list: [4] }}
+"""
+
+
+def entry(gpu="b200", fw="vllm", runner="b200", scenario="fixed-seq-len", extra="", tag=""):
+    group = "isl: 1024\n      osl: 1024" if scenario == "fixed-seq-len" else "dram-utilization: 0.95"
+    return ENTRY.format(gpu=gpu, fw=fw, runner=runner, scenario=scenario, extra=extra, tag=tag, group=group)
+
+
+def scripts_of(tmp_path, master, files):
+    cs = configs.load(repo(tmp_path, master, files))
+    assert not cs.problems, cs.problems
+    (e,) = cs.entries
+    return e.scripts, e.missing
+
+
+def test_framework_tagged_name_first(tmp_path):
+    got = scripts_of(tmp_path, entry(), ["fixed_seq_len/m_fp8_b200_vllm.sh", "fixed_seq_len/m_fp8_b200.sh"])
+    assert got == (["benchmarks/single_node/fixed_seq_len/m_fp8_b200_vllm.sh"], [])
+
+
+def test_fallback_name_and_trt_suffix(tmp_path):
+    assert scripts_of(tmp_path, entry(), ["fixed_seq_len/m_fp8_b200.sh"])[0] == ["benchmarks/single_node/fixed_seq_len/m_fp8_b200.sh"]
+
+
+def test_trt_fallback(tmp_path):
+    got = scripts_of(tmp_path, entry(fw="trt", extra="spec-decoding: mtp, "), ["fixed_seq_len/m_fp8_b200_trt_mtp.sh"])
+    assert got[0] == ["benchmarks/single_node/fixed_seq_len/m_fp8_b200_trt_mtp.sh"]
+
+
+def test_draft_model_gets_no_suffix(tmp_path):
+    got = scripts_of(tmp_path, entry(extra="spec-decoding: draft_model, "), ["fixed_seq_len/m_fp8_b200_vllm.sh"])
+    assert got[0] == ["benchmarks/single_node/fixed_seq_len/m_fp8_b200_vllm.sh"]
+
+
+def test_launchers_without_framework_names(tmp_path):
+    # h100 launchers never try the framework-tagged name
+    got = scripts_of(tmp_path, entry(gpu="h100", runner="h100"), ["fixed_seq_len/m_fp8_h100_vllm.sh", "fixed_seq_len/m_fp8_h100.sh"])
+    assert got[0] == ["benchmarks/single_node/fixed_seq_len/m_fp8_h100.sh"]
+
+
+def test_agentic_folder_and_missing_recipe(tmp_path):
+    got = scripts_of(tmp_path, entry(scenario="agentic-coding", extra="kv-offloading: none, "), [])
+    assert got == ([], ["benchmarks/single_node/agentic/m_fp8_b200.sh"])
+
+
+def test_unknown_launcher_uses_its_name(tmp_path):
+    got = scripts_of(tmp_path, entry(gpu="newgpu", runner="mystery"), ["fixed_seq_len/m_fp8_newgpu_vllm.sh"])
+    assert got[0] == ["benchmarks/single_node/fixed_seq_len/m_fp8_newgpu_vllm.sh"]
+
+
+def test_point_env_and_dram_budget(tmp_path):
+    master = entry(scenario="agentic-coding", extra="ep: 8, dp-attn: true, kv-offloading: dram, kv-offload-backend: { name: vllm-simple }, ")
+    cs = configs.load(repo(tmp_path, master, ["agentic/m_fp8_b200_vllm.sh"]))
+    (e,) = cs.entries
+    (p,) = e.points
+    env = p.env
+    assert {k: env[k] for k in ("TP", "EP_SIZE", "DP_ATTENTION", "CONC", "KV_OFFLOADING", "KV_OFFLOAD_BACKEND",
+                                 "TOTAL_CPU_DRAM_GB", "GPU_COUNT", "SCENARIO_TYPE", "SCENARIO_SUBDIR", "IS_AGENTIC",
+                                 "SPEC_DECODING", "EXP_NAME", "MODEL", "FRAMEWORK", "PRECISION")} == {
+        "TP": "8", "EP_SIZE": "8", "DP_ATTENTION": "true", "CONC": "4", "KV_OFFLOADING": "dram",
+        "KV_OFFLOAD_BACKEND": "vllm-simple", "TOTAL_CPU_DRAM_GB": "2849", "GPU_COUNT": "8",
+        "SCENARIO_TYPE": "agentic-coding", "SCENARIO_SUBDIR": "agentic/", "IS_AGENTIC": "1", "SPEC_DECODING": "none",
+        "EXP_NAME": "m_tp8_conc4_kvdram-vllm-simple", "MODEL": "org/m", "FRAMEWORK": "vllm", "PRECISION": "fp8"}
+    assert p.origin.line == 14 and p.config_key == "m-fp8-b200-vllm"
+
+
+def test_dram_budget_matches_the_generator():
+    # InferenceX: min(available MiB, 2,861,022) * 2^20 * utilization * gpus / gpus-per-node / 1e9
+    hw = {"available-cpu-dram-mib": 3_095_781, "gpus-per-node": 8}
+    assert configs._dram_gb(hw, 0.95, 8, 2_861_022) == 2849
+    assert configs._dram_gb(hw, 0.80, 8, 2_861_022) == 2399
+    assert configs._dram_gb(hw, 0.95, 4, 2_861_022) == 1424
+    assert configs._dram_gb(None, 0.95, 4, 2_861_022) is None
+
+
+def test_concurrency_ranges_double():
+    assert configs._conc_values({"conc-start": 4, "conc-end": 16}, 2, "") == [4, 8, 16]
+    assert configs._conc_values({"conc-start": 3, "conc-end": 20}, 2, "") == [3, 6, 12, 20]
+    assert configs._conc_values({"conc-list": [1, 9]}, 2, "") == [1, 9]
+
+
+def test_malformed_yaml_is_a_problem_not_a_crash(tmp_path):
+    cs = configs.load(repo(tmp_path, "a:\n  b: [1, 2\n  c: 3\n", []))
+    (p,) = cs.problems
+    assert p.message.startswith("invalid YAML") and p.span.line == 3
+
+
+def test_entry_without_tp_is_a_problem(tmp_path):
+    cs = configs.load(repo(tmp_path, entry().replace("tp: 8, ", ""), []))
+    (p,) = cs.problems
+    assert "missing field 'tp'" in p.message and p.span.line == 2
+
+
+def test_alias_heavy_yaml_stays_bounded(tmp_path):
+    bomb = "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(8))
+    cs = configs.load(repo(tmp_path, bomb, []))
+    assert cs.entries == [] or all(not e.points for e in cs.entries)
+
+
+def test_find_root(tmp_path):
+    root = repo(tmp_path, entry(), ["fixed_seq_len/m_fp8_b200_vllm.sh"])
+    assert configs.find_root(root / "benchmarks" / "single_node") == root
+    assert configs.find_root(Path("/")) is None
+
+
+runner = CliRunner()
+SEED = FIXTURES / "seed"
+
+
+def test_sweep_lists_points_and_renders_one():
+    script = str(SEED / "benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh")
+    r = runner.invoke(app, ["sweep", script])
+    assert r.exit_code == 0, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 13
+    assert "TP=8 EP_SIZE=8 DP_ATTENTION=true CONC=72" in lines[-1] and "-> vllm at line 83" in lines[-1]
+    r = runner.invoke(app, ["sweep", script, "--point", "13"])
+    assert r.exit_code == 0
+    assert "--max-num-seqs 144" in r.output and "--data-parallel-size 8" in r.output
+
+
+def test_sweep_errors(tmp_path):
+    orphan = SEED / "benchmarks/benchmark_lib.sh"
+    r = runner.invoke(app, ["sweep", str(orphan)])
+    assert r.exit_code == 2 and "no master-config entry runs this recipe" in r.output
+    script = str(SEED / "benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh")
+    assert runner.invoke(app, ["sweep", script, "--point", "99"]).exit_code == 2
+    f = tmp_path / "x.sh"
+    f.write_text("vllm serve m\n")
+    r = runner.invoke(app, ["sweep", str(f)])
+    assert r.exit_code == 2 and "no configs/*-master.yaml" in r.output
+    assert runner.invoke(app, ["check", str(f), "--config", str(tmp_path / "none.yaml")]).exit_code == 2
