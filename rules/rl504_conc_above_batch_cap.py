@@ -1,17 +1,18 @@
-from recipelint.rulebase import Rule, env_int, flag_int, model_family, sglang_attention_dp, vllm_dp_size
+import re
 
-VLLM_DEFAULT_MAX_NUM_SEQS = 256
-SGLANG_SPEC_DEFAULT = 48
-SGLANG_DSV4_DEFAULT = 256
+from recipelint import facts
+from recipelint.rulebase import Rule, env_int, flag_int, model_family, vllm_dp_size
 
 
 class ConcAboveBatchCap(Rule):
     """
     ## What it does
     Reports a master-config concurrency above the engine's effective batch cap for that launch:
-    vLLM's `--max-num-seqs` (256 per engine when the flag is absent) times the number of
-    data-parallel engines; SGLang's global `--max-running-requests` (when absent: 48 with
-    speculative decoding, 256 for DeepSeek-V4).
+    vLLM's `--max-num-seqs` times the number of data-parallel engines (when the flag is absent:
+    1024 per engine on GPUs with 70 GiB or more — every H100/H200/B200/B300/MI300X-class GPU —
+    and 256 on smaller ones); SGLang's global `--max-running-requests` (when absent: 48 with
+    speculative decoding, 256 for DeepSeek-V4).  Defaults are data in
+    `rules/data/engine_defaults.yaml`.
 
     ## Why is this bad?
     Requests above the cap wait in the engine's queue: the sweep point measures queueing, not the
@@ -33,7 +34,8 @@ class ConcAboveBatchCap(Rule):
 
     ## Exceptions
     Only points from a master config are judged; SGLang launches without the flag are judged
-    only when one of its documented defaults applies.
+    only when one of its documented defaults applies, vLLM launches without it only when the
+    recipe's GPU is known from its file name.
     """
 
     code = "RL504"
@@ -53,19 +55,29 @@ class ConcAboveBatchCap(Rule):
                 yield ctx.finding(loc, msg, pr.point, key=f"{cap}|{how}")
 
     def _cap(self, ctx, lc):
+        defaults = facts.load("engine_defaults")
         if lc.engine == "vllm":
             dp = vllm_dp_size(lc) or 1
+            engines = f" × {dp} DP engines" if dp > 1 else ""
             f = lc.get("--max-num-seqs")
             if f is not None:
                 v = flag_int(lc, "--max-num-seqs")
                 if v is None:
                     return None, "", None
-                return v * dp, f"--max-num-seqs {v}" + (f" × {dp} DP engines" if dp > 1 else ""), f.value_loc
+                return v * dp, f"--max-num-seqs {v}{engines}", f.value_loc
             if not lc.complete:
                 return None, "", None
-            return VLLM_DEFAULT_MAX_NUM_SEQS * dp, f"vLLM's default --max-num-seqs {VLLM_DEFAULT_MAX_NUM_SEQS}" + (
-                f" × {dp} DP engines" if dp > 1 else ""), lc.loc
+            tokens = set(re.split(r"[_.-]", ctx.name.lower()))
+            spec = defaults["vllm"]
+            if tokens & set(spec["large_gpus"]):
+                v = spec["max_num_seqs"]["large_gpu"]
+            elif tokens & set(spec["small_gpus"]):
+                v = spec["max_num_seqs"]["other"]
+            else:
+                return None, "", None
+            return v * dp, f"vLLM's default --max-num-seqs {v} on this GPU{engines}", lc.loc
         if lc.engine == "sglang":
+            spec = defaults["sglang"]["max_running_requests"]
             f = lc.get("--max-running-requests")
             if f is not None:
                 v = flag_int(lc, "--max-running-requests")
@@ -73,7 +85,7 @@ class ConcAboveBatchCap(Rule):
             if not lc.complete:
                 return None, "", None
             if lc.has("--speculative-algorithm"):
-                return SGLANG_SPEC_DEFAULT, "SGLang's default --max-running-requests with speculative decoding", lc.loc
+                return spec["speculative"], "SGLang's default --max-running-requests with speculative decoding", lc.loc
             if model_family(lc, ctx.name) == "deepseek_v4":
-                return SGLANG_DSV4_DEFAULT, "SGLang's default --max-running-requests for DeepSeek-V4", lc.loc
+                return spec["deepseek_v4"], "SGLang's default --max-running-requests for DeepSeek-V4", lc.loc
         return None, "", None
