@@ -39,10 +39,34 @@ class FileResult:
     error: str | None = None
     problems: list[ParseProblem] = field(default_factory=list)
     points: list[PointResult] = field(default_factory=list)
+    #: statement extents: first line -> last line of the largest statement starting there
+    #: (suppression comments above a compound block cover the whole block)
+    blocks: dict = field(default_factory=dict)
 
     @property
     def launches(self) -> list[Launch]:
         return [lc for pr in self.points for lc in pr.launches]
+
+
+_STATEMENTS = frozenset({
+    "command", "redirected_statement", "variable_assignment", "declaration_command", "if_statement",
+    "for_statement", "c_style_for_statement", "while_statement", "case_statement", "function_definition",
+    "list", "pipeline", "subshell", "compound_statement", "test_command", "negated_command",
+})
+
+
+def _blocks(root, source) -> dict:
+    out: dict[int, int] = {}
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type in _STATEMENTS:
+            a = source.point(n.start)[0]
+            b = source.point(max(n.start, n.end - 1))[0]
+            if b > out.get(a, 0):
+                out[a] = b
+        stack.extend(n.children)
+    return out
 
 
 class Analyzer:
@@ -63,6 +87,7 @@ class Analyzer:
             return res, None
         parsed = parse(res.source)
         res.problems = parsed.problems
+        res.blocks = _blocks(parsed.root, res.source)
         return res, parsed
 
     def analyze(self, path: Path, display: str, points) -> FileResult:

@@ -101,41 +101,81 @@ def _codes(values: list[str]) -> list[str]:
 
 @app.command()
 def check(
-    paths: list[Path] = typer.Argument(None, help="Files or directories (walked for *.sh). Default: the current directory.", show_default=False),
-    output_format: str = typer.Option("full", "--output-format", "-o", help="full, concise or json."),
+    paths: list[Path] = typer.Argument(None, help="Recipes or directories (walked for *.sh), and master configs (*-master.yaml). Default: the current directory.", show_default=False),
+    output_format: Optional[str] = typer.Option(None, "--output-format", "-o", help="full (default), concise, json, json-lines, github or sarif."),
+    output_file: Optional[Path] = typer.Option(None, "--output-file", help="Write the report to this file instead of stdout."),
     select: list[str] = typer.Option([], "--select", help="Only rules whose code starts with one of these (comma-separated or repeated)."),
     ignore: list[str] = typer.Option([], "--ignore", help="Skip rules whose code starts with one of these."),
+    statistics: bool = typer.Option(False, "--statistics", help="Print how many findings each rule has, instead of the findings."),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="Lowest severity that makes the exit status 1: info, warning (default) or error."),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
     no_ignores: bool = typer.Option(False, "--no-ignores", help="Report findings even where a suppression comment would hide them."),
+    force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply the settings' `exclude` to files named on the command line too (for pre-commit)."),
+    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Report only findings on lines added or changed since this git revision (and sweep points from changed config lines)."),
     config: list[Path] = typer.Option([], "--config", help="A master config (repeatable). Default: configs/*-master.yaml above the first path."),
     no_config: bool = typer.Option(False, "--no-config", help="Ignore master configs: use the default environment matrix."),
+    settings_file: Optional[Path] = typer.Option(None, "--settings", help="recipelint settings file (pyproject.toml with [tool.recipelint], or .recipelint.yaml). Default: found upward from the first path."),
 ):
     """Lint recipes: rebuild each serve launch under every sweep point and check it with rules."""
-    from .lint import UsageError, lint
-    from .report import FORMATS, render_concise, render_full, render_json, summary
-
-    if output_format not in FORMATS:
-        _fail(f"--output-format must be one of {', '.join(FORMATS)}, got '{output_format}'")
-    sel, ign = _codes(select), _codes(ignore)
+    from .diff import DiffError
+    from .lint import Options, UsageError, lint
     from .registry import all_rules
+    from .report import (FORMATS, render_concise, render_full, render_github, render_json, render_json_lines,
+                         render_sarif, render_statistics, summary)
+    from .settings import SEVERITIES, SettingsError, apply_facts, find, load
 
+    paths = list(paths or [Path(".")])
+    try:
+        st = load(settings_file if settings_file is not None else find(paths[0]))
+    except SettingsError as e:
+        _fail(str(e))
+    if settings_file is not None and not settings_file.is_file():
+        _fail(f"{settings_file}: settings file not found")
+    fmt = output_format or st.output_format
+    if fmt not in FORMATS:
+        _fail(f"--output-format must be one of {', '.join(FORMATS)}, got '{fmt}'")
+    level = fail_on or st.fail_on
+    if level not in SEVERITIES:
+        _fail(f"--fail-on must be one of {', '.join(SEVERITIES)}, got '{level}'")
+    sel, ign = _codes(select), _codes(ignore)
     known = [r.code for r in all_rules()]
     for c in sel + ign:
         if c.upper() != "ALL" and not any(k.startswith(c.upper()) for k in known):
             _fail(f"unknown rule code or prefix '{c}' (see `recipelint rule --all`)")
+    apply_facts(st)
+    opts = Options(select=sel or None, ignore=ign, use_suppressions=not no_ignores,
+                   config_paths=list(config) or None, use_configs=not no_config, force_exclude=force_exclude,
+                   diff_base=diff_base, settings=st)
     try:
-        result = lint(list(paths or [Path(".")]), sel, ign, use_suppressions=not no_ignores,
-                      config_paths=list(config) or None, use_configs=not no_config)
-    except UsageError as e:
+        result = lint(paths, options=opts)
+    except (UsageError, DiffError) as e:
         _fail(str(e))
-    if output_format == "json":
-        sys.stdout.write(render_json(result.findings))
-    elif output_format == "concise":
-        sys.stdout.write(render_concise(result.findings))
+    findings = result.findings
+    if statistics:
+        text = render_statistics(findings)
+    elif fmt == "json":
+        text = render_json(findings)
+    elif fmt == "json-lines":
+        text = render_json_lines(findings)
+    elif fmt == "github":
+        text = render_github(findings)
+    elif fmt == "sarif":
+        text = render_sarif(findings)
+    elif fmt == "concise":
+        text = render_concise(findings)
     else:
-        sys.stdout.write(render_full(result.findings, color=sys.stdout.isatty() or None))
-        typer.echo(summary(result.findings, len(result.files)), err=not result.findings and False)
-    failing = [f for f in result.findings if f.severity in ("warning", "error")]
-    raise typer.Exit(1 if failing else 0)
+        color = (sys.stdout.isatty() and output_file is None) or None
+        text = render_full(findings, color=color if color else False) + summary(findings, len(result.files)) + "\n"
+    if output_file is not None:
+        try:
+            output_file.write_text(text, encoding="utf-8")
+        except OSError as e:
+            _fail(f"{output_file}: cannot write ({e.strerror or e})")
+    else:
+        sys.stdout.write(text)
+    rank = SEVERITIES.index(level)
+    failing = [f for f in findings if SEVERITIES.index(f.severity) >= rank]
+    raise typer.Exit(0 if exit_zero or not failing else 1)
 
 
 @app.command()
@@ -222,6 +262,20 @@ def main() -> None:
         app()
     except KeyboardInterrupt:
         sys.exit(130)
+    except SystemExit:
+        raise
+    except RecursionError:
+        typer.echo("recipelint: internal error: input nested too deeply", err=True)
+        sys.exit(2)
+    except Exception as e:  # noqa: BLE001 - a linter never shows users a traceback
+        where = ""
+        tb = e.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        if tb is not None:
+            where = f" ({tb.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno})"
+        typer.echo(f"recipelint: internal error: {type(e).__name__}: {e}{where}", err=True)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -1,16 +1,17 @@
-"""``recipelint check``: files → analysis → rules → grouped, suppressed findings."""
+"""``recipelint check``: files → analysis → rules → grouped, filtered, suppressed findings."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .analysis import Analyzer, FileResult
-from .findings import Finding, group
+from .findings import Finding, Related, group
 from .points import default_points
-from .registry import selected
+from .registry import by_code, selected
 from .rulebase import FileContext, Project
+from .settings import Settings
 from .suppress import FileSuppressions, scan
 
 SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".recipelint_cache", ".tox"}
@@ -28,9 +29,23 @@ class LintResult:
     configs: object = None
 
 
-def collect(paths: list[Path]) -> list[tuple[Path, str]]:
-    """(path, display) of every recipe: directories are walked for ``*.sh``; files named on the
-    command line are taken as they are."""
+@dataclass(slots=True)
+class Options:
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+    use_suppressions: bool = True
+    config_paths: list[Path] | None = None
+    use_configs: bool = True
+    force_exclude: bool = False
+    diff_base: str | None = None
+    settings: Settings = field(default_factory=Settings)
+    points_for: object = None  # (display, text) -> points; overrides configs (tests)
+
+
+def collect(paths: list[Path], settings: Settings | None = None, force_exclude: bool = False) -> list[tuple[Path, str]]:
+    """(path, display) of every recipe: directories are walked for ``*.sh`` (skipping excluded
+    paths); files named on the command line are taken as they are, unless ``force_exclude``."""
+    settings = settings or Settings()
     out: list[tuple[Path, str]] = []
     seen: set[str] = set()
     for p in paths:
@@ -38,12 +53,16 @@ def collect(paths: list[Path]) -> list[tuple[Path, str]]:
             raise UsageError(f"{p}: no such file or directory")
         if p.is_dir():
             for root, dirs, files in os.walk(p, followlinks=False):
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                rootp = Path(root)
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
+                                 and not settings.excluded(rootp / d))
                 for name in sorted(files):
-                    if name.endswith(".sh"):
-                        fp = Path(root) / name
+                    fp = rootp / name
+                    if name.endswith(".sh") and not settings.excluded(fp):
                         _add(out, seen, fp)
         else:
+            if force_exclude and settings.excluded(p):
+                continue
             _add(out, seen, p)
     return out
 
@@ -56,10 +75,10 @@ def _add(out, seen, fp: Path) -> None:
     if key in seen:
         return
     seen.add(key)
-    out.append((fp, _display(fp)))
+    out.append((fp, display_path(fp)))
 
 
-def _display(fp: Path) -> str:
+def display_path(fp: Path) -> str:
     try:
         rel = os.path.relpath(fp)
     except ValueError:
@@ -67,68 +86,116 @@ def _display(fp: Path) -> str:
     return rel if not rel.startswith("..") else str(fp)
 
 
+def _is_master_config(p: Path) -> bool:
+    return p.suffix in (".yaml", ".yml") and p.name.endswith(("-master.yaml", "-master.yml"))
+
+
 def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] | None = None,
          analyzer: Analyzer | None = None, use_suppressions: bool = True, points_for=None,
-         config_paths: list[Path] | None = None, use_configs: bool = True) -> LintResult:
+         config_paths: list[Path] | None = None, use_configs: bool = True, options: Options | None = None) -> LintResult:
     """Lint recipes.  Sweep points come from the master configs found above the first path
-    (or ``config_paths``); recipes no config reaches use the default matrix.  ``points_for(display,
-    text)`` overrides both (tests)."""
+    (or ``config_paths``); recipes no config reaches use the default matrix.  Master configs
+    given as paths are read, and the recipes they run are linted."""
     from . import configs
 
-    rules = [r() for r in selected(select, ignore)]
+    opt = options or Options(select, ignore, use_suppressions, config_paths, use_configs, points_for=points_for)
+    st = opt.settings
+    sel = list(opt.select if opt.select else st.select) + list(st.extend_select)
+    ign = list(opt.ignore or []) + list(st.ignore)
+    rules = [r() for r in selected(sel or None, ign)]
     analyzer = analyzer or Analyzer()
     result = LintResult()
-    files = collect(paths)
+
+    recipe_paths = [p for p in paths if not _is_master_config(p)]
+    yaml_paths = [p for p in paths if _is_master_config(p)]
+    config_list = list(opt.config_paths or []) + yaml_paths
+    if not config_list and st.configs:
+        config_list = [st.base / c for c in st.configs]
+    for p in config_list:
+        if not p.is_file():
+            raise UsageError(f"{p}: config file not found")
+    files = collect(recipe_paths, st, opt.force_exclude) if recipe_paths else []
     cs = configs.ConfigSet(None)
-    if use_configs and points_for is None:
-        for p in config_paths or []:
-            if not p.is_file():
-                raise UsageError(f"{p}: config file not found")
-        root = configs.find_root(paths[0] if paths else Path("."))
-        if config_paths or root is not None:
-            cs = configs.load(root, config_paths)
+    if opt.use_configs and opt.points_for is None:
+        anchor = (recipe_paths or yaml_paths or [Path(".")])[0]
+        root = configs.find_root(anchor)
+        if config_list or root is not None:
+            cs = configs.load(root, config_list or None)
+        if yaml_paths:
+            # a changed master config: lint the recipes it runs
+            have = {str(p.resolve()) for p, _ in files}
+            for e in cs.entries:
+                if any(_same(e.path, y) for y in yaml_paths):
+                    for s in e.scripts:
+                        sp = (cs.root / s)
+                        if str(sp.resolve()) not in have and not (opt.force_exclude and st.excluded(sp)):
+                            have.add(str(sp.resolve()))
+                            files.append((sp, display_path(sp)))
     result.configs = cs
-    for path, display in files:
-        pts = cs.points_for(path) if points_for is None else None
+
+    def points(path: Path, display: str):
+        pts = cs.points_for(path) if opt.points_for is None else None
         if pts:
-            res = analyzer.analyze(path, display, pts)
-        elif points_for is not None:
-            res = analyzer.analyze(path, display, lambda text, d=display: points_for(d, text))
-        else:
-            res = analyzer.analyze(path, display, lambda text, d=display: default_points(d, text))
-        result.files.append(res)
-    project = Project(result.files, cs)
+            return pts
+        if opt.points_for is not None:
+            return lambda text: opt.points_for(display, text)
+        return lambda text: default_points(display, text)
+
+    for path, display in files:
+        result.files.append(analyzer.analyze(path, display, points(path, display)))
+
+    project = Project(result.files, cs, lambda path: analyzer.analyze(path, display_path(path), points(path, display_path(path))))
     raw: list[Finding] = []
     for rule in rules:
         raw.extend(rule.check_project(project))
     for res in result.files:
         for rule in rules:
-            ctx = FileContext(res, project, rule)
-            raw.extend(rule.check(ctx))
-    grouped = group(raw)
-    grouped = [_display_path(f, result.files) for f in grouped]
-    if use_suppressions:
-        grouped, result.suppressed = _suppress(grouped, result.files)
+            raw.extend(rule.check(FileContext(res, project, rule)))
+    grouped = [_display(f) for f in group(raw)]
+    grouped = _overrides(grouped, st)
+    if opt.use_suppressions:
+        grouped, result.suppressed, unused = _suppress(grouped, result.files)
+        grouped = sorted(grouped + _unused_findings(unused, {r.code for r in rules}), key=Finding.sort_key)
+    if opt.diff_base:
+        from .diff import changed_lines, keep_changed
+
+        grouped = keep_changed(grouped, changed_lines(opt.diff_base, anchor=(recipe_paths or yaml_paths or [Path(".")])[0]), result.files)
     result.findings = grouped
     return result
 
 
-def _display_path(f: Finding, files: list[FileResult]) -> Finding:
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def _display(f: Finding) -> Finding:
     """Findings carry the path as the user named it (relative when possible)."""
-    from dataclasses import replace
-
-    from .findings import Related
-
-    f.span = replace(f.span, path=_display(Path(f.span.path)))
-    f.related = [Related(replace(r.span, path=_display(Path(r.span.path))), r.message) for r in f.related]
+    f.span = replace(f.span, path=display_path(Path(f.span.path)))
+    f.related = [Related(replace(r.span, path=display_path(Path(r.span.path))), r.message) for r in f.related]
     return f
 
 
-def _suppress(findings: list[Finding], files: list[FileResult]) -> tuple[list[Finding], int]:
+def _overrides(findings: list[Finding], st: Settings) -> list[Finding]:
+    out = []
+    for f in findings:
+        codes = st.ignored_codes(Path(f.span.path)) if st.per_file_ignores else []
+        if any(f.code.startswith(c) for c in codes):
+            continue
+        for code, sev in st.severity.items():
+            if f.code.startswith(code):
+                f.severity = sev
+        out.append(f)
+    return out
+
+
+def _suppress(findings: list[Finding], files: list[FileResult]):
     sups: dict[str, FileSuppressions] = {}
     for res in files:
         if res.source is not None:
-            sups[_display(res.path)] = scan(res.source.data.decode("utf-8", "replace"))
+            sups[display_path(res.path)] = scan(res.source.data.decode("utf-8", "replace"), res.blocks)
     kept = []
     n = 0
     for f in findings:
@@ -139,4 +206,19 @@ def _suppress(findings: list[Finding], files: list[FileResult]) -> tuple[list[Fi
             n += 1
             continue
         kept.append(f)
-    return kept, n
+    unused = [(path, s) for path, fs in sups.items() for s in fs.items if not s.used]
+    return kept, n, unused
+
+
+def _unused_findings(unused, active: set[str]) -> list[Finding]:
+    """RL002 for suppressions that suppressed nothing — only when every code they name was
+    checked in this run (a suppression of a rule not selected is not unused)."""
+    rule = by_code("RL002")
+    if rule is None or "RL002" not in active:
+        return []
+    out = []
+    for path, s in unused:
+        if s.codes and not all(any(a.startswith(c) for a in active if a != "RL002") for c in s.codes):
+            continue
+        out.append(rule().unused(path, s))
+    return out

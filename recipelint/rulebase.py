@@ -212,14 +212,18 @@ class FileContext:
 class Project:
     """All files of a run, with sibling lookup."""
 
-    def __init__(self, results: list[FileResult], configs=None):
+    def __init__(self, results: list[FileResult], configs=None, analyze=None):
         self.results = results
         self.configs = configs
         self.by_path = {r.path.resolve(): r for r in results}
         self._groups = facts.load("parity")["hardware_groups"]
+        #: analyze(path) -> FileResult for a sibling that is not part of the run (read, not reported)
+        self._analyze = analyze
 
     def siblings(self, result: FileResult) -> list[FileResult]:
-        """Files named like ``result`` with another hardware token of the same group."""
+        """Files named like ``result`` with another hardware token of the same group; a
+        sibling on disk that was not passed to the run is analysed too (its findings are not
+        reported)."""
         name = result.path.name
         out = []
         tokens = re.split(r"([_.-])", name)
@@ -229,9 +233,13 @@ class Project:
                     for other in group:
                         if other == tok.lower():
                             continue
-                        cand = "".join(tokens[:i] + [other] + tokens[i + 1 :])
-                        sib = self.by_path.get((result.path.parent / cand).resolve())
-                        if sib is not None and sib is not result and sib not in out:
+                        cand = (result.path.parent / "".join(tokens[:i] + [other] + tokens[i + 1 :]))
+                        key = cand.resolve()
+                        sib = self.by_path.get(key)
+                        if sib is None and self._analyze is not None and cand.is_file():
+                            sib = self._analyze(cand)
+                            self.by_path[key] = sib
+                        if sib is not None and sib is not result and sib not in out and not sib.error:
                             out.append(sib)
         return out
 

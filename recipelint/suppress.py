@@ -1,11 +1,14 @@
 """Suppression comments.
 
 * ``# recipelint: ignore[RL101] reason`` at the end of a line suppresses those codes on that
-  line; alone on a line, it suppresses them on the next line (the command or block below).
+  line; alone on a line, it suppresses them in the statement that starts on the next line —
+  the whole statement, when it is a compound block (``if``, ``case``, a function, a multi-line
+  array or command).
 * ``# recipelint: file-ignore[RL101] reason`` anywhere suppresses them in the whole file.
 
 Codes may be prefixes (``RL1``) and several may be given (``ignore[RL101, RL201]``);
-``ignore`` without brackets suppresses every code.
+``ignore`` without brackets suppresses every code.  A suppression that suppresses nothing is
+reported as RL002.
 """
 
 from __future__ import annotations
@@ -19,8 +22,11 @@ _DIRECTIVE = re.compile(r"#\s*recipelint:\s*(ignore|file-ignore)(?:\[([^\]]*)\])
 @dataclass(slots=True)
 class Suppression:
     line: int  # the line the comment is on
-    target: int | None  # the line it applies to (None: the whole file)
+    col: int
+    first: int | None  # the lines it covers (None: the whole file)
+    last: int | None
     codes: tuple[str, ...]  # empty: every code
+    kind: str = "ignore"
     used: bool = False
 
 
@@ -30,15 +36,17 @@ class FileSuppressions:
 
     def match(self, code: str, line: int) -> Suppression | None:
         for s in self.items:
-            if s.target is not None and s.target != line:
+            if s.first is not None and not (s.first <= line <= s.last):
                 continue
             if not s.codes or any(code.startswith(c) for c in s.codes):
                 return s
         return None
 
 
-def scan(text: str) -> FileSuppressions:
+def scan(text: str, blocks: dict | None = None) -> FileSuppressions:
+    """``blocks``: first line -> last line of the statement starting there."""
     out = FileSuppressions()
+    blocks = blocks or {}
     lines = text.split("\n")
     for i, raw in enumerate(lines, 1):
         if "recipelint" not in raw:
@@ -48,15 +56,16 @@ def scan(text: str) -> FileSuppressions:
             continue
         kind, codes = m.group(1), m.group(2)
         code_t = tuple(c.strip().upper() for c in (codes or "").split(",") if c.strip())
+        col = m.start() + 1
         if kind == "file-ignore":
-            out.items.append(Suppression(i, None, code_t))
+            out.items.append(Suppression(i, col, None, None, code_t, kind))
             continue
         alone = raw[: m.start()].strip() == ""
-        target = i
-        if alone:
-            j = i + 1
-            while j <= len(lines) and (not lines[j - 1].strip() or lines[j - 1].lstrip().startswith("#")):
-                j += 1
-            target = j
-        out.items.append(Suppression(i, target, code_t))
+        if not alone:
+            out.items.append(Suppression(i, col, i, i, code_t, kind))
+            continue
+        j = i + 1
+        while j <= len(lines) and (not lines[j - 1].strip() or lines[j - 1].lstrip().startswith("#")):
+            j += 1
+        out.items.append(Suppression(i, col, j, max(j, blocks.get(j, j)), code_t, kind))
     return out

@@ -1,0 +1,309 @@
+"""Where users meet recipelint: output formats (golden files), SARIF against the official schema,
+the pre-commit hook run by the real pre-commit, the Action and workflow against GitHub's schemas,
+settings files, suppressions and --diff-base."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from helpers import FIXTURES, ROOT
+from recipelint import facts
+from recipelint.cli import app
+
+runner = CliRunner()
+SEED = FIXTURES / "seed"
+SCHEMA = ROOT.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
+VENV_BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(autouse=True)
+def _fresh_facts():
+    facts.reset()
+    yield
+    facts.reset()
+
+
+GOLDEN = {
+    "concise": "expected.concise.txt", "json": "expected.json", "json-lines": "expected.jsonl",
+    "github": "expected.github.txt", "sarif": "expected.sarif.json", "full": "expected.full.txt",
+}
+
+
+@pytest.mark.parametrize("fmt", list(GOLDEN))
+def test_output_format_golden(fmt, monkeypatch):
+    monkeypatch.chdir(SEED)
+    r = runner.invoke(app, ["check", "benchmarks", "-o", fmt])
+    assert r.exit_code == 1
+    assert r.output == (SEED / GOLDEN[fmt]).read_text()
+
+
+def test_statistics_golden(monkeypatch):
+    monkeypatch.chdir(SEED)
+    r = runner.invoke(app, ["check", "benchmarks", "--statistics"])
+    assert r.output == (SEED / "expected.statistics.txt").read_text()
+
+
+def test_output_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(SEED)
+    out = tmp_path / "r.json"
+    r = runner.invoke(app, ["check", "benchmarks", "-o", "json", "--output-file", str(out)])
+    assert r.exit_code == 1 and r.output == ""
+    assert json.loads(out.read_text()) == json.loads((SEED / "expected.json").read_text())
+
+
+def test_json_lines_are_one_object_each():
+    lines = (SEED / "expected.jsonl").read_text().splitlines()
+    assert [json.loads(x)["code"] for x in lines] == [d["code"] for d in json.loads((SEED / "expected.json").read_text())]
+
+
+def test_github_annotations_escape_and_shape():
+    for line in (SEED / "expected.github.txt").read_text().splitlines():
+        m = re.match(r"^::(error|warning|notice) file=([^,]+),line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=recipelint \(RL\d{3}\)::(.*)$", line)
+        assert m, line
+        assert "\n" not in m.group(3)
+
+
+@pytest.mark.skipif(not SCHEMA.is_file(), reason="the shared SARIF schema is not beside this checkout")
+def test_sarif_validates_against_the_official_schema():
+    import jsonschema
+
+    doc = json.loads((SEED / "expected.sarif.json").read_text())
+    jsonschema.validate(doc, json.loads(SCHEMA.read_text()))
+    run = doc["runs"][0]
+    assert {r["id"] for r in run["tool"]["driver"]["rules"]} >= {"RL101", "RL201", "RL301", "RL401"}
+    res = {r["ruleId"]: r for r in run["results"]}
+    loc = res["RL301"]["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"] == "benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh"
+    assert loc["region"]["startLine"] == 36 and loc["region"]["startColumn"] == 21
+    assert any(r["physicalLocation"]["artifactLocation"]["uri"] == "configs/nvidia-master.yaml"
+               for r in res["RL301"]["relatedLocations"])
+    rule = next(r for r in run["tool"]["driver"]["rules"] if r["id"] == "RL301")
+    assert "## Why is this bad?" in rule["help"]["markdown"] and rule["defaultConfiguration"]["level"] == "error"
+
+
+def _check_jsonschema(schema: str, path: Path):
+    exe = shutil.which("check-jsonschema", path=str(VENV_BIN)) or shutil.which("check-jsonschema")
+    assert exe, "check-jsonschema is a dev dependency"
+    return subprocess.run([exe, "--builtin-schema", schema, str(path)], capture_output=True, text=True, timeout=120)
+
+
+def test_action_and_workflow_validate_against_githubs_schemas():
+    r = _check_jsonschema("vendor.github-actions", ROOT / "action.yml")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _check_jsonschema("vendor.github-workflows", ROOT / "examples" / "recipelint-workflow.yml")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def _readme_block(marker: str) -> str:
+    text = (ROOT / "README.md").read_text()
+    m = re.search(rf"<!-- {marker} -->\n```\w+\n(.*?)```", text, re.S)
+    assert m, f"README lacks the {marker} snippet"
+    return m.group(1)
+
+
+def test_readme_snippets_are_the_tested_files():
+    assert _readme_block("example-workflow") == (ROOT / "examples" / "recipelint-workflow.yml").read_text()
+    import tomllib
+
+    settings = tomllib.loads(_readme_block("settings-example"))
+    from recipelint.settings import _validate
+
+    _validate(settings["tool"]["recipelint"], "README", Path("pyproject.toml"))
+    hooks = _readme_block("pre-commit-config")
+    assert "id: recipelint" in hooks
+
+
+# ---- pre-commit, for real --------------------------------------------------------------------
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+                               "GIT_COMMITTER_EMAIL": "t@e"}).stdout
+
+
+def _head_is_clean() -> bool:
+    try:
+        status = _git(ROOT, "status", "--porcelain", "--untracked-files=no")
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return False
+    return status.strip() == ""
+
+
+BAD = """#!/usr/bin/env bash
+# agentic recipe without tool calling
+vllm serve org/model --tensor-parallel-size 8 --reasoning-parser deepseek_v4 &
+"""
+GOOD = """#!/usr/bin/env bash
+vllm serve org/model --tensor-parallel-size 8 --tool-call-parser hermes --enable-auto-tool-choice &
+"""
+
+
+@pytest.mark.skipif(not _head_is_clean(), reason="pre-commit installs the hook from HEAD: commit first")
+def test_pre_commit_hook_runs_for_real(tmp_path):
+    exe = shutil.which("pre-commit", path=str(VENV_BIN)) or shutil.which("pre-commit")
+    assert exe, "pre-commit is a dev dependency"
+    rev = _git(ROOT, "rev-parse", "HEAD").strip()
+    work = tmp_path / "bench"
+    (work / "benchmarks" / "single_node" / "agentic").mkdir(parents=True)
+    _git(work, "init", "-q")
+    config = _readme_block("pre-commit-config").replace("https://github.com/recipelint/recipelint", str(ROOT)).replace("v0.1.0", rev)
+    (work / ".pre-commit-config.yaml").write_text(config)
+    good = work / "benchmarks" / "single_node" / "agentic" / "clean_fp8_b200_vllm.sh"
+    good.write_text(GOOD)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
+    _git(work, "add", "-A")
+    r = subprocess.run([exe, "run", "--all-files"], cwd=work, capture_output=True, text=True, timeout=900, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    bad = work / "benchmarks" / "single_node" / "agentic" / "bad_fp8_b200_vllm.sh"
+    bad.write_text(BAD)
+    _git(work, "add", "-A")
+    r = subprocess.run([exe, "run", "--all-files"], cwd=work, capture_output=True, text=True, timeout=900, env=env)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "bad_fp8_b200_vllm.sh:3:1: RL201" in r.stdout
+    assert "clean_fp8_b200_vllm.sh" not in r.stdout.split("recipelint....")[-1].replace("Passed", "")
+
+
+# ---- settings --------------------------------------------------------------------------------
+
+RECIPE = """#!/usr/bin/env bash
+PARALLEL=(--tensor-parallel-size 1 --data-parallel-size "$TP")
+MAX_NUM_SEQS=$((2 * CONC))
+vllm serve org/m "${PARALLEL[@]}" --max-num-seqs "$MAX_NUM_SEQS" --kv-transfer-config '{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"pool":1}}'
+"""
+
+
+def _tree(tmp_path: Path, settings: str | None = None, name: str = "pyproject.toml") -> Path:
+    (tmp_path / "bench" / "sub").mkdir(parents=True)
+    (tmp_path / "bench" / "r.sh").write_text(RECIPE)
+    (tmp_path / "bench" / "sub" / "s.sh").write_text(RECIPE)
+    if settings is not None:
+        (tmp_path / name).write_text(settings)
+    return tmp_path
+
+
+def _codes(tmp_path, *args) -> list[tuple[str, str, str]]:
+    r = runner.invoke(app, ["check", str(tmp_path / "bench"), "-o", "json", *args])
+    assert r.exit_code in (0, 1), r.output
+    return sorted((Path(d["location"]["path"]).name, d["code"], d["severity"]) for d in json.loads(r.output))
+
+
+def test_settings_discovery_pyproject_and_yaml(tmp_path):
+    _tree(tmp_path, '[tool.recipelint]\nignore = ["RL302"]\n')
+    assert {c for _, c, _ in _codes(tmp_path)} == {"RL101"}
+    (tmp_path / ".recipelint.yaml").write_text("select: [RL3]\n")
+    # the nearest settings file wins: .recipelint.yaml and pyproject.toml are in the same folder,
+    # the YAML file is preferred
+    assert {c for _, c, _ in _codes(tmp_path)} == {"RL302"}
+
+
+def test_pyproject_without_table_is_skipped(tmp_path):
+    _tree(tmp_path, '[project]\nname = "x"\n')
+    assert {c for _, c, _ in _codes(tmp_path)} == {"RL101", "RL302"}
+
+
+def test_command_line_wins_over_settings(tmp_path):
+    _tree(tmp_path, '[tool.recipelint]\nselect = ["RL3"]\nextend-select = ["RL1"]\n')
+    assert {c for _, c, _ in _codes(tmp_path)} == {"RL101", "RL302"}
+    assert {c for _, c, _ in _codes(tmp_path, "--select", "RL1")} == {"RL101"}
+
+
+def test_per_file_ignores_severity_and_fail_on(tmp_path):
+    _tree(tmp_path, '[tool.recipelint]\nper-file-ignores = { "bench/sub/*" = ["RL1"] }\nseverity = { RL302 = "info" }\n')
+    got = _codes(tmp_path)
+    assert ("s.sh", "RL101", "warning") not in got and ("r.sh", "RL101", "warning") in got
+    assert ("s.sh", "RL302", "info") in got
+    assert runner.invoke(app, ["check", str(tmp_path / "bench"), "--select", "RL3"]).exit_code == 0  # info only
+    assert runner.invoke(app, ["check", str(tmp_path / "bench"), "--select", "RL3", "--fail-on", "info"]).exit_code == 1
+    assert runner.invoke(app, ["check", str(tmp_path / "bench"), "--exit-zero"]).exit_code == 0
+
+
+def test_exclude_and_force_exclude(tmp_path):
+    _tree(tmp_path, '[tool.recipelint]\nexclude = ["bench/sub"]\n')
+    assert {n for n, _, _ in _codes(tmp_path)} == {"r.sh"}
+    sub = str(tmp_path / "bench" / "sub" / "s.sh")
+    r = runner.invoke(app, ["check", sub, "-o", "concise"])
+    assert "s.sh" in r.output  # named explicitly: linted
+    r = runner.invoke(app, ["check", sub, "-o", "concise", "--force-exclude"])
+    assert r.exit_code == 0 and r.output == ""
+
+
+@pytest.mark.parametrize("settings,needle", [
+    ('[tool.recipelint]\nbogus = 1\n', "unknown key `bogus`"),
+    ('[tool.recipelint]\nseverity = { RL101 = "fatal" }\n', "must be one of info, warning, error"),
+    ('[tool.recipelint]\nselect = ["XYZ"]\n', "is not a rule code"),
+    ('[tool.recipelint]\nfail-on = 3\n', "`fail-on` must be one of"),
+    ('[tool.recipelint\n', "invalid TOML"),
+])
+def test_settings_errors_are_one_line(tmp_path, settings, needle):
+    _tree(tmp_path, settings)
+    if "invalid TOML" in needle:
+        r = runner.invoke(app, ["check", str(tmp_path / "bench"), "--settings", str(tmp_path / "pyproject.toml")])
+    else:
+        r = runner.invoke(app, ["check", str(tmp_path / "bench")])
+    assert r.exit_code == 2
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0] and lines[0].startswith("recipelint: ")
+
+
+def test_settings_extend_engine_facts(tmp_path):
+    _tree(tmp_path, '[tool.recipelint]\nselect = ["RL302"]\nconnector-keys = { SimpleCPUOffloadConnector = ["pool"] }\n')
+    assert _codes(tmp_path) == []
+
+
+# ---- --diff-base -----------------------------------------------------------------------------
+
+PAIR_OLD = """#!/usr/bin/env bash
+MAX=$((2 * CONC))
+vllm serve org/m --data-parallel-size "$TP" --tensor-parallel-size 1 \\
+    --max-num-seqs "$MAX"
+"""
+
+
+def test_diff_base_keeps_only_what_changed(tmp_path, monkeypatch):
+    repo = tmp_path / "r"
+    (repo / "configs").mkdir(parents=True)
+    (repo / "configs" / "runners.yaml").write_text("labels:\n  b200: [b200-dgxc_00]\n")
+    entry = ("x-fp8-b200-vllm:\n  image: i\n  model: m\n  model-prefix: x\n  runner: b200\n  precision: fp8\n"
+             "  framework: vllm\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n"
+             "      search-space:\n      - { tp: 8, ep: 8, dp-attn: true, conc-list: [16] }\n")
+    (repo / "configs" / "t-master.yaml").write_text(entry)
+    rec = repo / "benchmarks" / "single_node" / "fixed_seq_len"
+    rec.mkdir(parents=True)
+    (rec / "x_fp8_b200_vllm.sh").write_text(PAIR_OLD)
+    (rec / "y_fp8_b200_vllm.sh").write_text(PAIR_OLD.replace("org/m", "org/y"))
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "one")
+    monkeypatch.chdir(repo)
+    full = runner.invoke(app, ["check", "benchmarks", "-o", "concise", "--select", "RL101"])
+    assert full.output.count("RL101") == 2   # both recipes already had it
+    # second commit: a new bad line in y only (the lines around it are unchanged)
+    (rec / "y_fp8_b200_vllm.sh").write_text(PAIR_OLD.replace("org/m", "org/y").replace(
+        '    --max-num-seqs', '    --max-cudagraph-capture-size "$((4 * CONC))" \\\n    --max-num-seqs'))
+    _git(repo, "commit", "-qam", "two")
+    r = runner.invoke(app, ["check", "benchmarks", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD~1"])
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and "y_fp8_b200_vllm.sh:4:" in lines[0] and "--max-cudagraph-capture-size" in lines[0], r.output
+    # a config change: the sweep point's line changed, so x's finding for it is back
+    (repo / "configs" / "t-master.yaml").write_text(entry.replace("conc-list: [16]", "conc-list: [32]"))
+    r = runner.invoke(app, ["check", "benchmarks", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD"])
+    assert "x_fp8_b200_vllm.sh:2:" in r.output and "y_fp8_b200_vllm.sh" not in r.output.replace("y_fp8_b200_vllm.sh:3", "")
+
+
+def test_diff_base_errors(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.sh").write_text("vllm serve m\n")
+    r = runner.invoke(app, ["check", "a.sh", "--diff-base", "HEAD"])
+    assert r.exit_code == 2 and r.output.startswith("recipelint: --diff-base")
+    _git(tmp_path, "init", "-q")
+    r = runner.invoke(app, ["check", "a.sh", "--diff-base", "no-such-rev"])
+    assert r.exit_code == 2 and "--diff-base" in r.output
