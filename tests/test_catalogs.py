@@ -1,0 +1,158 @@
+"""Engine catalogs: their schema, their agreement with the reference lists, and the generator
+(tools/gen_catalogs.py) on a small wheel built here."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from helpers import ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import gen_catalogs  # noqa: E402
+
+CATALOGS = ROOT / "rules" / "data" / "catalogs"
+REFERENCE = ROOT.parent / "shared" / "facts" / "engine-lists"
+
+
+def catalogs():
+    return sorted(CATALOGS.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", catalogs(), ids=lambda p: p.stem)
+def test_catalog_schema(path):
+    data = YAML(typ="safe", pure=True).load(path.read_text())
+    assert set(data) <= {"engine", "version", "source", "flags", "tool_call_parsers", "reasoning_parsers", "json_keys"}
+    assert data["engine"] in ("vllm", "sglang") and path.stem == f"{data['engine']}-{data['version']}"
+    assert set(data["source"]) == {"wheel", "sha256", "generator"} and len(data["source"]["sha256"]) == 64
+    assert data["source"]["wheel"].startswith(f"{data['engine']}-{data['version']}-")
+    flags = data["flags"]
+    assert flags == sorted(set(flags)) and all(f.startswith("--") for f in flags)
+    for key in ("tool_call_parsers", "reasoning_parsers"):
+        names = data[key]
+        assert names and len(names) == len(set(names)) and all(isinstance(n, str) and n for n in names)
+    for flag, keys in (data.get("json_keys") or {}).items():
+        assert flag in flags and keys == sorted(set(keys))
+
+
+def _reference(engine: str, version: str):
+    flags = {ln.strip() for ln in (REFERENCE / f"{engine}-{version}-serve-flags.txt").read_text().splitlines()
+             if ln.strip() and not ln.startswith("#")}
+    lines = (REFERENCE / f"{engine}-{version}-parsers.txt").read_text().splitlines()
+    tools = set(next(ln for ln in lines if ln.startswith("tool-call-parser:")).split(":", 1)[1].split())
+    reasoning = set(next(ln for ln in lines if ln.startswith("reasoning-parser:")).split(":", 1)[1].split())
+    return flags, tools, reasoning
+
+
+@pytest.mark.skipif(not REFERENCE.is_dir(), reason="the shared reference lists are not beside this checkout")
+@pytest.mark.parametrize("path", catalogs(), ids=lambda p: p.stem)
+def test_generated_catalog_matches_the_reference_lists(path):
+    data = YAML(typ="safe", pure=True).load(path.read_text())
+    flags, tools, reasoning = _reference(data["engine"], data["version"])
+    assert set(data["flags"]) == flags
+    assert set(data["tool_call_parsers"]) == tools
+    assert set(data["reasoning_parsers"]) == reasoning
+
+
+# ---- the generator, on a wheel made here ----------------------------------------------------
+
+ARG_UTILS = '''
+import argparse
+from vllm.config import ModelConfig, ParallelConfig
+def get_kwargs(cls): ...
+class EngineArgs:
+    @staticmethod
+    def add_cli_args(parser):
+        model_kwargs = get_kwargs(ModelConfig)
+        parallel_kwargs = get_kwargs(ParallelConfig)
+        g = parser.add_argument_group("ModelConfig")
+        g.add_argument("--model", **model_kwargs["model"])
+        g.add_argument("--trust-remote-code", **model_kwargs["trust_remote_code"])
+        g.add_argument("--quantization", "-q", **model_kwargs["quantization"])
+        g.add_argument("--enable-thing", **{**parallel_kwargs["enable_thing"], "default": None})
+        g.add_argument("--plain", action=argparse.BooleanOptionalAction)
+        return parser
+'''
+CONFIG = '''
+from typing import Literal
+class ModelConfig:
+    model: str = "m"
+    trust_remote_code: bool = False
+    quantization: Literal["fp8", "awq"] | None = None
+class ParallelConfig:
+    enable_thing: bool = False
+    mixed: bool | str | None = None
+class AttentionConfig:
+    backend: str | None = None
+    use_fp4_indexer_cache: bool = False
+'''
+CLI_ARGS = '''
+class BaseFrontendArgs:
+    tool_call_parser: str | None = None
+    enable_auto_tool_choice: bool = False
+class FrontendArgs(BaseFrontendArgs):
+    port: int = 8000
+def make_arg_parser(parser):
+    parser.add_argument("--headless", action="store_true")
+'''
+TOOLS = '_TOOL_PARSERS_TO_REGISTER = {"hermes": ("hermes", "H"), "deepseek_v4": ("d", "D")}\n'
+REASONING = '_REASONING_PARSERS_TO_REGISTER: dict = {"qwen3": ("q", "Q")}\n'
+
+
+def _wheel(tmp_path: Path, enable_disable: bool) -> Path:
+    p = tmp_path / "vllm-9.9.9-cp38-abi3-any.whl"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("vllm/engine/arg_utils.py", ARG_UTILS)
+        z.writestr("vllm/config/model.py", CONFIG)
+        z.writestr("vllm/entrypoints/openai/cli_args.py", CLI_ARGS)
+        z.writestr("vllm/tool_parsers/__init__.py", TOOLS)
+        z.writestr("vllm/reasoning/__init__.py", REASONING)
+        z.writestr("vllm/utils/argparse_utils.py", "class EnableDisableAction: ...\n" if enable_disable else "\n")
+    return p
+
+
+def test_generator_reads_flags_the_way_argparse_builds_them(tmp_path):
+    w = gen_catalogs.Wheel(_wheel(tmp_path, enable_disable=False))
+    assert gen_catalogs.vllm_flags(w) == [
+        "--enable-auto-tool-choice", "--enable-thing", "--headless", "--model", "--no-enable-auto-tool-choice",
+        "--no-enable-thing", "--no-plain", "--no-trust-remote-code", "--plain", "--port", "--quantization",
+        "--tool-call-parser", "--trust-remote-code",
+    ]
+    assert gen_catalogs.vllm_parsers(w) == (["hermes", "deepseek_v4"], ["qwen3"])
+    assert gen_catalogs.vllm_json_keys(w) == {"--attention-config": ["backend", "use_fp4_indexer_cache"]}
+
+
+def test_generator_adds_enable_disable_inverses(tmp_path):
+    w = gen_catalogs.Wheel(_wheel(tmp_path, enable_disable=True))
+    flags = gen_catalogs.vllm_flags(w)
+    assert "--disable-thing" in flags and "--disable-auto-tool-choice" in flags
+    assert "--no-disable-thing" not in flags
+
+
+def test_generator_output_is_deterministic(tmp_path):
+    wheel = _wheel(tmp_path, enable_disable=False)
+    out1, out2 = tmp_path / "a", tmp_path / "b"
+    for out in (out1, out2):
+        out.mkdir()
+        gen_catalogs.main(["--vllm", "9.9.9", "--wheels", str(tmp_path), "--out", str(out)])
+    a = (out1 / "vllm-9.9.9.yaml").read_text()
+    assert a == (out2 / "vllm-9.9.9.yaml").read_text()
+    data = YAML(typ="safe", pure=True).load(a)
+    assert data["source"]["wheel"] == wheel.name and data["flags"][0] == "--enable-auto-tool-choice"
+
+
+@pytest.mark.skipif(not os.environ.get("RECIPELINT_WHEELS"), reason="set RECIPELINT_WHEELS to a folder of engine wheels")
+def test_generator_reproduces_the_committed_catalogs(tmp_path):
+    """Opt-in (downloads or reads ~3 GB of wheels): regenerate every catalog and compare."""
+    out = tmp_path / "out"
+    vllm = [p.stem.split("-", 1)[1] for p in catalogs() if p.stem.startswith("vllm-")]
+    sglang = [p.stem.split("-", 1)[1] for p in catalogs() if p.stem.startswith("sglang-")]
+    gen_catalogs.main(["--vllm", *vllm, "--sglang", *sglang, "--wheels", os.environ["RECIPELINT_WHEELS"], "--out", str(out)])
+    for p in catalogs():
+        assert (out / p.name).read_text() == p.read_text(), p.name
