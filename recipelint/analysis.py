@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import commands
 from . import launches as launches_mod
 from .evaluator import Evaluator, Library, Limits, PathResult
 from .launches import Launch
@@ -73,7 +74,7 @@ class Analyzer:
     def __init__(self, limits: Limits | None = None, library: Library | None = None):
         self.limits = limits or Limits()
         self.library = library or Library()
-        self.watch = launches_mod.launch_words()
+        self.watch = launches_mod.launch_words() | commands.change_words()
 
     def load(self, path: Path, display: str) -> tuple[FileResult, Parsed | None]:
         res = FileResult(path, display)
@@ -112,7 +113,11 @@ class Analyzer:
                 lc.cond = state.cond
                 lc.point = holder.get("point")
                 lc.files = dict(state.files)
-            return lc
+                return lc
+            change = commands.classify(list(cmd.argv), cmd.loc, cmd.stdin)
+            if change is not None:
+                change.point = holder.get("point")
+            return change
 
         def unwrap(argv):
             found = launches_mod.strip_launchers(list(argv))

@@ -36,6 +36,9 @@ class ConfigEntry:
     runner: str
     framework: str
     multinode: bool
+    image: str = ""
+    image_line: int = 0
+    image_col: int = 1
     scripts: list[str] = field(default_factory=list)  # repo-relative recipe paths it runs
     missing: list[str] = field(default_factory=list)  # recipe paths it names that do not exist
     points: list[SweepPoint] = field(default_factory=list)
@@ -154,6 +157,15 @@ def _line(mapping, key) -> int:
         return 1
 
 
+def _value_pos(mapping, key, default_line) -> tuple[int, int]:
+    """1-based (line, column) of the value of ``key``."""
+    try:
+        ln, col = mapping.lc.value(key)
+        return ln + 1, col + 1
+    except (AttributeError, KeyError, TypeError):
+        return default_line, 1
+
+
 def _item_line(seq, i) -> int:
     try:
         return seq.lc.item(i)[0] + 1
@@ -204,7 +216,8 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
     line = _line(top, key)
     runner = str(entry.get("runner", ""))
     framework = str(entry.get("framework", ""))
-    ce = ConfigEntry(key, path, line, runner, framework, bool(entry.get("multinode", False)))
+    ce = ConfigEntry(key, path, line, runner, framework, bool(entry.get("multinode", False)),
+                     str(entry.get("image", "")), *_value_pos(entry, "image", line))
     cs.entries.append(ce)
     if ce.multinode:
         return  # multi-node jobs run recipes through their own orchestration; not mapped here

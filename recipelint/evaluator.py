@@ -83,6 +83,7 @@ class Command:
     argv: tuple[Word, ...]
     prefix_env: tuple[tuple[str, tuple], ...]
     loc: Loc
+    stdin: tuple | None = None  # what it reads on stdin (a heredoc), when known
 
 
 @dataclass(frozen=True, slots=True)
@@ -585,6 +586,8 @@ class Evaluator:
                         out.append(s2)
                         continue
                     self._havoc([right], s)
+                    s.status = None
+                    out.append(s)
                     continue
                 out.append(s)
                 continue
@@ -1340,7 +1343,7 @@ class Evaluator:
         name = argv[0].text
         loc = node.loc
         if name is None:
-            return self._external(argv, prefix, node, st, out_target)
+            return self._external(argv, prefix, node, st, out_target, stdin)
         handler = _BUILTINS.get(name)
         if name in st.funcs:
             return self.call_function(name, argv[1:], prefix, node, st, stdin, out_target)
@@ -1376,9 +1379,9 @@ class Evaluator:
                         # keep the last error message: it explains an exit that follows
                         r.last_err = display(data).strip()[:300]
             return res
-        return self._external(argv, prefix, node, st, out_target)
+        return self._external(argv, prefix, node, st, out_target, stdin)
 
-    def _external(self, argv, prefix, node, st, out_target):
+    def _external(self, argv, prefix, node, st, out_target, stdin=None):
         if self.unwrap is not None:
             # `setsid bash -c "$CMD"`, `nohup sh -c ...`: evaluate the string the launcher runs
             i = self.unwrap(argv)
@@ -1387,7 +1390,7 @@ class Evaluator:
                 return _b_bash(self, list(argv[i:]), node, st)
         st.status = None
         if self.on_command is not None:
-            ev = self.on_command(st, Command(tuple(argv), tuple(prefix), node.loc))
+            ev = self.on_command(st, Command(tuple(argv), tuple(prefix), node.loc, stdin if stdin is not None else st.stdin))
             if ev is not None:
                 st.events = st.events + [ev]
                 st.status = 0
@@ -1770,7 +1773,7 @@ class Evaluator:
             return
         if t == "command_substitution":
             val = self.command_substitution(node, st)
-            segs.append(("t", val, quoted, not quoted and not scalar))
+            segs.append(("t", val, quoted, not quoted and not scalar, None, node.loc))
             return
         if t == "arithmetic_expansion":
             # tree-sitter-bash sometimes starts the node at whitespace before `$((`
@@ -1779,7 +1782,7 @@ class Evaluator:
                 segs.append(("t", (Chunk(node.text[:lead], node.loc),), True, False))
             v = self.arith_expansion(node, st)
             val = (Chunk(str(v), node.loc),) if v is not None else unknown(node.text, node.loc)
-            segs.append(("t", val, quoted, not quoted and not scalar))
+            segs.append(("t", val, quoted, not quoted and not scalar, None, node.loc))
             return
         if t == "process_substitution":
             segs.append(("t", unknown(node.text[:30], node.loc, nonempty=True), True, False))
@@ -1798,7 +1801,7 @@ class Evaluator:
         if isinstance(val, list):  # ${A[@]}
             self._splice(val, segs, quoted, scalar, node, star=(index == "*"), st=st)
             return
-        segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar))
+        segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar, None, node.loc))
 
     def _splice(self, words, segs, quoted, scalar, node, star=False, st=None):
         if star and (quoted or scalar):
@@ -1819,7 +1822,7 @@ class Evaluator:
         for i, w in enumerate(words):
             if i:
                 segs.append(("sep",))
-            segs.append(("t", w.chunks, quoted, not quoted and not scalar, w.loc))
+            segs.append(("t", w.chunks, quoted, not quoted and not scalar, w.loc, node.loc))
             if quoted:
                 segs.append(("exists",))
 
@@ -1973,7 +1976,7 @@ class Evaluator:
             if isinstance(val, list):
                 self._splice(val, segs, quoted, scalar, node, star=(index == "*"), st=st)
             else:
-                segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar))
+                segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar, None, node.loc))
             return
         operand_nodes = rest[op_idx + 1 :]
         is_list = isinstance(val, list)
@@ -1993,7 +1996,7 @@ class Evaluator:
             base = op.lstrip(":")
             if base in ("-", "="):
                 if use_alt is None:
-                    segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar))
+                    segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
                     return
                 if use_alt:
                     word = self._operand(node, operand_nodes, st, quoted)
@@ -2004,11 +2007,11 @@ class Evaluator:
                 if is_list:
                     self._splice(val, segs, quoted, scalar, node, star=(index == "*"), st=st)
                 else:
-                    segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar))
+                    segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar, None, node.loc))
                 return
             if base == "+":
                 if use_alt is None:
-                    segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar))
+                    segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
                     return
                 if not use_alt:
                     segs.extend(self._operand(node, operand_nodes, st, quoted))
@@ -2020,9 +2023,9 @@ class Evaluator:
                     msg = display(_join_segs(self._operand(node, operand_nodes, st, True))) or "parameter null or not set"
                     raise _Exit(1, node.loc, f"{name}: {msg}")
                 if use_alt is None:
-                    segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar))
+                    segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
                     return
-                segs.append(("t", _relocate(sval, node), quoted, not quoted and not scalar))
+                segs.append(("t", _relocate(sval, node), quoted, not quoted and not scalar, None, node.loc))
                 return
         if val is None:
             if st.nounset:
@@ -2047,7 +2050,7 @@ class Evaluator:
         if is_list:
             self._splice(out_words, segs, quoted, scalar, node, star=(index == "*"), st=st)
         else:
-            segs.append(("t", out_words[0].chunks, quoted, not quoted and not scalar))
+            segs.append(("t", out_words[0].chunks, quoted, not quoted and not scalar, None, node.loc))
 
     def _operand(self, node, operand_nodes, st, quoted):
         """Segments of the word after an operator in ``${X:-word}`` (gaps are literal)."""
@@ -2962,6 +2965,19 @@ def _b_bash(ev, argv, node, st):
             i += 1
             continue
         break
+    if i < len(args) and args[i].text is not None and args[i].text != "-":
+        # `bash other.sh args`: follow a script that exists, in a subshell
+        parsed = ev.library.load(args[i].text, args[i].shown, ev.script_path, stub=False)
+        if parsed is not None and st.source_depth < ev.limits.max_source_depth:
+            def run(child):
+                child.pos = tuple(args[i + 1 :])
+                child.script = str(parsed.root.src.path)
+                child.source_depth += 1
+                child.frames = []
+                return ev.run_node(parsed.root, child)
+
+            states, _ = ev._in_subshell(run, st)
+            return states
     return ev._external(argv, (), node, st, None)
 
 
@@ -3358,11 +3374,14 @@ def _fields(segs, loc) -> list[Word]:
     cur: list[Chunk] = []
     exists = False
     wloc = None
+    split_loc = None
 
     def flush():
         nonlocal cur, exists, wloc
         if cur or exists:
-            fields.append(Word(tuple(c for c in cur if c.text is None or c.text), wloc or loc))
+            w = Word(tuple(c for c in cur if c.text is None or c.text), wloc or loc)
+            w.split = split_loc
+            fields.append(w)
         cur = []
         exists = False
         wloc = None
@@ -3384,6 +3403,10 @@ def _fields(segs, loc) -> list[Word]:
                 exists = exists or True
             continue
         # unquoted expansion: split known text on IFS whitespace
+        xloc = s[5] if len(s) > 5 else None
+        if any(c.text is not None and any(ch in " \t\n" for ch in c.text.strip(" \t\n")) for c in chunks):
+            # this expansion is cut into several words: remember where, for the words it makes
+            split_loc = xloc or loc
         for c in chunks:
             if c.text is None:
                 cur.append(c)
@@ -3542,8 +3565,10 @@ class Library:
         self.cache: dict[str, Parsed | None] = {}
         self.search_roots = search_roots or []
 
-    def load(self, target: str | None, shown: str, script: Path) -> Parsed | None:
+    def load(self, target: str | None, shown: str, script: Path, stub: bool = True) -> Parsed | None:
         path = self._resolve(target, script) if target is not None else None
+        if path is None and not stub:
+            return None
         if path is None:
             name = os.path.basename(target if target is not None else shown.replace("⟨", "").replace("⟩", ""))
             stub = self.STUB_DIR / name

@@ -151,7 +151,7 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
     for res in result.files:
         for rule in rules:
             raw.extend(rule.check(FileContext(res, project, rule)))
-    grouped = [_display(f) for f in group(raw)]
+    grouped = group([_display(f) for f in raw])
     grouped = _overrides(grouped, st)
     if opt.use_suppressions:
         grouped, result.suppressed, unused = _suppress(grouped, result.files)

@@ -220,6 +220,35 @@ class Project:
         #: analyze(path) -> FileResult for a sibling that is not part of the run (read, not reported)
         self._analyze = analyze
 
+    def policy_root(self, path: Path) -> Path | None:
+        """The repository root whose review checklist turns the RL7xx policies on."""
+        marker = facts.load("policy")["enabled_by"]
+        cache = self.__dict__.setdefault("_policy_roots", {})
+        start = path.resolve().parent
+        if start in cache:
+            return cache[start]
+        found = None
+        for d in [start, *start.parents]:
+            if (d / marker).is_file():
+                found = d
+                break
+        cache[start] = found
+        return found
+
+    def waivers(self, root: Path) -> list[tuple[Path, str]]:
+        """(path, text) of the waiver files under the root's waiver folder."""
+        cache = self.__dict__.setdefault("_waivers", {})
+        if root not in cache:
+            out = []
+            d = root / facts.load("policy")["waiver_dir"]
+            for p in sorted(d.glob("*.md")) if d.is_dir() else []:
+                try:
+                    out.append((p, p.read_text(encoding="utf-8", errors="replace")))
+                except OSError:
+                    continue
+            cache[root] = out
+        return cache[root]
+
     def siblings(self, result: FileResult) -> list[FileResult]:
         """Files named like ``result`` with another hardware token of the same group; a
         sibling on disk that was not passed to the run is analysed too (its findings are not
@@ -307,15 +336,18 @@ def kv_connector(launch: Launch):
     return (name.value if name is not None else None), (extra if extra is not None and extra.kind == "object" else None), f
 
 
-def model_family(launch: Launch, file_name: str = "") -> str | None:
-    """The model family a launch serves, from its model names and parser flags, else the
-    recipe's file name."""
+def model_family(launch: Launch, file_name: str = "", parsers: bool = True) -> str | None:
+    """The model family a launch serves, from its model names (and, with ``parsers``, its
+    parser flags), else the recipe's file name."""
     fams = facts.load("models")["families"]
     texts = []
     m = launch.model
     if m is not None and m.text:
         texts.append(m.text)
-    for k in ("--served-model-name", "--model", "--model-path", "--tokenizer-mode", "--reasoning-parser", "--tool-call-parser"):
+    keys = ["--served-model-name", "--model", "--model-path", "--tokenizer-mode"]
+    if parsers:
+        keys += ["--reasoning-parser", "--tool-call-parser"]
+    for k in keys:
         v = launch.value(k)
         if v:
             texts.append(v)

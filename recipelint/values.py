@@ -168,11 +168,13 @@ def split_known(s: Str, seps: str = " \t\n") -> list[Str]:
 class Word:
     """One argv word after expansion."""
 
-    __slots__ = ("chunks", "loc")
+    __slots__ = ("chunks", "loc", "split")
 
-    def __init__(self, chunks: Str, loc: Loc | None):
+    def __init__(self, chunks: Str, loc: Loc | None, split: Loc | None = None):
         self.chunks = chunks
         self.loc = loc
+        #: where an unquoted expansion was cut into several words, when this word is one of them
+        self.split = split
 
     @property
     def text(self) -> str | None:

@@ -1,7 +1,9 @@
 import difflib
 
 from recipelint import facts
+from recipelint.catalog import version_key
 from recipelint.rulebase import Rule, kv_connector
+from recipelint.versions import of_point
 
 
 def key_ranges(spec: dict, connector_since: str) -> tuple[str, str | None]:
@@ -38,10 +40,12 @@ class UnknownConnectorKey(Rule):
     ```
 
     ## Exceptions
-    Connectors whose extra config belongs to another package (LMCacheConnectorV1, NixlConnector)
-    are only checked for the keys vLLM itself defines; unknown connectors are not checked.  Keys
-    vLLM reads from any connector's config (`enable_cross_layers_blocks`, 0.24.0–0.27.1) are
-    accepted.
+    Connectors whose extra config belongs to another package (LMCacheConnectorV1,
+    LMCacheMPConnector, NixlConnector) are only checked for the version of the keys vLLM itself
+    defines; unknown connectors are not checked.  Keys vLLM reads from any connector's config
+    (`enable_cross_layers_blocks`, 0.24.0–0.27.1) are accepted in those releases.  Keys that
+    changed across releases are judged for the sweep point's release (from its image; a nightly
+    is judged against the releases around it).
     """
 
     code = "RL302"
@@ -56,17 +60,38 @@ class UnknownConnectorKey(Rule):
             lc = use.launch
             name, extra, flag = kv_connector(lc)
             spec = conns.get(name) if name else None
-            if spec is None or extra is None or spec.get("open"):
+            if spec is None or extra is None:
                 continue
-            known = dict(spec["keys"])
+            ev = of_point("vllm", use.point)
+            since = str(spec.get("since", "0"))
+            known = {k: v for k, v in spec["keys"].items()}
             for k, v in common.items():
                 known.setdefault(k, v)
             for key_node, _ in extra.items:
                 key = key_node.value
-                if key is None or key in known:
+                if key is None:
+                    continue
+                kspec = known.get(key)
+                if kspec is not None:
+                    lo, hi = key_ranges(kspec, since)
+                    if _reads(lo, hi, ev.versions):
+                        continue
+                    span = f"{lo}–{hi}" if hi else f"{lo} and later"
+                    msg = (f"{name} reads `{key}` only in vLLM {span}, not in {ev.label}: vLLM ignores unknown "
+                           f"kv_connector_extra_config keys silently, so this setting has no effect")
+                    yield ctx.finding(key_node.loc, msg, use.point, key=f"{key}|{ev.versions}")
+                    continue
+                if spec.get("open"):
                     continue
                 close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
                 hint = f"; did you mean `{close[0]}`?" if close else ""
-                msg = (f"{name} does not read `{key}` from kv_connector_extra_config (vLLM {spec.get('since', '?')} "
-                       f"and later): vLLM ignores unknown keys silently, so this setting has no effect{hint}")
+                msg = (f"{name} does not read `{key}` from kv_connector_extra_config ({ev.label}): vLLM ignores "
+                       f"unknown keys silently, so this setting has no effect{hint}")
                 yield ctx.finding(key_node.loc, msg, use.point, key=key)
+
+
+def _reads(lo: str, hi: str | None, judged: tuple) -> bool:
+    """Whether a key read from release ``lo`` (to ``hi``) is read by any release judged."""
+    if not judged:
+        return True
+    return any(version_key(lo) <= version_key(v) and (hi is None or version_key(v) <= version_key(hi)) for v in judged)

@@ -340,6 +340,22 @@ def test_fork_cap_truncates_and_says_so():
     assert any("more than 8 paths" in msg for p in paths for _, msg in p.notes)
 
 
+def test_and_or_past_the_fork_cap_keeps_the_path():
+    # a `[ -f X ] && echo a || echo b` on an unknown file once the cap is reached used to
+    # drop the path altogether (and crash a command substitution around it)
+    from recipelint.evaluator import Evaluator
+    from recipelint.parse import parse
+    from recipelint.source import SourceFile
+
+    src = "\n".join(f"if [ -f /f{i} ]; then V{i}=1; emit {i}; fi" for i in range(6))
+    src += '\nV="$([ -f /x ] && echo yes || echo no)"\nemit end "$V"\n'
+    ev = Evaluator(Path("/v.sh"), lambda st, c: c, Limits(max_paths=4, soft_paths=2))
+    paths = ev.run(parse(SourceFile("/v.sh", src.encode())), {})
+    assert paths
+    ends = [p for p in paths if any([w.text for w in e.argv[:2]] == ["emit", "end"] for e in p.events)]
+    assert len(ends) == len(paths), "every path past the cap must still reach `emit end`"
+
+
 def test_unknown_values_stay_unknown():
     _, commands = evaluate('X=$(nvidia-smi --query)\nemit "$X" "${MODEL}"\n', {"MODEL": Opaque()})
     (argv, _, cmd) = [c for c in commands if c[0][0] == "emit"][0]

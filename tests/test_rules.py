@@ -111,3 +111,15 @@ def test_seed_replica_golden(monkeypatch):
     assert [c for c, _ in codes].count("RL401") == 2
     assert not any(f.code == "RL302" for f in result.findings)
     assert not any("b300" in f.span.path for f in result.findings)
+
+
+def test_policy_rules_need_the_review_checklist(tmp_path):
+    # the RL7xx fixture repository without its docs/: nothing from RL7xx
+    import shutil
+
+    repo = tmp_path / "repo"
+    shutil.copytree(RULES_DIR / "RL7xx", repo, ignore=shutil.ignore_patterns("docs"))
+    with_docs = {f.code for f in lint([RULES_DIR / "RL7xx"]).findings}
+    without = {f.code for f in lint([repo]).findings}
+    assert {"RL701", "RL702", "RL703"} <= with_docs
+    assert not {c for c in without if c.startswith("RL7")}

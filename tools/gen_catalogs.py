@@ -40,6 +40,7 @@ import hashlib
 import re
 import subprocess
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -97,7 +98,9 @@ class Wheel:
         if name not in self._trees:
             src = self.source(name)
             try:
-                self._trees[name] = ast.parse(src) if src is not None else None
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # engines' own invalid escape sequences
+                    self._trees[name] = ast.parse(src) if src is not None else None
             except SyntaxError:
                 self._trees[name] = None
         return self._trees[name]

@@ -1,0 +1,73 @@
+import difflib
+
+from recipelint.catalog import engine_flags, expand, versions
+from recipelint.rulebase import Rule
+from recipelint.versions import of_point
+
+OTHER = {"vllm": "sglang", "sglang": "vllm"}
+
+
+class UnknownFlag(Rule):
+    """
+    ## What it does
+    Reports a flag the engine does not have at the version the sweep point runs (from its
+    master-config `image:`), with a "did you mean" suggestion — including flags removed or not yet
+    added in that release, and ambiguous abbreviations.
+
+    ## Why is this bad?
+    vLLM and SGLang parse their command line with argparse: an unknown option stops the server
+    with `unrecognized arguments` (an ambiguous prefix with `ambiguous option`) after the job was
+    scheduled, the container pulled and the node allocated.
+
+    The flag lists come from the engines' own release wheels (`rules/data/catalogs/`, made by
+    `tools/gen_catalogs.py`). The engines' parsing is modelled: vLLM accepts `_` for `-` and
+    dotted `--x-config.key` forms; both accept unique prefixes (`--max-num-seq`).
+
+    ## Example
+    ```bash
+    vllm serve "$MODEL" --enable-expert-paralel --max-num-seq 64
+    ```
+
+    ## Use instead
+    ```bash
+    vllm serve "$MODEL" --enable-expert-parallel --max-num-seqs 64
+    ```
+
+    ## Exceptions
+    A flag of the *other* engine is RL202.  When the image is not a release (a nightly, a dev
+    build), the flag is judged against every catalogued release in the range the image lies in
+    (or all of them), and the message says so.  TRT-LLM and ATOM are not catalogued.
+    """
+
+    code = "RL601"
+    name = "unknown-flag"
+    severity = "error"
+
+    def check(self, ctx):
+        for use in ctx.uses():
+            lc = use.launch
+            if lc.engine not in ("vllm", "sglang"):
+                continue
+            ev = of_point(lc.engine, use.point)
+            for f in lc.flags:
+                if not f.name.startswith("--"):
+                    continue
+                key = f.base
+                full, candidates = expand(lc.engine, key, ev.versions)
+                if full is not None:
+                    continue
+                if key in engine_flags(OTHER[lc.engine]):
+                    continue  # RL202
+                if candidates:
+                    msg = (f"`{key}` is ambiguous in {ev.label}: it abbreviates {', '.join(f'`{c}`' for c in candidates[:4])}"
+                           f"{' …' if len(candidates) > 4 else ''}; argparse stops with `ambiguous option`")
+                else:
+                    elsewhere = [v for v in versions(lc.engine) if key in engine_flags(lc.engine, v)]
+                    if elsewhere:
+                        span = elsewhere[0] if len(elsewhere) == 1 else f"{elsewhere[0]}–{elsewhere[-1]}"
+                        hint = f"; it exists only in releases {span}"
+                    else:
+                        close = difflib.get_close_matches(key, sorted(engine_flags(lc.engine, ev.versions)), n=1, cutoff=0.75)
+                        hint = f"; did you mean `{close[0]}`?" if close else ""
+                    msg = f"{ev.label} has no flag `{key}`: the server stops with `unrecognized arguments`{hint}"
+                yield ctx.finding(f.word.loc, msg, use.point, key=f"{key}|{ev.versions}")

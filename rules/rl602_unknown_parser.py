@@ -1,0 +1,62 @@
+from recipelint.catalog import parsers
+from recipelint.rulebase import Rule
+from recipelint.versions import of_point
+
+KINDS = {"--tool-call-parser": ("tool_call_parsers", "--tool-parser-plugin", "tool-call"),
+         "--reasoning-parser": ("reasoning_parsers", "--reasoning-parser-plugin", "reasoning")}
+
+
+def _squash(name: str) -> str:
+    return name.replace("_", "").replace("-", "").lower()
+
+
+class UnknownParser(Rule):
+    """
+    ## What it does
+    Reports a `--tool-call-parser` or `--reasoning-parser` name the engine does not register at
+    the version the sweep point runs, and suggests the engine's own name for it.
+
+    ## Why is this bad?
+    SGLang declares both flags with argparse `choices`: an unknown name stops the server at
+    startup (`invalid choice`).  vLLM raises `KeyError: invalid reasoning parser` at startup, and
+    `invalid tool call parser` when `--enable-auto-tool-choice` is set.  The two engines name the
+    same parsers differently (`deepseek_v4` in vLLM is `deepseekv4` for SGLang's tool parser and
+    `deepseek-v4` for its reasoning parser), so names copied between recipes of different engines
+    fail.
+
+    ## Example
+    ```bash
+    python3 -m sglang.launch_server --model-path "$MODEL" --tool-call-parser deepseek_v4
+    ```
+
+    ## Use instead
+    ```bash
+    python3 -m sglang.launch_server --model-path "$MODEL" --tool-call-parser deepseekv4
+    ```
+
+    ## Exceptions
+    Parsers loaded from a plugin (`--tool-parser-plugin`, `--reasoning-parser-plugin`) are not
+    judged.  Versions as in RL601.
+    """
+
+    code = "RL602"
+    name = "unknown-parser"
+    severity = "error"
+
+    def check(self, ctx):
+        for use in ctx.uses():
+            lc = use.launch
+            if lc.engine not in ("vllm", "sglang"):
+                continue
+            ev = of_point(lc.engine, use.point)
+            for flag, (kind, plugin, label) in KINDS.items():
+                f = lc.get(flag)
+                if f is None or f.text is None or lc.has(plugin):
+                    continue
+                known = parsers(lc.engine, kind, ev.versions)
+                if not known or f.text in known:
+                    continue
+                same = [n for n in sorted(known) if _squash(n) == _squash(f.text)]
+                hint = f"; {ev.label.split(' (')[0].split(' ')[0]} calls it `{same[0]}`" if same else ""
+                msg = f"{ev.label} has no {label} parser `{f.text}`: the server stops at startup{hint}"
+                yield ctx.finding(f.value_loc, msg, use.point, [(f.word.loc, f"{flag} is passed here")], key=f"{flag}|{f.text}")

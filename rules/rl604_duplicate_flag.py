@@ -1,0 +1,57 @@
+from recipelint.catalog import expand
+from recipelint.rulebase import Rule
+from recipelint.versions import of_point
+
+
+class DuplicateFlag(Rule):
+    """
+    ## What it does
+    Reports a flag given twice on one launch with different values (also through abbreviations
+    or `_` spellings: `--max-num-seq 5 ... --max_num_seqs 7`).
+
+    ## Why is this bad?
+    argparse keeps the last value silently (vLLM only logs "Found duplicate keys").  When a flag
+    bundle (`$PARALLEL_ARGS`, an array splice) repeats a flag written inline, one of the two values
+    the author chose is ignored — often the one that was meant to apply to this sweep point.
+
+    ## Example
+    ```bash
+    EXTRA_ARGS=(--max-num-seqs 256)
+    vllm serve "$MODEL" --max-num-seqs "$MAX_NUM_SEQS" "${EXTRA_ARGS[@]}"
+    ```
+
+    ## Use instead
+    Pass the flag once.
+
+    ## Exceptions
+    Repeats with the same value are not reported; neither are flags without a value.
+    """
+
+    code = "RL604"
+    name = "duplicate-flag"
+    severity = "warning"
+
+    def check(self, ctx):
+        for use in ctx.uses():
+            lc = use.launch
+            ev = of_point(lc.engine, use.point) if lc.engine in ("vllm", "sglang") else None
+            seen: dict = {}
+            for f in lc.flags:
+                if f.value is None or f.subkey is not None:
+                    continue
+                full = f.key
+                if ev is not None and f.key.startswith("--"):
+                    full = expand(lc.engine, f.key, ev.versions)[0] or f.key
+                seen.setdefault(full, []).append(f)
+            for full, occ in seen.items():
+                texts = [o.text for o in occ]
+                if len(occ) < 2 or None in texts or len(set(texts)) == 1:
+                    continue
+                last = occ[-1]
+                for o in occ[:-1]:
+                    if o.text == last.text:
+                        continue
+                    msg = (f"`{full}` is given more than once: {o.text} here is overridden by {last.text} at line "
+                           f"{last.word.loc.real().span.line} (the last one wins)")
+                    yield ctx.finding(o.word.loc, msg, use.point, [(last.word.loc, f"{last.name} {last.text} wins")],
+                                      key=f"{full}|{o.text}|{last.text}")

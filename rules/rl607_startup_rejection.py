@@ -1,0 +1,75 @@
+from recipelint.rulebase import Rule, flag_int, kv_connector
+
+
+class StartupRejection(Rule):
+    """
+    ## What it does
+    Reports vLLM settings that vLLM rejects when it starts:
+
+    * `--enable-auto-tool-choice` without `--tool-call-parser` (`TypeError`);
+    * a `--kv-transfer-config` with a `kv_connector` and no `kv_role`;
+    * `max_cudagraph_capture_size` (in `--compilation-config`, dotted, or
+      `--max-cudagraph-capture-size`) different from the largest `cudagraph_capture_sizes`
+      entry that is kept (entries above `--max-num-batched-tokens` are dropped) (`ValueError`).
+
+    ## Why is this bad?
+    The job fails at startup, after the node was allocated and the weights started loading.
+
+    ## Example
+    ```bash
+    vllm serve "$MODEL" --max-cudagraph-capture-size 512 \\
+        --compilation-config '{"cudagraph_capture_sizes": [1, 2, 4, 8, 256]}'
+    ```
+
+    ## Use instead
+    Give one of the two, or make the maximum equal to the largest listed size.
+
+    ## Exceptions
+    Checked only where every value involved is known.
+    """
+
+    code = "RL607"
+    name = "startup-rejection"
+    severity = "error"
+
+    def check(self, ctx):
+        for use in ctx.uses("vllm"):
+            lc = use.launch
+            auto = lc.get("--enable-auto-tool-choice")
+            if auto is not None and not lc.has("--tool-call-parser") and lc.complete:
+                yield ctx.finding(auto.word.loc, "`--enable-auto-tool-choice` without `--tool-call-parser`: vLLM stops "
+                                  "at startup (`--enable-auto-tool-choice requires --tool-call-parser`)", use.point, key="auto")
+            name, _extra, kv = kv_connector(lc)
+            if kv is not None and kv.json is not None and kv.json.kind == "object" and name and kv.json.get("kv_role") is None:
+                yield ctx.finding(kv.json.key_node("kv_connector").loc, f"`--kv-transfer-config` names `{name}` but no "
+                                  "`kv_role`: vLLM stops at startup (kv_role is required with kv_connector)", use.point, key="role")
+            yield from self._capture(ctx, use)
+
+    def _capture(self, ctx, use):
+        lc = use.launch
+        cc = lc.get("--compilation-config")
+        sizes_node = cc.json.get("cudagraph_capture_sizes") if cc is not None and cc.json is not None and cc.json.kind == "object" else None
+        if sizes_node is None or sizes_node.kind != "array" or not sizes_node.elements:
+            return
+        if not all(e.kind == "number" for e in sizes_node.elements):
+            return
+        maxima = []
+        mnode = cc.json.get("max_cudagraph_capture_size")
+        if mnode is not None and mnode.kind == "number":
+            maxima.append((int(mnode.value), mnode.loc))
+        for f in lc.all("--compilation-config.max_cudagraph_capture_size") + lc.all("--max-cudagraph-capture-size"):
+            v = flag_int(lc, f.key) if f.subkey is None else (int(f.text) if f.text and f.text.isdigit() else None)
+            if v is not None:
+                maxima.append((v, f.value_loc))
+        if not maxima:
+            return
+        sizes = [int(e.value) for e in sizes_node.elements]
+        mbt = flag_int(lc, "--max-num-batched-tokens")
+        kept = [s for s in sizes if mbt is None or s <= mbt]
+        if not kept:
+            return
+        for value, loc in maxima[-1:]:
+            if value != max(kept):
+                msg = (f"max_cudagraph_capture_size is {value} but the largest kept cudagraph_capture_sizes entry is "
+                       f"{max(kept)}: vLLM stops at startup (they must be consistent)")
+                yield ctx.finding(loc, msg, use.point, key=f"capture|{value}|{max(kept)}")
