@@ -8,6 +8,7 @@ image), in which case a name is accepted when any of those releases has it.
 from __future__ import annotations
 
 import functools
+import re
 from importlib import resources
 
 
@@ -27,8 +28,19 @@ def catalogs() -> dict[str, dict[str, dict]]:
     return out
 
 
+_PRE = {"dev": 0, "a": 1, "b": 2, "rc": 3}
+
+
 def version_key(v: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else 0 for p in str(v).split("."))
+    """Orders releases: 1.3.0rc14 < 1.3.0rc22.post1 < 1.3.0 < 1.3.0.post1 < 1.3.1."""
+    m = re.match(r"v?(\d+(?:\.\d+)*)(?:[.-]?(dev|a|b|rc)\.?(\d*))?(?:[.-]?post\.?(\d*))?", str(v))
+    if not m:
+        return ((0, 0, 0, 0), (4, 0), -1)
+    nums = tuple(int(x) for x in m.group(1).split("."))
+    nums = nums + (0,) * (4 - len(nums))
+    pre = (_PRE[m.group(2)], int(m.group(3) or 0)) if m.group(2) else (4, 0)
+    post = int(m.group(4) or 0) if m.group(4) is not None else -1
+    return (nums, pre, post)
 
 
 def versions(engine: str) -> list[str]:
@@ -59,10 +71,18 @@ def expand(engine: str, flag: str, vers=None) -> tuple[str | None, list[str]]:
     flags = engine_flags(engine, vers)
     if flag in flags:
         return flag, []
+    if not abbreviations(engine, vers):
+        return None, []
     matches = sorted(f for f in flags if f.startswith(flag))
     if len(matches) == 1:
         return matches[0], []
     return None, matches
+
+
+def abbreviations(engine: str, vers=None) -> bool:
+    """Whether the engine's CLI parser accepts unique prefixes (argparse: yes; click: no)."""
+    cats = _pick(engine, vers)
+    return not cats or any(cat.get("abbreviations", True) for cat in cats)
 
 
 def resolves(engine: str, flag: str, vers=None) -> bool:

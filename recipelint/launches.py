@@ -164,6 +164,7 @@ class _Catalog:
     aliases: dict = field(default_factory=dict)
     launchers: dict = field(default_factory=dict)
     python_value_options: frozenset = frozenset()
+    underscores: frozenset = frozenset()  # engines whose flags may be spelt with `_` for `-`
 
 
 _CAT: _Catalog | None = None
@@ -178,6 +179,8 @@ def catalog() -> _Catalog:
             for e in spec["entries"]:
                 cat.entries.append(_Entry(eng, tuple(e["argv"]), int(e.get("positionals", 0))))
             cat.json_flags[eng] = frozenset(spec.get("json_flags", []))
+            if spec.get("underscores_as_dashes"):
+                cat.underscores |= {eng}
         cat.entries.sort(key=lambda e: -len(e.argv))
         cat.launchers = data["launchers"]
         cat.aliases = {eng: dict(m or {}) for eng, m in (data.get("aliases") or {}).items()}
@@ -332,7 +335,7 @@ def _build(entry, argv, i, j, launcher, env, prefix_env, loc, cat) -> Launch:
                 from .values import slice_str
 
                 value = Word(slice_str(w.chunks, len(name) + 1), w.loc)
-                key, base, sub = _normalise(name, entry.engine == "vllm")
+                key, base, sub = _normalise(name, entry.engine in catalog().underscores)
                 canon = cat.aliases.get(entry.engine, {}).get(base)
                 if canon is not None:
                     key, base = (canon + "." + sub if sub else canon), canon
@@ -356,7 +359,7 @@ def _build(entry, argv, i, j, launcher, env, prefix_env, loc, cat) -> Launch:
             elif k + 1 < n and _takes_value(words[k + 1]):
                 value = words[k + 1]
                 k += 1
-            key, base, sub = _normalise(name, entry.engine == "vllm")
+            key, base, sub = _normalise(name, entry.engine in catalog().underscores)
             canon = cat.aliases.get(entry.engine, {}).get(base)
             if canon is not None:
                 key, base = (canon + "." + sub if sub else canon), canon

@@ -28,13 +28,16 @@ def catalogs():
 @pytest.mark.parametrize("path", catalogs(), ids=lambda p: p.stem)
 def test_catalog_schema(path):
     data = YAML(typ="safe", pure=True).load(path.read_text())
-    assert set(data) <= {"engine", "version", "source", "flags", "tool_call_parsers", "reasoning_parsers", "json_keys"}
-    assert data["engine"] in ("vllm", "sglang") and path.stem == f"{data['engine']}-{data['version']}"
+    assert set(data) <= {"engine", "version", "source", "flags", "tool_call_parsers", "reasoning_parsers", "json_keys",
+                         "abbreviations"}
+    assert data["engine"] in ("vllm", "sglang", "trtllm") and path.stem == f"{data['engine']}-{data['version']}"
     assert set(data["source"]) == {"wheel", "sha256", "generator"} and len(data["source"]["sha256"]) == 64
-    assert data["source"]["wheel"].startswith(f"{data['engine']}-{data['version']}-")
+    wheel_name = {"trtllm": "tensorrt_llm"}.get(data["engine"], data["engine"])
+    assert data["source"]["wheel"].startswith(f"{wheel_name}-{data['version']}-")
+    assert data.get("abbreviations", True) is (data["engine"] != "trtllm")
     flags = data["flags"]
     assert flags == sorted(set(flags)) and all(f.startswith("--") for f in flags)
-    for key in ("tool_call_parsers", "reasoning_parsers"):
+    for key in ("tool_call_parsers", "reasoning_parsers") if data["engine"] != "trtllm" else ():
         names = data[key]
         assert names and len(names) == len(set(names)) and all(isinstance(n, str) and n for n in names)
     for flag, keys in (data.get("json_keys") or {}).items():
@@ -156,3 +159,72 @@ def test_generator_reproduces_the_committed_catalogs(tmp_path):
     gen_catalogs.main(["--vllm", *vllm, "--sglang", *sglang, "--wheels", os.environ["RECIPELINT_WHEELS"], "--out", str(out)])
     for p in catalogs():
         assert (out / p.name).read_text() == p.read_text(), p.name
+
+
+TRT_SERVE = """
+import click
+
+@click.group()
+def main():
+    pass
+
+@click.command("serve")
+@click.argument("model", type=str)
+@click.option("--tp_size", type=int, default=1)
+@click.option("--host", type=str, default="localhost")
+@click.option("--trust_remote_code/--no_trust_remote_code", default=False)
+@click.option("--tool_parser", type=click.Choice(["qwen3"]), default=None)
+def serve(model, tp_size, host, trust_remote_code, tool_parser):
+    pass
+
+@click.command("disaggregated")
+@click.option("--config_file", type=str)
+def disaggregated(config_file):
+    pass
+"""
+
+
+def test_generator_reads_trtllm_click_options(tmp_path):
+    p = tmp_path / "tensorrt_llm-9.9.9rc1-cp312-cp312-linux_x86_64.whl"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("tensorrt_llm/commands/serve.py", TRT_SERVE)
+    assert gen_catalogs.trtllm_flags(gen_catalogs.Wheel(p)) == [
+        "--help", "--host", "--no_trust_remote_code", "--tool_parser", "--tp_size", "--trust_remote_code"]
+    out = tmp_path / "out"
+    gen_catalogs.main(["--trtllm", "9.9.9rc1", "--wheels", str(tmp_path), "--out", str(out)])
+    data = YAML(typ="safe", pure=True).load((out / "trtllm-9.9.9rc1.yaml").read_text())
+    assert data["abbreviations"] is False and "--config_file" not in data["flags"]
+    test_catalog_schema(out / "trtllm-9.9.9rc1.yaml")
+
+
+def test_click_catalogs_take_no_abbreviations(monkeypatch):
+    from recipelint import catalog
+
+    cats = {"trtllm": {"1.0.0": {"engine": "trtllm", "version": "1.0.0", "abbreviations": False,
+                                 "flags": ["--tp_size", "--max_batch_size"]}}}
+    monkeypatch.setattr(catalog, "catalogs", lambda: cats)
+    catalog.engine_flags.cache_clear()
+    try:
+        assert catalog.expand("trtllm", "--tp_size") == ("--tp_size", [])
+        assert catalog.expand("trtllm", "--max_batch") == (None, [])
+        assert catalog.expand("vllm", "--max-num-seq")[0] is None  # no vLLM catalogue in this stub
+    finally:
+        catalog.engine_flags.cache_clear()
+
+
+def test_release_order_knows_release_candidates():
+    from recipelint.catalog import version_key
+
+    order = ["0.5.12", "0.33.0", "1.3.0rc3", "1.3.0rc14", "1.3.0rc22.post1", "1.3.0", "1.3.0.post1", "1.3.1"]
+    assert sorted(reversed(order), key=version_key) == order
+
+
+def test_image_tags_resolve_to_releases():
+    from recipelint.versions import resolve
+
+    assert resolve("vllm", "vllm/vllm-openai:v0.25.1").versions == ("0.25.1",)
+    assert resolve("sglang", "lmsysorg/sglang:v0.5.16-cu130").versions == ("0.5.16",)
+    between = resolve("vllm", "vllm/vllm-openai:v0.26.0")
+    assert between.versions == ("0.25.1", "0.27.1") and not between.exact and "0.25.1–0.27.1" in between.label
+    newest = resolve("vllm", "vllm/vllm-openai:v9.0.0")
+    assert newest.versions == ("0.33.0",) and "not a catalogued release" in newest.label

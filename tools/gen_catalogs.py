@@ -28,6 +28,13 @@ SGLang
     ``A[T, "help"]`` / ``A[T, Arg(cli_name=, aliases=, action=, no_cli=)]`` dataclass fields, and
     from 0.5.23 those fields live in the ``_NS_PATH`` namespace classes of ``arg_groups/fields/``.
 
+TensorRT-LLM
+  * ``trtllm-serve serve`` flags: the option strings of the ``click.option(...)`` decorators of
+    the function decorated ``@click.command("serve")`` in ``tensorrt_llm/commands/serve.py``
+    (``"--flag/--no-flag"`` pairs give both).  click does not accept abbreviations, so the
+    catalog says ``abbreviations: false``.  The wheels are on pypi.nvidia.com only (PyPI holds
+    a stub sdist): put ``tensorrt_llm-<version>-*.whl`` in ``--wheels``.
+
 Every catalog records the wheel it was read from (file name and SHA-256) and the generator.
 The output is deterministic: the same wheels give byte-identical catalogs.
 """
@@ -388,6 +395,28 @@ def sglang_parsers(w: Wheel) -> tuple[list[str], list[str]]:
 # output
 
 
+def trtllm_flags(w: Wheel) -> list[str]:
+    tree = w.tree("tensorrt_llm/commands/serve.py")
+    if tree is None:
+        raise SystemExit(f"{w.path.name}: no tensorrt_llm/commands/serve.py")
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        decos = [d for d in fn.decorator_list if isinstance(d, ast.Call)]
+        if not any(call_name(d) == "command" and d.args and str_const(d.args[0]) == "serve" for d in decos):
+            continue
+        flags = {"--help"}
+        for d in decos:
+            if call_name(d) != "option":
+                continue
+            for a in d.args:
+                for part in (str_const(a) or "").split("/"):
+                    if part.startswith("-"):
+                        flags.add(part.strip())
+        return sorted(flags)
+    raise SystemExit(f"{w.path.name}: no @click.command(\"serve\") in tensorrt_llm/commands/serve.py")
+
+
 def q(s: str) -> str:
     return f"'{s}'" if re.search(r"[^A-Za-z0-9_.-]", s) or s.startswith("-") or s in ("true", "false", "null", "yes", "no", "on", "off") else s
 
@@ -402,6 +431,8 @@ def write_catalog(out: Path, engine: str, version: str, w: Wheel, data: dict) ->
         f"  sha256: {w.sha256()}",
         "  generator: tools/gen_catalogs.py",
     ]
+    if data.get("abbreviations") is False:
+        lines.append("abbreviations: false  # click: options must be spelled out")
     for key in ("flags", "tool_call_parsers", "reasoning_parsers"):
         if data.get(key):
             lines.append(f"{key}:")
@@ -420,6 +451,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--vllm", nargs="*", default=[])
     ap.add_argument("--sglang", nargs="*", default=[])
+    ap.add_argument("--trtllm", nargs="*", default=[])
     ap.add_argument("--out", type=Path, default=Path("rules/data/catalogs"))
     ap.add_argument("--wheels", type=Path, default=Path(".wheels"))
     args = ap.parse_args(argv)
@@ -435,6 +467,10 @@ def main(argv: list[str] | None = None) -> int:
         tools, reasoning = sglang_parsers(w)
         p = write_catalog(args.out, "sglang", v, w, {"flags": sglang_flags(w), "tool_call_parsers": tools,
                                                       "reasoning_parsers": reasoning})
+        print(f"wrote {p}")
+    for v in args.trtllm:
+        w = Wheel(wheel_path("tensorrt-llm", v, args.wheels))
+        p = write_catalog(args.out, "trtllm", v, w, {"flags": trtllm_flags(w), "abbreviations": False})
         print(f"wrote {p}")
     return 0
 
