@@ -70,11 +70,22 @@ def _blocks(root, source) -> dict:
     return out
 
 
+def _merge_watch(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for name, prefixes in b.items():
+        if prefixes is None or (name in out and out[name] is None):
+            out[name] = None
+        else:
+            out[name] = list(out.get(name) or []) + list(prefixes)
+    return out
+
+
 class Analyzer:
     def __init__(self, limits: Limits | None = None, library: Library | None = None):
         self.limits = limits or Limits()
         self.library = library or Library()
-        self.watch = launches_mod.launch_words() | commands.change_words()
+        self.launch_watch = launches_mod.launch_words()
+        self.watch = _merge_watch(self.launch_watch, commands.change_words())
 
     def load(self, path: Path, display: str) -> tuple[FileResult, Parsed | None]:
         res = FileResult(path, display)
@@ -123,7 +134,8 @@ class Analyzer:
             found = launches_mod.strip_launchers(list(argv))
             return found[0] if found is not None and found[1] else None
 
-        ev = Evaluator(path.resolve(), on_command, self.limits, self.library, self.watch, unwrap)
+        ev = Evaluator(path.resolve(), on_command, self.limits, self.library, self.watch, unwrap, self.launch_watch,
+                       lambda e: isinstance(e, launches_mod.Launch))
         ev._point_holder = holder
         return ev
 

@@ -29,11 +29,13 @@ class EngineChange:
         return " ".join(w.shown for w in self.argv)
 
 
-def change_words() -> frozenset:
-    """Command names that may change the engine (for the evaluator's branch pruning: a branch
-    that runs one of them must be followed, not skipped)."""
+def change_words() -> dict:
+    """Commands that may change the engine, for the evaluator's branch pruning (a branch that
+    runs one must be followed): name -> argv prefixes (None: any use)."""
     pol = facts.load("policy")
-    return frozenset({"patch", "git", "pip", "pip3", "uv", "python", "python3", *pol["writers"]})
+    out: dict = {n: None for n in ("patch", "git", "pip", "pip3", "uv", *pol["writers"])}
+    out["python"] = [("-",), ("-c",), ("-m", "pip")]
+    return out
 
 
 def _engine_path(text: str | None, paths) -> bool:

@@ -112,6 +112,9 @@ class Limits:
     max_paths: int = 64
     soft_paths: int = 16
     max_loop: int = 4096
+    # a while/until loop that cannot launch anything (a wait-for-ready or GPU-memory poll) is run
+    # this many times, then the variables it sets become unknown
+    quiet_loop: int = 3
     max_steps: int = 400_000
     max_call_depth: int = 48
     max_source_depth: int = 8
@@ -247,6 +250,7 @@ _SPECIAL_BUILTINS_EFFECT = frozenset(
     }
 )
 
+_PYTHON = re.compile(r"^python[0-9.]*$")
 _STRIP_PREFIX = re.compile(r"^(\d*)(>>|>\||>|&>>|&>|>&)$")
 
 
@@ -259,12 +263,20 @@ class Evaluator:
     event to record on the path."""
 
     def __init__(self, script_path: Path, on_command=None, limits: Limits | None = None, library=None,
-                 watch: frozenset = frozenset(), unwrap=None):
+                 watch: frozenset = frozenset(), unwrap=None, launch_watch=None, is_launch=None):
         self.script_path = script_path
         #: unwrap(argv) -> index of the command a launcher prefix runs, or None
         self.unwrap = unwrap
-        #: command names the hook cares about: a branch that runs one is never skipped
+        #: command names the hook cares about: a branch that runs one is never skipped.  A dict
+        #: maps a name to the argv prefixes (after the name) that make it relevant, or None for
+        #: any use (``{"python": [("-m", "sglang.launch_server"), ("-",)]}``); python3.12 &c.
+        #: count as python.
         self.watch = watch
+        #: the subset that starts a launch: after a path has launched, only statements that name
+        #: one of these are still run at the top level
+        self.launch_watch = watch if launch_watch is None else launch_watch
+        #: which recorded events are launches (the others: engine changes, ...)
+        self.is_launch = is_launch or (lambda ev: True)
         self.on_command = on_command
         self.limits = limits or Limits()
         self.library = library if library is not None else Library()
@@ -385,20 +397,26 @@ class Evaluator:
         return self.run_seq(node.children, st, top=top)
 
     def _rest_may_launch(self, kids, i, st) -> bool:
-        key = (id(kids[0]) if kids else 0, len(kids), frozenset((k, id(v)) for k, v in st.funcs.items()))
+        # once this path has recorded an event (the server launch), only statements that name a
+        # watched command (directly or in the functions they call) are still run: the benchmark
+        # client, monitors and waits after the launch run commands through variables
+        # ("${cmd[@]}"), which cannot be told apart from a launch without evaluating them.
+        strict = any(self.is_launch(e) for e in st.events)
+        key = (id(kids[0]) if kids else 0, len(kids), frozenset((k, id(v)) for k, v in st.funcs.items()), strict)
         tail = self._tail_cache.get(key)
         if tail is None:
             memo: dict = {}
             tail = [False] * (len(kids) + 1)
             for j in range(len(kids) - 1, -1, -1):
-                tail[j] = tail[j + 1] or self._may_launch(kids[j], st.funcs, memo)
+                tail[j] = tail[j + 1] or self._may_launch(kids[j], st.funcs, memo, strict=strict)
             self._tail_cache[key] = tail
         return tail[i]
 
-    def _may_launch(self, node, funcs, memo, depth=0) -> bool:
+    def _may_launch(self, node, funcs, memo, depth=0, strict: bool = False) -> bool:
         """Whether running ``node`` could reach a watched command: a launch word, a command
-        whose name is an expansion, eval/source/bash -c, or a function that may launch."""
-        key = id(node)
+        whose name is an expansion, eval/source/bash -c, or a function that may launch.
+        ``strict``: only watched names count (not expansions, eval, source, bash)."""
+        key = (id(node), strict)
         hit = self._launch_cache.get(key)
         if hit is None:
             direct = False
@@ -410,14 +428,16 @@ class Evaluator:
                     nm = n.field("name")
                     word = nm.children[0] if nm is not None and nm.children else nm
                     if word is None or word.type != "word":
-                        direct = True
-                        break
-                    txt = word.text
-                    base = os.path.basename(txt)
-                    if base in self.watch or txt in ("eval", "source", ".", "bash", "sh", "exec", "command", "builtin"):
-                        direct = True
-                        break
-                    names.add(txt)
+                        if not strict:
+                            direct = True
+                            break
+                    else:
+                        txt = word.text
+                        if (not strict and txt in ("eval", "source", ".", "bash", "sh", "exec", "command", "builtin")) \
+                                or self._watched(txt, n, strict):
+                            direct = True
+                            break
+                        names.add(txt)
                 stack.extend(n.children)
             hit = (direct, frozenset(names), node)
             self._launch_cache[key] = hit
@@ -430,16 +450,83 @@ class Evaluator:
             body = funcs.get(nm)
             if body is None:
                 continue
-            if id(body) in memo:
-                if memo[id(body)]:
+            mk = (id(body), strict)
+            if mk in memo:
+                if memo[mk]:
                     return True
                 continue
-            memo[id(body)] = False
-            r = self._may_launch(body, funcs, memo, depth + 1)
-            memo[id(body)] = r
+            memo[mk] = False
+            r = self._may_launch(body, funcs, memo, depth + 1, strict)
+            memo[mk] = r
             if r:
                 return True
         return False
+
+    def _watched(self, name: str, cmd, strict: bool = False) -> bool:
+        """Whether a command (syntax node) with this name may be one the hook cares about
+        (``strict``: may be a launch)."""
+        watch = self.launch_watch if strict else self.watch
+        name_node = cmd.field("name")
+        words: list = [name]
+        for c in cmd.children:
+            if c is name_node or c.type == "variable_assignment" or not c.named:
+                continue
+            if c.type in ("word", "number"):
+                words.append(c.text)
+            elif c.type == "raw_string":
+                words.append(c.text[1:-1])
+            elif c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect", "comment"):
+                continue
+            elif c.type in ("string", "concatenation") and "[@]" not in c.text and "[*]" not in c.text:
+                words.append(None)  # one word, not known here
+            else:
+                words.append(...)  # an expansion that may be any number of words
+                break
+        return self._words_watched(words, watch, strict)
+
+    def _words_watched(self, words: list, watch, strict: bool = False) -> bool:
+        """``words``: literal text, None (one unknown word) or ... (any number of words)."""
+        first = words[0]
+        if first is ...:
+            return True
+        if first is None:
+            return True
+        base = os.path.basename(first)
+        if _PYTHON.match(base):
+            base = "python"
+        if base not in watch:
+            return False
+        prefixes = watch[base] if isinstance(watch, dict) else None
+        args = words[1:]
+        if prefixes is None:
+            if strict:
+                # a launcher (`timeout 60 CMD`) after the launch: only when what it wraps may be
+                # a launch — some later word starts a watched command, or an array may hold one
+                for i in range(1, len(words)):
+                    w = words[i]
+                    if w is ...:
+                        return True
+                    if isinstance(w, str) and not w.startswith("-") and "=" not in w and not w.replace(".", "").isdigit():
+                        return self._words_watched(words[i:], watch, strict)  # the wrapped command
+                return False
+            return True
+        if base == "python":  # interpreter options before the script / -m / -c / -
+            while args and isinstance(args[0], str) and args[0].startswith("-") and args[0] not in ("-", "-m", "-c"):
+                if args[0] in ("-X", "-W"):
+                    args = args[1:]
+                args = args[1:]
+
+        def matches(p) -> bool:
+            for i, want in enumerate(p):
+                if i >= len(args):
+                    return False
+                if args[i] is ...:
+                    return True
+                if args[i] is not None and args[i] != want:
+                    return False
+            return True
+
+        return any(matches(p) for p in prefixes)
 
     def _compound(self, node, st):
         kids = node.children
@@ -1046,7 +1133,13 @@ class Evaluator:
         body_nodes = [body] if body is not None else []
         active = [st]
         done = []
+        memo: dict = {}
+        quiet = not any(self._may_launch(n, st.funcs, memo) for n in body_nodes + conds)
+        polls = 0  # iterations of a quiet loop that depended on unknown values
         for _ in range(self.limits.max_loop):
+            if quiet and polls >= self.limits.quiet_loop:
+                break
+            forks_before = self.paths
             nxt = []
             for s in active:
                 s.cond_ctx += 1
@@ -1068,16 +1161,21 @@ class Evaluator:
                     else:
                         for b in self.run_seq(body_nodes, r):
                             (done if self._loop_ctl(b) == "stop" else nxt).append(b)
+            if self.paths > forks_before or len(nxt) > 1 or any(s.status is None for s in nxt):
+                polls += 1
             active = self._join(nxt, node, force=True) if len(nxt) > 1 else nxt
             done = self._join(done, node, force=True) if len(done) > 1 else done
             if not active:
                 break
-        else:
+        if active:
             for s in active:
                 self._havoc(body_nodes, s)
-                s.truncated = True
-                s.notes.append((node.loc, f"loop stopped after {self.limits.max_loop} iterations"))
+                if not quiet or polls < self.limits.quiet_loop:
+                    s.truncated = True
+                    s.notes.append((node.loc, f"loop stopped after {self.limits.max_loop} iterations"))
                 done.append(s)
+            if quiet and len(done) > 1:
+                done = self._join(done, node, force=True)
         return done
 
     def _test_command(self, node, st):
@@ -1153,7 +1251,8 @@ class Evaluator:
             if eff:
                 return True
             for nm in names:
-                if nm in st.funcs or os.path.basename(nm) in self.watch:
+                base = os.path.basename(nm)
+                if nm in st.funcs or base in self.watch or (_PYTHON.match(base) and "python" in self.watch):
                     return True
         return False
 
@@ -1404,6 +1503,16 @@ class Evaluator:
             st.notes.append((node.loc, f"call depth above {self.limits.max_call_depth}: `{name}` not followed"))
             st.truncated = True
             st.status = None
+            return [st]
+        if any(c[0] == name for c in st.calls) and not self._may_launch(body, st.funcs, {}):
+            # recursion of a function that cannot launch (a process-tree walk on unknown pids):
+            # its effects are unknown rather than followed to the depth limit
+            was = st.truncated
+            self._havoc([body], st)
+            st.truncated = was
+            st.status = None
+            if st.out is not None and out_target is None:
+                st.out = st.out + unknown(f"$({name} ...)", node.loc)
             return [st]
         saved_pos = st.pos
         saved_in = st.stdin

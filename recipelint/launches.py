@@ -192,15 +192,21 @@ def catalog() -> _Catalog:
 _PY = re.compile(r"^python(\d+(\.\d+)?)?$")
 
 
-def launch_words() -> frozenset:
-    """Command names that may start a launch (for the evaluator's branch pruning)."""
+def launch_words() -> dict:
+    """Commands that may start a launch, for the evaluator's branch pruning: name -> the argv
+    prefixes that make it one (None: any use): ``vllm`` only with ``serve`` (not ``vllm bench``),
+    ``python`` only with ``-m <entry module>``."""
     cat = catalog()
-    names = set(cat.launchers)
+    out: dict = {name: None for name in cat.launchers}
     for e in cat.entries:
-        names.add(e.argv[0])
-    if "python" in names:
-        names.update({"python3"} | {f"python3.{m}" for m in range(6, 20)})
-    return frozenset(names)
+        prefix = tuple(e.argv[1:3]) if e.argv[0] == "python" else tuple(e.argv[1:2])
+        if out.get(e.argv[0], []) is None:
+            continue
+        if not prefix:  # `trtllm-serve MODEL`: any use
+            out[e.argv[0]] = None
+        else:
+            out.setdefault(e.argv[0], []).append(prefix)
+    return out
 
 
 def strip_launchers(argv: list[Word], env: dict | None = None) -> tuple[int, list[str]] | None:

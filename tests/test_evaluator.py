@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textwrap import dedent
 
 from helpers import bash_emits, emits, evaluate
 from recipelint.evaluator import Limits, Opaque
@@ -426,3 +427,97 @@ def test_arithmetic_after_a_space_inside_a_string():
     # tree-sitter-bash starts this arithmetic_expansion node at the space before `$((`
     src = 'A=2; B=3\nemit "x $((A*B)) $((A+B)) y"\n'
     assert emits(src) == [["x 6 5 y"]] == bash_emits(src)
+
+
+# --- bounded work on the shapes that made the real corpus slow ------------------------------
+
+
+def _analyze(tmp_path, text, env=None):
+    from recipelint.analysis import Analyzer
+    from recipelint.points import SweepPoint
+
+    f = tmp_path / "r.sh"
+    f.write_text(text)
+    an = Analyzer()
+    ev = an.evaluator(f)
+    res, parsed = an.load(f, "r.sh")
+    pr = an.evaluate(parsed, f, SweepPoint("p", dict(env or {})), ev)
+    launches = [e for p in pr.paths for e in p.events]
+    return pr, launches, ev
+
+
+def test_a_poll_loop_that_cannot_launch_is_summarised(tmp_path):
+    # a GPU-memory poll: 40 iterations, each forking on an unknown value
+    src = """
+    waited=0
+    while [[ $waited -lt 120 ]]; do
+        used=$(nvidia-smi --query-gpu=memory.used | sort -rn | head -1)
+        if [[ -z "$used" || "$used" -lt 2000 ]]; then break; fi
+        sleep 3; waited=$((waited + 3))
+    done
+    vllm serve m --port 8000
+    """
+    pr, launches, ev = _analyze(tmp_path, dedent(src))
+    assert len(launches) == 1 and not any(p.truncated for p in pr.paths)
+    assert ev.steps < 400
+
+
+def test_a_counting_loop_still_runs_to_the_end():
+    assert emits("n=1\nwhile (( n < 100 )); do n=$((n * 3)); done\nemit \"$n\"\n") == [["243"]]
+
+
+def test_recursion_on_unknown_values_is_not_followed_to_the_depth_limit(tmp_path):
+    src = """
+    _descendants() {
+        local pid="$1" child
+        for child in $(pgrep -P "$pid" || true); do echo "$child"; _descendants "$child"; done
+    }
+    D=$(_descendants 1)
+    vllm serve m --port 8000
+    """
+    pr, launches, ev = _analyze(tmp_path, dedent(src))
+    assert len(launches) == 1
+    assert not any("call depth" in msg for p in pr.paths for _, msg in p.notes)
+    assert ev.steps < 300
+
+
+def test_after_the_launch_only_statements_naming_a_launch_are_run():
+    from recipelint.evaluator import Evaluator
+    from recipelint.parse import parse
+    from recipelint.source import SourceFile
+
+    src = dedent("""
+    CLIENT=(python3 bench.py --port 8000)
+    "${CLIENT[@]}" --warmup
+    vllm serve m --port 8000 &
+    timeout 60 curl -s localhost:8000/health
+    "${CLIENT[@]}"
+    """)
+    ran = []
+
+    def hook(st, cmd):
+        words = [w.text for w in cmd.argv]
+        ran.append(words[:2])
+        return "launch" if words[0] == "vllm" else None
+
+    watch = {"vllm": [("serve",)], "timeout": None}
+    ev = Evaluator(Path("/v.sh"), hook, watch=watch, launch_watch=watch, is_launch=lambda e: e == "launch")
+    ev.run(parse(SourceFile("/v.sh", src.encode())), {})
+    # before the launch the client runs (it could have been the server); once the path has
+    # launched and no later statement names a launch, the rest is not evaluated
+    assert ran == [["python3", "bench.py"], ["vllm", "serve"]]
+    # a later statement that names a launch keeps everything before it running
+    ran.clear()
+    ev = Evaluator(Path("/v.sh"), hook, watch=watch, launch_watch=watch, is_launch=lambda e: e == "launch")
+    ev.run(parse(SourceFile("/v.sh", (src + "vllm serve m2\n").encode())), {})
+    assert ran == [["python3", "bench.py"], ["vllm", "serve"], ["timeout", "60"], ["python3", "bench.py"], ["vllm", "serve"]]
+
+
+def test_an_engine_patch_does_not_end_the_search_for_the_launch(tmp_path):
+    src = """
+    sed -i 's/a/b/' /usr/lib/python3/dist-packages/vllm/envs.py
+    CMD=(vllm serve m --port 8000)
+    "${CMD[@]}" &
+    """
+    pr, launches, ev = _analyze(tmp_path, dedent(src))
+    assert [type(e).__name__ for e in launches] == ["EngineChange", "Launch"]
