@@ -17,7 +17,7 @@ def catalogs() -> dict[str, dict[str, dict]]:
     """engine -> version -> catalog dict."""
     from ruamel.yaml import YAML
 
-    yaml = YAML(typ="safe", pure=True)
+    yaml = YAML(typ="safe")
     out: dict[str, dict[str, dict]] = {}
     base = resources.files("rules") / "data" / "catalogs"
     for entry in sorted(base.iterdir(), key=lambda p: p.name):

@@ -115,6 +115,8 @@ def check(
     config: list[Path] = typer.Option([], "--config", help="A master config (repeatable). Default: configs/*-master.yaml above the first path."),
     no_config: bool = typer.Option(False, "--no-config", help="Ignore master configs: use the default environment matrix."),
     settings_file: Optional[Path] = typer.Option(None, "--settings", help="recipelint settings file (pyproject.toml with [tool.recipelint], or .recipelint.yaml). Default: found upward from the first path."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Analyse everything, even when an identical earlier run is cached."),
+    jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes for large trees (0: one per CPU, 1: none).", min=0),
 ):
     """Lint recipes: rebuild each serve launch under every sweep point and check it with rules."""
     from .diff import DiffError
@@ -145,7 +147,7 @@ def check(
     apply_facts(st)
     opts = Options(select=sel or None, ignore=ign, use_suppressions=not no_ignores,
                    config_paths=list(config) or None, use_configs=not no_config, force_exclude=force_exclude,
-                   diff_base=diff_base, settings=st)
+                   diff_base=diff_base, settings=st, jobs=jobs, cache=not no_cache)
     try:
         result = lint(paths, options=opts)
     except (UsageError, DiffError) as e:
@@ -165,7 +167,7 @@ def check(
         text = render_concise(findings)
     else:
         color = (sys.stdout.isatty() and output_file is None) or None
-        text = render_full(findings, color=color if color else False) + summary(findings, len(result.files)) + "\n"
+        text = render_full(findings, color=color if color else False) + summary(findings, result.file_count) + "\n"
     if output_file is not None:
         try:
             output_file.write_text(text, encoding="utf-8")

@@ -124,8 +124,9 @@ def _why(e: Exception) -> str:
 
 
 def _load_yaml(path: Path, cs: ConfigSet, required: bool):
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    from . import yamlpos
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -136,9 +137,12 @@ def _load_yaml(path: Path, cs: ConfigSet, required: bool):
     except (OSError, UnicodeDecodeError) as e:
         cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), f"cannot read config: {_why(e)}"))
         return None
-    yaml = YAML(typ="rt")
     try:
-        return yaml.load(text)
+        return yamlpos.load(text)
+    except yamlpos.YAMLPosError as e:
+        line = (e.line or 0) + 1
+        col = (e.column or 0) + 1
+        cs.problems.append(ConfigProblem(Span(str(path), line, col, line, col), f"invalid YAML: {e}"))
     except MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark is not None else 1

@@ -17,7 +17,7 @@ def _load_file(name: str):
     from ruamel.yaml import YAML
 
     text = (resources.files("rules") / "data" / f"{name}.yaml").read_text(encoding="utf-8")
-    return YAML(typ="safe", pure=True).load(text)
+    return YAML(typ="safe").load(text)
 
 
 def load(name: str):

@@ -27,6 +27,8 @@ class LintResult:
     files: list[FileResult] = field(default_factory=list)
     suppressed: int = 0
     configs: object = None
+    file_count: int = 0  # files checked (also for a result from the cache, which has no `files`)
+    cached: bool = False
 
 
 @dataclass(slots=True)
@@ -40,6 +42,8 @@ class Options:
     diff_base: str | None = None
     settings: Settings = field(default_factory=Settings)
     points_for: object = None  # (display, text) -> points; overrides configs (tests)
+    jobs: int = 0  # worker processes for analysis (0: one per CPU; 1: none)
+    cache: bool = False  # reuse the findings of an identical earlier run (recipelint.cache)
 
 
 def collect(paths: list[Path], settings: Settings | None = None, force_exclude: bool = False) -> list[tuple[Path, str]]:
@@ -115,6 +119,16 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
         if not p.is_file():
             raise UsageError(f"{p}: config file not found")
     files = collect(recipe_paths, st, opt.force_exclude) if recipe_paths else []
+    cache_key = None
+    if opt.cache and opt.diff_base is None and opt.points_for is None:
+        from . import cache
+
+        cache_key = cache.key(list(paths), [p for p, _ in files] + list(config_list), repr((
+            sel, ign, opt.use_suppressions, opt.use_configs, opt.force_exclude, st)))
+        hit = cache.load(cache_key) if cache_key else None
+        if hit is not None:
+            result.findings, result.file_count, result.suppressed, result.cached = hit.findings, hit.n_files, hit.suppressed, True
+            return result
     cs = configs.ConfigSet(None)
     if opt.use_configs and opt.points_for is None:
         anchor = (recipe_paths or yaml_paths or [Path(".")])[0]
@@ -141,16 +155,28 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
             return lambda text: opt.points_for(display, text)
         return lambda text: default_points(display, text)
 
-    for path, display in files:
-        result.files.append(analyzer.analyze(path, display, points(path, display)))
+    def analyze_file(path: Path, display: str) -> FileResult:
+        return analyzer.analyze(path, display, points(path, display))
 
-    project = Project(result.files, cs, lambda path: analyzer.analyze(path, display_path(path), points(path, display_path(path))))
+    def analyze_other(path: Path) -> FileResult:
+        return analyze_file(path, display_path(path))
+
+    def check_files(chunk) -> tuple[list[Finding], list[FileResult]]:
+        results = [analyze_file(path, display) for path, display in chunk]
+        project = Project(results, cs, analyze_other)
+        found = [f for res in results for rule in rules for f in rule.check(FileContext(res, project, rule))]
+        return found, results
+
     raw: list[Finding] = []
+    jobs = _jobs(opt.jobs, len(files))
+    if jobs > 1:
+        found, result.files = _parallel(check_files, files, jobs)
+    else:
+        found, result.files = check_files(files)
+    project = Project(result.files, cs, analyze_other)
     for rule in rules:
         raw.extend(rule.check_project(project))
-    for res in result.files:
-        for rule in rules:
-            raw.extend(rule.check(FileContext(res, project, rule)))
+    raw.extend(found)
     grouped = group([_display(f) for f in raw])
     grouped = _overrides(grouped, st)
     if opt.use_suppressions:
@@ -161,7 +187,56 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
 
         grouped = keep_changed(grouped, changed_lines(opt.diff_base, anchor=(recipe_paths or yaml_paths or [Path(".")])[0]), result.files)
     result.findings = grouped
+    result.file_count = len(result.files)
+    if cache_key:
+        cache.store(cache_key, grouped, result.file_count, result.suppressed)
     return result
+
+
+#: below this many files a run stays in one process (starting workers costs more than it saves)
+PARALLEL_MIN_FILES = 24
+_WORK = None  # the chunk function, inherited by forked workers
+
+
+def _jobs(requested: int, n_files: int) -> int:
+    if requested == 1 or n_files < PARALLEL_MIN_FILES:
+        return 1
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(requested or cpus, cpus, n_files // 8))
+
+
+def _run_chunk(chunk):
+    found, results = _WORK(chunk)
+    for res in results:  # what the parent needs: sources (suppressions), points (--diff-base)
+        for pr in res.points:
+            pr.paths = []
+    return found, results
+
+
+def _parallel(work, files, jobs):
+    """Analyse and check files in ``jobs`` forked workers.  Files are handed out in runs of
+    neighbours (siblings share a folder), in order; findings and slim file results come back."""
+    global _WORK
+    import multiprocessing
+
+    n_chunks = min(len(files), jobs * 24)
+    size = -(-len(files) // n_chunks)
+    chunks = [files[i:i + size] for i in range(0, len(files), size)]
+    _WORK = work
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            parts = pool.map(_run_chunk, chunks, chunksize=1)
+    finally:
+        _WORK = None
+    found, results = [], []
+    for f, r in parts:
+        found.extend(f)
+        results.extend(r)
+    return found, results
 
 
 def _same(a: Path, b: Path) -> bool:

@@ -139,7 +139,7 @@ def load(path: Path | None) -> Settings:
         from ruamel.yaml.error import YAMLError
 
         try:
-            raw = YAML(typ="safe", pure=True).load(text)
+            raw = YAML(typ="safe").load(text)
         except YAMLError as e:
             raise SettingsError(f"{name}: invalid YAML: {' '.join(str(e).split())[:200]}") from None
         where = name

@@ -2,3 +2,19 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_dir(tmp_path_factory):
+    """Runs of `recipelint check` in tests cache into a temporary folder, not the user's."""
+    import os
+
+    old = os.environ.get("RECIPELINT_CACHE_DIR")
+    os.environ["RECIPELINT_CACHE_DIR"] = str(tmp_path_factory.mktemp("recipelint-cache"))
+    yield
+    if old is None:
+        os.environ.pop("RECIPELINT_CACHE_DIR", None)
+    else:
+        os.environ["RECIPELINT_CACHE_DIR"] = old

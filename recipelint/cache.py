@@ -1,0 +1,179 @@
+"""Result cache for ``recipelint check``: a run whose inputs are byte-identical to an earlier
+run's gives the earlier findings without analysing anything.
+
+The key is a SHA-256 over
+
+* recipelint itself: its version and the bytes of every module, stub and rule-data file (a
+  new release, an edited rule or a regenerated catalog invalidates every entry);
+* the options and settings of the run and the working directory (findings carry paths relative
+  to it);
+* the content of every file a run may read: the files named or walked, and every ``*.sh``,
+  ``*.bash``, ``*.yaml``, ``*.yml``, ``*.md`` and ``*.toml`` under the project root — the folder
+  with the master configs (``configs/*-master.yaml``) or else the git work tree.  Sourced
+  libraries, sibling recipes, runner files, the review checklist and waivers live there.
+
+Without a project root (a recipe outside any repository) nothing is cached.  Entries are JSON
+(never pickle: a cache directory is data, not code), one file per key, in
+``$RECIPELINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/recipelint``, else ``~/.cache/recipelint``;
+the 64 most recent are kept.  ``--no-cache`` bypasses it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+FORMAT = 1
+KEEP = 64
+SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".md", ".toml")
+SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".recipelint_cache", ".tox"}
+MAX_FILES = 20_000  # a "project" larger than this is not hashed (and not cached)
+
+
+@dataclass(slots=True)
+class Cached:
+    findings: list
+    n_files: int
+    suppressed: int
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("RECIPELINT_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return Path(xdg) / "recipelint" if xdg else Path.home() / ".cache" / "recipelint"
+
+
+_CODE: str | None = None
+
+
+def code_fingerprint() -> str:
+    """Version + bytes of recipelint's modules, stubs and rules (data included)."""
+    global _CODE
+    if _CODE is None:
+        from . import __version__
+
+        h = hashlib.sha256(f"recipelint {__version__} cache {FORMAT}\n".encode())
+        pkg = Path(__file__).resolve().parent
+        rules = pkg.parent / "rules"
+        for base in (pkg, rules):
+            for p in sorted(base.rglob("*")):
+                if p.suffix in (".py", ".yaml", ".sh") and "__pycache__" not in p.parts:
+                    h.update(str(p.relative_to(base.parent)).encode() + b"\0" + p.read_bytes() + b"\0")
+        _CODE = h.hexdigest()
+    return _CODE
+
+
+def project_root(paths: list[Path]) -> Path | None:
+    from .configs import find_root
+
+    anchor = paths[0] if paths else Path(".")
+    root = find_root(anchor)
+    if root is not None:
+        return root.resolve()
+    start = anchor.resolve()
+    for d in [start, *start.parents]:
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def _tree_digest(root: Path, h) -> bool:
+    n = 0
+    for dirpath, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        for name in sorted(files):
+            if not name.endswith(SUFFIXES):
+                continue
+            n += 1
+            if n > MAX_FILES:
+                return False
+            p = os.path.join(dirpath, name)
+            _file_digest(p, os.path.relpath(p, root), h)
+    return True
+
+
+def _file_digest(path, label: str, h) -> None:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        h.update(f"{label}\0{len(data)}\0".encode() + hashlib.sha256(data).digest())
+    except OSError as e:
+        h.update(f"{label}\0unreadable {e.errno}\0".encode())
+
+
+def key(paths: list[Path], files: list[Path], options: str) -> str | None:
+    """The run's cache key, or None when the run cannot be cached (no project root)."""
+    root = project_root(paths)
+    if root is None:
+        return None
+    h = hashlib.sha256(code_fingerprint().encode())
+    h.update(f"\0cwd {os.getcwd()}\0root {root}\0{options}\0".encode())
+    for p in paths:
+        h.update(f"arg {p}\0".encode())
+    for p in files:  # inputs outside the root (and their exact order)
+        _file_digest(p, f"input {p}", h)
+    if not _tree_digest(root, h):
+        return None
+    return h.hexdigest()
+
+
+def load(k: str) -> Cached | None:
+    from .findings import Finding, Related
+    from .source import Span
+
+    try:
+        data = json.loads((cache_dir() / f"{k}.json").read_text(encoding="utf-8"))
+        if data.get("format") != FORMAT:
+            return None
+        findings = []
+        for d in data["findings"]:
+            findings.append(Finding(d["code"], d["name"], d["severity"], d["message"], Span(**d["span"]),
+                                    list(d["points"]), [Related(Span(**r["span"]), r["message"]) for r in d["related"]],
+                                    d.get("key", "")))
+        return Cached(findings, int(data["files"]), int(data["suppressed"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # absent, or written by something else: analyse again
+
+
+def store(k: str, findings: list, n_files: int, suppressed: int) -> None:
+    """Write an entry (atomically); a cache that cannot be written is skipped silently."""
+    d = cache_dir()
+    payload = {
+        "format": FORMAT,
+        "files": n_files,
+        "suppressed": suppressed,
+        "findings": [
+            {"code": f.code, "name": f.name, "severity": f.severity, "message": f.message,
+             "span": _span(f.span), "points": list(f.points), "key": f.key,
+             "related": [{"span": _span(r.span), "message": r.message} for r in f.related]}
+            for f in findings
+        ],
+    }
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(payload, out)
+        os.replace(tmp, d / f"{k}.json")
+        _prune(d)
+    except OSError:
+        return
+
+
+def _span(s) -> dict:
+    return {"path": s.path, "line": s.line, "col": s.col, "end_line": s.end_line, "end_col": s.end_col}
+
+
+def _prune(d: Path) -> None:
+    entries = sorted(d.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for p in entries[KEEP:]:
+        try:
+            p.unlink()
+        except OSError:
+            pass

@@ -1,0 +1,175 @@
+"""YAML with source positions, fast: the libyaml-based composer of ``ruamel.yaml.clib`` (C)
+when it is installed, else ruamel's pure-Python round-trip loader.
+
+Mappings and sequences come back as ``PosMap`` (a dict) and ``PosSeq`` (a list) with an
+``lc`` attribute answering ``lc.key(k)``, ``lc.value(k)`` and ``lc.item(i)`` with 0-based
+(line, column) pairs — the same questions ruamel's round-trip ``CommentedMap.lc`` answers, so
+callers work with either loader.
+
+Hostile input is bounded: aliases are shared, never copied, and a document whose aliases would
+expand to more than ``MAX_NODES`` nodes (a "billion laughs" file) is rejected, as is nesting
+deeper than ``MAX_DEPTH``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+MAX_NODES = 2_000_000
+MAX_DEPTH = 200
+
+
+class YAMLPosError(ValueError):
+    """A document recipelint will not load; ``line``/``column`` are 0-based when known."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+class _LC:
+    __slots__ = ("keys", "values", "items", "line", "col")
+
+    def __init__(self, line: int, col: int):
+        self.line = line
+        self.col = col
+        self.keys: dict = {}
+        self.values: dict = {}
+        self.items: list = []
+
+    def key(self, k):
+        return self.keys[k]
+
+    def value(self, k):
+        return self.values[k]
+
+    def item(self, i):
+        return self.items[i]
+
+
+class PosMap(dict):
+    __slots__ = ("lc",)
+
+
+class PosSeq(list):
+    __slots__ = ("lc",)
+
+
+def load(text: str):
+    """Parse one YAML document; raise ``YAMLPosError`` (or ruamel's ``YAMLError``) when it is
+    not acceptable."""
+    try:
+        from ruamel.yaml.cyaml import CSafeLoader
+    except ImportError:  # no libyaml: the round-trip loader keeps positions itself
+        return _load_rt(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loader = CSafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_size(node)
+        return _Builder(loader).build(node, 0)
+    finally:
+        loader.dispose() if hasattr(loader, "dispose") else None
+
+
+def _load_rt(text: str):
+    from ruamel.yaml import YAML
+
+    return YAML(typ="rt").load(text)
+
+
+def _check_size(root) -> None:
+    """Reject documents whose aliases multiply into an enormous logical tree."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+
+    def size(n, depth: int) -> int:
+        k = id(n)
+        if k in sizes:
+            return sizes[k]
+        if depth > MAX_DEPTH:
+            raise YAMLPosError(f"nesting deeper than {MAX_DEPTH} levels", n.start_mark.line, n.start_mark.column)
+        if k in on_path:
+            raise YAMLPosError("recursive alias", n.start_mark.line, n.start_mark.column)
+        total = 1
+        v = n.value
+        if isinstance(v, list):
+            on_path.add(k)
+            for item in v:
+                if isinstance(item, tuple):
+                    total += size(item[0], depth + 1) + size(item[1], depth + 1)
+                else:
+                    total += size(item, depth + 1)
+                if total > MAX_NODES:
+                    raise YAMLPosError(f"aliases expand to more than {MAX_NODES:,} nodes", n.start_mark.line, n.start_mark.column)
+            on_path.discard(k)
+        sizes[k] = total
+        return total
+
+    size(root, 0)
+
+
+class _Builder:
+    MERGE = "tag:yaml.org,2002:merge"
+
+    def __init__(self, loader):
+        self.loader = loader
+        self.done: dict[int, object] = {}
+
+    def scalar(self, node):
+        return self.loader.construct_object(node, deep=True)
+
+    def build(self, node, depth: int):
+        hit = self.done.get(id(node))
+        if hit is not None:
+            return hit
+        kind = type(node).__name__
+        if kind == "MappingNode":
+            out = PosMap()
+            out.lc = _LC(node.start_mark.line, node.start_mark.column)
+            self.done[id(node)] = out
+            merged = []
+            for knode, vnode in node.value:
+                if knode.tag == self.MERGE:
+                    merged.append(vnode)
+                    continue
+                key = self.build(knode, depth + 1)
+                try:
+                    hash(key)
+                except TypeError:
+                    raise YAMLPosError("a mapping key that is not a scalar", knode.start_mark.line, knode.start_mark.column) from None
+                if key in out:
+                    raise YAMLPosError(f"duplicate key {key!r}", knode.start_mark.line, knode.start_mark.column)
+                out[key] = self.build(vnode, depth + 1)
+                out.lc.keys[key] = (knode.start_mark.line, knode.start_mark.column)
+                out.lc.values[key] = (vnode.start_mark.line, vnode.start_mark.column)
+            for m in merged:  # `<<: *base` / `<<: [*a, *b]`: keys not set here come from there
+                sources = m.value if type(m).__name__ == "SequenceNode" else [m]
+                for src in sources:
+                    base = self.build(src, depth + 1)
+                    if not isinstance(base, dict):
+                        raise YAMLPosError("merge (<<) of something that is not a mapping", src.start_mark.line, src.start_mark.column)
+                    for k, v in base.items():
+                        if k not in out:
+                            out[k] = v
+                            lc = getattr(base, "lc", None)
+                            if lc is not None and k in lc.keys:
+                                out.lc.keys[k] = lc.keys[k]
+                                out.lc.values[k] = lc.values[k]
+            return out
+        if kind == "SequenceNode":
+            out = PosSeq()
+            out.lc = _LC(node.start_mark.line, node.start_mark.column)
+            self.done[id(node)] = out
+            for item in node.value:
+                out.append(self.build(item, depth + 1))
+                out.lc.items.append((item.start_mark.line, item.start_mark.column))
+            return out
+        value = self.scalar(node)
+        if hasattr(value, "isoformat"):  # dates stay text, as written
+            value = node.value
+        return value

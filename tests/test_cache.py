@@ -1,0 +1,97 @@
+"""The result cache of `recipelint check`: a hit gives the same report, any input change misses."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from typer.testing import CliRunner
+
+from helpers import FIXTURES
+from recipelint.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    """A copy of the RL5xx mini repository (configs + recipes + benchmark_lib.sh), as cwd."""
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "rules" / "RL5xx", root)
+    monkeypatch.chdir(root)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RECIPELINT_CACHE_DIR", str(cache))
+    return root, cache
+
+
+def _check(*args):
+    r = runner.invoke(app, ["check", "benchmarks", "configs", "-o", "json", *args])
+    assert r.exit_code in (0, 1), r.output
+    return r.output
+
+
+def test_a_second_identical_run_is_served_from_the_cache(repo, monkeypatch):
+    root, cache = repo
+    first = _check()
+    assert len(list(cache.glob("*.json"))) == 1
+    # a hit must not analyse anything: make analysis impossible and run again
+    import recipelint.analysis as analysis
+
+    monkeypatch.setattr(analysis.Analyzer, "analyze", lambda *a, **k: pytest.fail("analysed on a cache hit"))
+    assert _check() == first
+    assert json.loads(first)  # and it is a real report
+    assert len(json.loads(first)) > 0
+
+
+@pytest.mark.parametrize("change", ["recipe", "library", "config", "settings"])
+def test_changing_any_input_misses(repo, change):
+    root, cache = repo
+    first = _check()
+    target = {
+        "recipe": root / "benchmarks/single_node/fixed_seq_len/mdl_fp8_b200_vllm.sh",
+        "library": root / "benchmarks/benchmark_lib.sh",
+        "config": root / "configs/nvidia-master.yaml",
+        "settings": root / ".recipelint.yaml",
+    }[change]
+    if change == "settings":
+        target.write_text("ignore: [RL502]\n")
+    else:
+        target.write_text(target.read_text() + "\n# touched\n")
+    second = _check()
+    assert len(list(cache.glob("*.json"))) == 2
+    if change == "settings":
+        assert "RL502" in first and "RL502" not in second
+
+
+def test_no_cache_bypasses_and_a_corrupt_entry_is_ignored(repo):
+    root, cache = repo
+    first = _check()
+    (entry,) = cache.glob("*.json")
+    entry.write_text("{not json")
+    assert _check() == first  # analysed again, entry rewritten
+    assert json.loads(entry.read_text())["format"] == 1
+    entry.unlink()
+    assert _check("--no-cache") == first
+    assert not list(cache.glob("*.json"))
+
+
+def test_entries_are_json_not_pickle(repo):
+    root, cache = repo
+    _check()
+    (entry,) = cache.glob("*.json")
+    data = json.loads(entry.read_text())
+    assert set(data) == {"format", "files", "suppressed", "findings"}
+    assert all(set(f) >= {"code", "span", "message", "points"} for f in data["findings"])
+
+
+def test_nothing_is_cached_outside_a_project(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RECIPELINT_CACHE_DIR", str(cache))
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    (lone / "r.sh").write_text("vllm serve m --port 8000\n")
+    monkeypatch.chdir(lone)
+    r = runner.invoke(app, ["check", "r.sh"])
+    assert r.exit_code == 0, r.output
+    assert not cache.exists() or not list(cache.glob("*.json"))
