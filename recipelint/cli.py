@@ -121,7 +121,7 @@ def check(
     """Lint recipes: rebuild each serve launch under every sweep point and check it with rules."""
     from .diff import DiffError
     from .lint import Options, UsageError, lint
-    from .registry import all_rules
+    from .registry import known_codes
     from .report import (FORMATS, render_concise, render_full, render_github, render_json, render_json_lines,
                          render_sarif, render_statistics, summary)
     from .settings import SEVERITIES, SettingsError, apply_facts, find, load
@@ -140,7 +140,7 @@ def check(
     if level not in SEVERITIES:
         _fail(f"--fail-on must be one of {', '.join(SEVERITIES)}, got '{level}'")
     sel, ign = _codes(select), _codes(ignore)
-    known = [r.code for r in all_rules()]
+    known = known_codes()
     for c in sel + ign:
         if c.upper() != "ALL" and not any(k.startswith(c.upper()) for k in known):
             _fail(f"unknown rule code or prefix '{c}' (see `recipelint rule --all`)")

@@ -15,7 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from . import facts
-from .evaluator import Opaque
+from .values import Opaque
 from .points import SweepPoint
 from .source import Span
 

@@ -25,6 +25,7 @@ from .patterns import glob_match, replace_pattern, strip_pattern
 from .source import Loc, SourceFile, VirtualSource
 from .values import (
     EMPTY,
+    Opaque,
     Chunk,
     Word,
     display,
@@ -224,18 +225,6 @@ def _unset_marker(v):
 
 # ---------------------------------------------------------------------------------------------
 # environment values
-
-
-class Opaque:
-    """An environment value that is set but not known (``MODEL``): non-empty unless told otherwise."""
-
-    __slots__ = ("nonempty",)
-
-    def __init__(self, nonempty: bool = True):
-        self.nonempty = nonempty
-
-    def __repr__(self) -> str:
-        return "Opaque()"
 
 
 EXPANSION_TYPES = frozenset(

@@ -6,13 +6,14 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .analysis import Analyzer, FileResult
+from typing import TYPE_CHECKING
+
 from .findings import Finding, Related, group
-from .points import default_points
-from .registry import by_code, selected
-from .rulebase import FileContext, Project
 from .settings import Settings
-from .suppress import FileSuppressions, scan
+
+if TYPE_CHECKING:  # the analysis stack is imported when a run needs it (not on a cache hit)
+    from .analysis import Analyzer, FileResult
+    from .suppress import FileSuppressions
 
 SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".recipelint_cache", ".tox"}
 
@@ -106,8 +107,6 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
     st = opt.settings
     sel = list(opt.select if opt.select else st.select) + list(st.extend_select)
     ign = list(opt.ignore or []) + list(st.ignore)
-    rules = [r() for r in selected(sel or None, ign)]
-    analyzer = analyzer or Analyzer()
     result = LintResult()
 
     recipe_paths = [p for p in paths if not _is_master_config(p)]
@@ -129,6 +128,14 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
         if hit is not None:
             result.findings, result.file_count, result.suppressed, result.cached = hit.findings, hit.n_files, hit.suppressed, True
             return result
+
+    from .analysis import Analyzer
+    from .points import default_points
+    from .registry import selected
+    from .rulebase import FileContext, Project
+
+    rules = [r() for r in selected(sel or None, ign)]
+    analyzer = analyzer or Analyzer()
     cs = configs.ConfigSet(None)
     if opt.use_configs and opt.points_for is None:
         anchor = (recipe_paths or yaml_paths or [Path(".")])[0]
@@ -267,6 +274,8 @@ def _overrides(findings: list[Finding], st: Settings) -> list[Finding]:
 
 
 def _suppress(findings: list[Finding], files: list[FileResult]):
+    from .suppress import scan
+
     sups: dict[str, FileSuppressions] = {}
     for res in files:
         if res.source is not None:
@@ -288,6 +297,8 @@ def _suppress(findings: list[Finding], files: list[FileResult]):
 def _unused_findings(unused, active: set[str]) -> list[Finding]:
     """RL002 for suppressions that suppressed nothing — only when every code they name was
     checked in this run (a suppression of a rule not selected is not unused)."""
+    from .registry import by_code
+
     rule = by_code("RL002")
     if rule is None or "RL002" not in active:
         return []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .evaluator import Opaque
+from .values import Opaque
 
 
 @dataclass(slots=True)

@@ -6,12 +6,17 @@ import functools
 import importlib
 import pkgutil
 
-from .rulebase import Rule
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .rulebase import Rule
 
 
 @functools.lru_cache(maxsize=None)
 def all_rules() -> tuple[type[Rule], ...]:
     import rules
+
+    from .rulebase import Rule
 
     found: dict[str, type[Rule]] = {}
     for mod in pkgutil.iter_modules(rules.__path__):
@@ -24,6 +29,13 @@ def all_rules() -> tuple[type[Rule], ...]:
                     raise RuntimeError(f"rule code {obj.code} defined twice ({found[obj.code].__module__}, {module.__name__})")
                 found[obj.code] = obj
     return tuple(found[c] for c in sorted(found))
+
+
+def known_codes() -> list[str]:
+    """Rule codes from the module names (``rl101_...`` -> RL101), without importing the rules."""
+    import rules
+
+    return sorted(m.name.split("_", 1)[0].upper() for m in pkgutil.iter_modules(rules.__path__) if m.name.startswith("rl"))
 
 
 def by_code(code: str) -> type[Rule] | None:

@@ -211,3 +211,15 @@ class Word:
 
 def words_text(words) -> list[str | None]:
     return [w.text for w in words]
+
+
+class Opaque:
+    """An environment value that is set but not known (``MODEL``): non-empty unless told otherwise."""
+
+    __slots__ = ("nonempty",)
+
+    def __init__(self, nonempty: bool = True):
+        self.nonempty = nonempty
+
+    def __repr__(self) -> str:
+        return "Opaque()"

@@ -123,3 +123,9 @@ def test_policy_rules_need_the_review_checklist(tmp_path):
     without = {f.code for f in lint([repo]).findings}
     assert {"RL701", "RL702", "RL703"} <= with_docs
     assert not {c for c in without if c.startswith("RL7")}
+
+
+def test_rule_codes_are_known_without_importing_the_rules():
+    from recipelint.registry import known_codes
+
+    assert known_codes() == [r.code for r in all_rules()]
