@@ -71,12 +71,13 @@ def code_fingerprint() -> str:
 
 def project_root(paths: list[Path]) -> Path | None:
     from .configs import find_root
+    from .source import safe_resolve
 
     anchor = paths[0] if paths else Path(".")
     root = find_root(anchor)
     if root is not None:
-        return root.resolve()
-    start = anchor.resolve()
+        return safe_resolve(root)
+    start = safe_resolve(anchor)
     for d in [start, *start.parents]:
         if (d / ".git").exists():
             return d

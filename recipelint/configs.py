@@ -69,7 +69,7 @@ def find_root(start: Path) -> Path | None:
     spec = facts.load("inferencex")
     try:
         cur = start.resolve()
-    except OSError:
+    except (OSError, RuntimeError):  # a symbolic-link loop
         return None
     if cur.is_file():
         cur = cur.parent

@@ -116,7 +116,7 @@ class Limits:
     # a while/until loop that cannot launch anything (a wait-for-ready or GPU-memory poll) is run
     # this many times, then the variables it sets become unknown
     quiet_loop: int = 3
-    max_steps: int = 400_000
+    max_steps: int = 100_000  # ~10x the most any InferenceX sweep point needs
     max_call_depth: int = 48
     max_source_depth: int = 8
     max_output: int = 1 << 20
@@ -1129,6 +1129,7 @@ class Evaluator:
             if quiet and polls >= self.limits.quiet_loop:
                 break
             forks_before = self.paths
+            before = _var_key(active[0]) if len(active) == 1 else None
             nxt = []
             for s in active:
                 s.cond_ctx += 1
@@ -1152,6 +1153,13 @@ class Evaluator:
                             (done if self._loop_ctl(b) == "stop" else nxt).append(b)
             if self.paths > forks_before or len(nxt) > 1 or any(s.status is None for s in nxt):
                 polls += 1
+            elif len(nxt) == 1 and len(active) == 1 and _var_key(nxt[0]) == before:
+                # one known path whose variables did not change: bash would loop forever here
+                r = nxt[0]
+                r.truncated = True
+                r.notes.append((node.loc, "loop never ends: an iteration changes no variable"))
+                done.append(r)
+                nxt = []
             active = self._join(nxt, node, force=True) if len(nxt) > 1 else nxt
             done = self._join(done, node, force=True) if len(done) > 1 else done
             if not active:
@@ -1684,9 +1692,8 @@ class Evaluator:
                     elif "A" in attrs:
                         st.put(name, Var("A", {}), local)
                     elif local and kw != "export":
-                        st.frames[-1][name] = Var("s", EMPTY) if st.frames else None
-                        if not st.frames:
-                            st.vars[name] = Var("s", EMPTY)
+                        # (`local` outside a function is an error in bash; the variable is set anyway here)
+                        (st.frames[-1] if st.frames else st.vars)[name] = Var("s", EMPTY)
                 self._apply_attrs(st, name, attrs, unset_attrs, local and kw != "export", create=kw == "export")
         st.status = 0
 
@@ -3454,6 +3461,22 @@ def _relocate(val, node):
 def _retext(val, new):
     loc = first_loc(val)
     return (Chunk(new, loc),) if new else EMPTY
+
+
+def _var_key(st) -> tuple:
+    """The values of a state's variables, comparable across iterations of a loop."""
+    def key(scope):
+        out = []
+        for name, var in scope.items():
+            if var is None:
+                out.append((name, None))
+            elif var.kind == "s" or var.kind == "u":
+                out.append((name, var.kind, tuple(c.text for c in var.value)))
+            else:
+                out.append((name, var.kind, tuple((k, tuple(c.text for c in w.chunks)) for k, w in var.value.items())))
+        return tuple(out)
+
+    return (key(st.vars), tuple(key(f) for f in st.frames), st.status)
 
 
 def _join_segs(segs):

@@ -63,13 +63,26 @@ def collect(paths: list[Path], settings: Settings | None = None, force_exclude: 
                                  and not settings.excluded(rootp / d))
                 for name in sorted(files):
                     fp = rootp / name
-                    if name.endswith(".sh") and not settings.excluded(fp):
+                    # a dangling or looping link found in a walk is not a recipe: skipped
+                    if name.endswith(".sh") and _resolvable(fp) and not settings.excluded(fp):
                         _add(out, seen, fp)
         else:
+            if not _resolvable(p):
+                raise UsageError(f"{p}: symbolic link loop")
             if force_exclude and settings.excluded(p):
                 continue
             _add(out, seen, p)
     return out
+
+
+def _resolvable(p: Path) -> bool:
+    try:
+        p.resolve(strict=True)
+        return True
+    except FileNotFoundError:
+        return not p.is_symlink()  # a missing plain file is reported when read
+    except (OSError, RuntimeError):
+        return False
 
 
 def _add(out, seen, fp: Path) -> None:

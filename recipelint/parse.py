@@ -30,7 +30,10 @@ def _parser() -> tree_sitter.Parser:
 
 
 class Node:
-    __slots__ = ("type", "start", "end", "children", "fields", "named", "src", "extra")
+    """A syntax node.  Nodes are immutable once the tree is built, so their text, location and
+    field lookups are computed once (the evaluator asks for them for every sweep point)."""
+
+    __slots__ = ("type", "start", "end", "children", "fields", "named", "src", "extra", "_text", "_loc", "_fmap")
 
     def __init__(self, type_, start, end, named, src):
         self.type = type_
@@ -42,20 +45,33 @@ class Node:
         self.fields: tuple[str | None, ...] = ()
         #: tokens recovered by the token-gap check (literal words the grammar dropped)
         self.extra: tuple[Node, ...] = ()
+        self._text = None
+        self._loc = None
+        self._fmap = None
 
     @property
     def text(self) -> str:
-        return self.src.data[self.start : self.end].decode("utf-8", "replace")
+        t = self._text
+        if t is None:
+            t = self._text = self.src.data[self.start : self.end].decode("utf-8", "replace")
+        return t
 
     @property
     def loc(self) -> Loc:
-        return Loc(self.src, self.start, self.end)
+        loc = self._loc
+        if loc is None:
+            loc = self._loc = Loc(self.src, self.start, self.end)
+        return loc
 
     def field(self, name: str) -> Node | None:
-        for f, c in zip(self.fields, self.children):
-            if f == name:
-                return c
-        return None
+        m = self._fmap
+        if m is None:
+            m = {}
+            for f, c in zip(self.fields, self.children):
+                if f is not None and f not in m:
+                    m[f] = c
+            self._fmap = m
+        return m.get(name)
 
     def fields_all(self, name: str) -> list[Node]:
         return [c for f, c in zip(self.fields, self.children) if f == name]

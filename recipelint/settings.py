@@ -23,6 +23,8 @@ Unknown keys and bad values are errors (a one-line message, exit status 2).
 
 from __future__ import annotations
 
+from .source import safe_resolve
+
 import fnmatch
 import re
 from dataclasses import dataclass, field
@@ -59,7 +61,7 @@ class Settings:
 
     def _rel(self, path: Path) -> str | None:
         try:
-            return path.resolve().relative_to(self.base.resolve()).as_posix()
+            return safe_resolve(path).relative_to(safe_resolve(self.base)).as_posix()
         except (ValueError, OSError):
             return None
 
@@ -94,7 +96,7 @@ def _glob(rel: str, pattern: str) -> bool:
 def find(start: Path) -> Path | None:
     try:
         cur = start.resolve()
-    except OSError:
+    except (OSError, RuntimeError):  # a symbolic-link loop
         return None
     if not cur.is_dir():
         cur = cur.parent

@@ -182,3 +182,11 @@ def read_source(path: Path, display: str | None = None, max_bytes: int = 16 * 10
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(f"{name}:{line}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
     return SourceFile(name, data)
+
+
+def safe_resolve(p: Path) -> Path:
+    """``p.resolve()``, or ``p`` made absolute when it is a symbolic-link loop."""
+    try:
+        return p.resolve()
+    except (OSError, RuntimeError):
+        return p.absolute()

@@ -521,3 +521,16 @@ def test_an_engine_patch_does_not_end_the_search_for_the_launch(tmp_path):
     """
     pr, launches, ev = _analyze(tmp_path, dedent(src))
     assert [type(e).__name__ for e in launches] == ["EngineChange", "Launch"]
+
+
+def test_local_outside_a_function_does_not_crash():
+    # found by the fuzz suite: `local` at the top level of a sourced helper
+    assert emits('local missing\nemit "x${missing}y"\n') == [["xy"]]
+
+
+def test_a_loop_that_changes_nothing_is_stopped_and_said():
+    # a real bug shape: the counter is never updated, so the launch is never reached
+    paths, commands = evaluate("C=4\nwhile (( C < 64 )); do echo waiting; done\nemit after\n")
+    assert len(paths) == 1 and paths[0].truncated
+    assert any("loop never ends" in msg for _, msg in paths[0].notes)
+    assert sum(1 for argv, _, _ in commands if argv[:1] == ["echo"]) < 5

@@ -1,0 +1,107 @@
+"""Property/fuzz suite: recipes mutated at the token level (deleted, duplicated, swapped and
+inserted bash tokens, unbalanced quotes and heredocs, deep nesting, huge arrays, recursion,
+`source` loops) never make recipelint raise, always give well-formed output, and finish.
+
+CI runs a short, derandomised sample.  The long run (documented in the README):
+
+    RECIPELINT_FUZZ_EXAMPLES=10000 RECIPELINT_FUZZ_RANDOM=1 pytest tests/test_fuzz.py -q
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers import FIXTURES
+from recipelint.lint import Options, lint
+from recipelint.report import render_json, render_sarif
+
+EXAMPLES = int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "60"))
+RANDOM = bool(os.environ.get("RECIPELINT_FUZZ_RANDOM"))
+#: a hang guard, not a speed target (those are measured by bench/bench.py)
+MAX_SECONDS = 60.0
+
+SOURCES = sorted(p for p in FIXTURES.rglob("*.sh") if p.stat().st_size < 20_000)
+TEXTS = [p.read_text(encoding="utf-8", errors="replace") for p in SOURCES]
+TOKEN = re.compile(r"\s+|[;&|<>()]+|[^\s;&|<>()]+")
+
+VOCABULARY = [
+    "'", '"', "`", "\\", "$(", "${", "$((", "))", "((", "[[", "]]", "{", "}", "(", ")", ";", ";;", "&", "&&",
+    "||", "|", "\n", " ", "<<EOF", "<<-'PY'", "EOF", "do", "done", "if", "then", "fi", "else", "case", "esac",
+    "in", "for", "while", "until", "function", "local", "export", "declare -A", "set -euo pipefail", "shift 9",
+    '"$@"', "${!x}", "${x:?boom}", "${#a[@]}", "${a[@]:1:2}", "$((1/0))", "$((2**64))", "exit 3", "return",
+    "break 99", "eval \"$X\"", "source \"$0\"", ". \"${BASH_SOURCE[0]}\"", "bash -c \"$CMD\"", "vllm serve",
+    "python3 -m sglang.launch_server", "--max-num-seqs", "--kv-transfer-config '{\"kv_connector\":'",
+    "--speculative-config \"{$X}\"", "=", "+=", "[0]=", "~", "*", "?", "!", "#", "%q", "\x00", "\udcff",
+]
+
+SNIPPETS = [
+    "f() { f \"$@\"; }\nf\n",
+    "g() { h; }\nh() { g; }\ng\n",
+    "A=(" + " ".join(str(i) for i in range(5000)) + ")\n",
+    "(" * 300 + "true" + ")" * 300 + "\n",
+    "if true; then\n" * 200 + "fi\n" * 200,
+    "while true; do X=$((X+1)); done\n",
+    "for ((;;)); do :; done\n",
+    "cat <<EOF\nunterminated heredoc\n",
+    "echo \"unbalanced\n",
+    "echo 'unbalanced\n",
+    "source \"$(dirname \"$0\")/$(basename \"$0\")\"\n",
+    "X=${X:-$(printf '%.0s-' {1..5000})}\n",
+]
+
+
+@st.composite
+def mutated(draw):
+    text = draw(st.sampled_from(TEXTS))
+    toks = TOKEN.findall(text) or [""]
+    for _ in range(draw(st.integers(1, 6))):
+        op = draw(st.sampled_from(["delete", "dup", "swap", "insert", "snippet"]))
+        i = draw(st.integers(0, max(0, len(toks) - 1)))
+        if op == "delete" and len(toks) > 1:
+            del toks[i]
+        elif op == "dup":
+            toks.insert(i, toks[i])
+        elif op == "swap":
+            j = draw(st.integers(0, max(0, len(toks) - 1)))
+            toks[i], toks[j] = toks[j], toks[i]
+        elif op == "insert":
+            toks.insert(i, draw(st.sampled_from(VOCABULARY)))
+        else:
+            toks.insert(i, "\n" + draw(st.sampled_from(SNIPPETS)))
+    return "".join(toks)
+
+
+def _well_formed(result, n_lines: int) -> None:
+    for f in result.findings:
+        assert re.fullmatch(r"RL\d{3}", f.code)
+        assert f.severity in ("info", "warning", "error")
+        assert f.message and "\n" not in f.message.strip("\n") or f.code == "RL001"
+        assert 1 <= f.span.line <= max(n_lines, 1) + 1 and f.span.col >= 1
+        assert (f.span.end_line, f.span.end_col) >= (f.span.line, f.span.col)
+    data = json.loads(render_json(result.findings))
+    assert len(data) == len(result.findings)
+    sarif = json.loads(render_sarif(result.findings))
+    assert sarif["version"] == "2.1.0"
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(mutated())
+def test_mutated_recipes_never_crash(text):
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "recipe.sh"
+        data = text.encode("utf-8", "surrogateescape")
+        path.write_bytes(data)
+        t0 = time.perf_counter()
+        result = lint([path], options=Options(use_configs=False, jobs=1))
+        elapsed = time.perf_counter() - t0
+        assert elapsed < MAX_SECONDS, f"{elapsed:.1f}s on a {len(data)}-byte recipe"
+        _well_formed(result, data.count(b"\n") + 1)

@@ -1,0 +1,212 @@
+"""Hostile and bad input through `recipelint check`, end to end: every case gives findings or a
+one-line error with exit status 2 — never a traceback, never a hang."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from recipelint.cli import app
+
+runner = CliRunner()
+
+
+def check(*args, cwd=None):
+    r = runner.invoke(app, ["check", "--no-cache", "-o", "concise", *map(str, args)], catch_exceptions=True)
+    assert r.exception is None or isinstance(r.exception, SystemExit), f"exception escaped: {r.exception!r}"
+    assert "Traceback" not in r.output
+    assert r.exit_code in (0, 1, 2), r.output
+    if r.exit_code == 2:
+        lines = [ln for ln in r.output.splitlines() if ln.strip()]
+        assert len(lines) == 1 and lines[0].startswith("recipelint: "), r.output
+    return r
+
+
+def codes(r) -> list[str]:
+    return [ln.split(": ", 2)[1].split()[0] for ln in r.output.splitlines() if ": RL" in ln]
+
+
+def test_binary_file_is_a_finding(tmp_path):
+    p = tmp_path / "bin.sh"
+    p.write_bytes(b"\x7fELF\x00\x01\x02" + bytes(range(256)) * 10)
+    assert codes(check(p)) == ["RL003"]
+
+
+def test_non_utf8_is_a_finding_with_its_line(tmp_path):
+    p = tmp_path / "latin.sh"
+    p.write_bytes(b"echo ok\nvllm serve caf\xe9\n")
+    r = check(p)
+    assert codes(r) == ["RL003"] and "latin.sh:2" in r.output
+
+
+def test_empty_file_passes(tmp_path):
+    p = tmp_path / "empty.sh"
+    p.write_bytes(b"")
+    assert check(p).exit_code == 0
+
+
+def test_ten_megabyte_script(tmp_path):
+    p = tmp_path / "big.sh"
+    line = b'echo "padding padding padding padding padding padding padding padding"\n'
+    p.write_bytes(line * (10 * 1024 * 1024 // len(line)) + b"vllm serve m --max-num-seqs 8\n")
+    r = check(p)
+    assert r.exit_code in (0, 1)
+
+
+def test_five_thousand_levels_of_nesting(tmp_path):
+    p = tmp_path / "deep.sh"
+    p.write_text("(" * 5000 + "vllm serve m" + ")" * 5000 + "\n" + "{ " * 5000 + "true; " + "} " * 5000 + "\n")
+    r = check(p)
+    assert r.exit_code in (0, 1)
+
+
+def test_nesting_of_if_and_functions(tmp_path):
+    p = tmp_path / "deepif.sh"
+    p.write_text("if true; then\n" * 3000 + "vllm serve m\n" + "fi\n" * 3000)
+    assert check(p).exit_code in (0, 1)
+
+
+def test_symlink_loops_are_not_followed(tmp_path):
+    d = tmp_path / "tree"
+    d.mkdir()
+    (d / "loop").symlink_to(d)
+    (d / "a").symlink_to(d / "b")
+    (d / "b").symlink_to(d / "a")
+    (d / "x.sh").symlink_to(d / "x.sh")  # a link to itself
+    (d / "ok.sh").write_text("vllm serve m\n")
+    r = check(d)
+    assert r.exit_code in (0, 1)
+    r = check(d / "x.sh")
+    assert r.exit_code in (1, 2)
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root reads everything")
+def test_unreadable_file(tmp_path):
+    p = tmp_path / "secret.sh"
+    p.write_text("vllm serve m\n")
+    p.chmod(0)
+    try:
+        r = check(p)
+        assert codes(r) == ["RL003"] and "permission denied" in r.output
+    finally:
+        p.chmod(0o644)
+
+
+def test_unreadable_file_as_root_is_simulated(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    p = tmp_path / "secret.sh"
+    p.write_text("vllm serve m\n")
+    real = Path.read_bytes
+
+    def deny(self):
+        if self.name == "secret.sh":
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", deny)
+    r = check(p)
+    assert codes(r) == ["RL003"] and "permission denied" in r.output
+
+
+def test_a_directory_of_ten_thousand_files(tmp_path):
+    d = tmp_path / "many"
+    d.mkdir()
+    for i in range(10_000):
+        (d / f"r{i:05d}.sh").write_text("echo hi\n" if i % 100 else f"vllm serve m{i} --port {8000 + i}\n")
+    r = check(d, "--jobs", "1")
+    assert r.exit_code == 0, r.output
+
+
+def test_a_recipe_sourcing_itself(tmp_path):
+    p = tmp_path / "self.sh"
+    p.write_text('source "$0"\n. "${BASH_SOURCE[0]}"\nvllm serve m\n')
+    assert check(p).exit_code in (0, 1)
+
+
+def test_two_recipes_sourcing_each_other(tmp_path):
+    (tmp_path / "a.sh").write_text('source "$(dirname "$0")/b.sh"\nvllm serve a\n')
+    (tmp_path / "b.sh").write_text('source "$(dirname "$0")/a.sh"\nvllm serve b\n')
+    assert check(tmp_path).exit_code in (0, 1)
+
+
+def test_unbounded_recursion_and_loops(tmp_path):
+    p = tmp_path / "rec.sh"
+    p.write_text("f() { f \"$@\" x; }\nf\nwhile true; do X=$((X+1)); done\nfor ((;;)); do :; done\nvllm serve m\n")
+    assert check(p).exit_code in (0, 1)
+
+
+def test_huge_array(tmp_path):
+    p = tmp_path / "arr.sh"
+    p.write_text("A=(" + " ".join(str(i) for i in range(50_000)) + ")\nvllm serve m \"${A[@]}\"\n")
+    assert check(p).exit_code in (0, 1)
+
+
+def _repo(tmp_path, master: str):
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "r.sh").write_text("vllm serve m\n")
+    (tmp_path / "configs" / "nvidia-master.yaml").write_text(master)
+    return tmp_path
+
+
+def test_malformed_master_config_is_a_finding(tmp_path):
+    root = _repo(tmp_path, "entry:\n  image: [unclosed\n  model: x\n")
+    r = check(root / "benchmarks", root / "configs" / "nvidia-master.yaml")
+    assert "RL500" in codes(r)
+
+
+def test_yaml_alias_bomb_is_a_finding(tmp_path):
+    lol = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 12):
+        prev = chr(ord("a") + i - 1)
+        cur = chr(ord("a") + i)
+        lol.append(f"{cur}: &{cur} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]")
+    root = _repo(tmp_path, "\n".join(lol) + "\n")
+    r = check(root / "benchmarks", root / "configs" / "nvidia-master.yaml")
+    assert "RL500" in codes(r) and "aliases expand" in r.output
+
+
+def test_recursive_yaml_alias_is_a_finding(tmp_path):
+    root = _repo(tmp_path, "a: &a\n  b: *a\n")
+    r = check(root / "benchmarks", root / "configs" / "nvidia-master.yaml")
+    assert r.exit_code in (1, 2)
+
+
+def test_yaml_that_is_not_a_mapping(tmp_path):
+    root = _repo(tmp_path, "- just\n- a list\n")
+    r = check(root / "benchmarks", root / "configs" / "nvidia-master.yaml")
+    assert r.exit_code in (0, 1, 2)
+
+
+def test_config_naming_a_missing_recipe_is_a_finding(tmp_path):
+    master = """entry-fp8-b200-vllm:
+  image: vllm/vllm-openai:v0.25.1
+  model: org/M
+  model-prefix: nope
+  runner: b200
+  precision: fp8
+  framework: vllm
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - { isl: 1024, osl: 1024, search-space: [{ tp: 8, conc-list: [4] }] }
+"""
+    root = _repo(tmp_path, master)
+    r = check(root / "benchmarks", root / "configs" / "nvidia-master.yaml")
+    assert "RL506" in codes(r) or "RL500" in codes(r)
+
+
+def test_missing_config_file_on_the_command_line_is_an_error(tmp_path):
+    p = tmp_path / "r.sh"
+    p.write_text("vllm serve m\n")
+    r = check(p, "--config", tmp_path / "nope-master.yaml")
+    assert r.exit_code == 2 and "config file not found" in r.output
+
+
+def test_missing_path_is_an_error(tmp_path):
+    r = check(tmp_path / "nothing-here.sh")
+    assert r.exit_code == 2 and "no such file" in r.output
