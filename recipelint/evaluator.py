@@ -276,6 +276,7 @@ class Evaluator:
         self._tail_cache: dict = {}
         self._exit_cache: dict = {}
         self._root = None
+        self._launch_var_cache = None
         self._assign_cache: dict[int, frozenset] = {}
 
     # -----------------------------------------------------------------------------------
@@ -417,7 +418,9 @@ class Evaluator:
                     nm = n.field("name")
                     word = nm.children[0] if nm is not None and nm.children else nm
                     if word is None or word.type != "word":
-                        if not strict:
+                        # after a launch, a command run from a variable counts only when that
+                        # variable is assigned a launch somewhere (`DECODE_CMD=(vllm serve ...)`)
+                        if not strict or (nm is not None and self._names_launch_var(nm.text)):
                             direct = True
                             break
                     else:
@@ -450,6 +453,31 @@ class Evaluator:
             if r:
                 return True
         return False
+
+    def _names_launch_var(self, text: str) -> bool:
+        names = set(re.findall(r"\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)", text))
+        return bool(names & self._launch_vars())
+
+    def _launch_vars(self) -> frozenset:
+        """Variables of the script whose assigned text contains a launch (computed once)."""
+        if self._launch_var_cache is None:
+            words = []
+            for name, prefixes in (self.launch_watch.items() if isinstance(self.launch_watch, dict) else []):
+                if prefixes is None:
+                    words.append(name)
+                else:
+                    words.extend(p[-1] if name == "python" else f"{name} {' '.join(p)}" for p in prefixes)
+            found = set()
+            stack = [self._root] if self._root is not None else []
+            while stack:
+                n = stack.pop()
+                if n.type == "variable_assignment":
+                    nm = n.field("name")
+                    if nm is not None and any(w in n.text for w in words):
+                        found.add(nm.text.split("[", 1)[0])
+                stack.extend(n.children)
+            self._launch_var_cache = frozenset(found)
+        return self._launch_var_cache
 
     def _watched(self, name: str, cmd, strict: bool = False) -> bool:
         """Whether a command (syntax node) with this name may be one the hook cares about

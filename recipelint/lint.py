@@ -190,7 +190,7 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
     raw: list[Finding] = []
     jobs = _jobs(opt.jobs, len(files))
     if jobs > 1:
-        found, result.files = _parallel(check_files, files, jobs)
+        found, result.files = _parallel(check_files, files, jobs, Project([], cs).sibling_key)
     else:
         found, result.files = check_files(files)
     project = Project(result.files, cs, analyze_other)
@@ -237,15 +237,22 @@ def _run_chunk(chunk):
     return found, results
 
 
-def _parallel(work, files, jobs):
-    """Analyse and check files in ``jobs`` forked workers.  Files are handed out in runs of
-    neighbours (siblings share a folder), in order; findings and slim file results come back."""
+def _parallel(work, files, jobs, sibling_key):
+    """Analyse and check files in ``jobs`` forked workers.  Files are handed out in small chunks
+    that keep siblings (B200/B300 variants of one recipe) together, so that a worker does not
+    analyse a sibling another worker has; findings and slim file results come back in order."""
     global _WORK
     import multiprocessing
 
-    n_chunks = min(len(files), jobs * 24)
-    size = -(-len(files) // n_chunks)
-    chunks = [files[i:i + size] for i in range(0, len(files), size)]
+    groups: dict[str, list] = {}
+    for f in files:
+        groups.setdefault(sibling_key(f[0]), []).append(f)
+    size = max(1, -(-len(files) // (jobs * 24)))
+    chunks: list[list] = [[]]
+    for g in groups.values():
+        if chunks[-1] and len(chunks[-1]) + len(g) > size:
+            chunks.append([])
+        chunks[-1].extend(g)
     _WORK = work
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
@@ -256,6 +263,9 @@ def _parallel(work, files, jobs):
     for f, r in parts:
         found.extend(f)
         results.extend(r)
+    # back in the order the files were given (chunks regrouped them)
+    pos = {str(path): i for i, (path, _) in enumerate(files)}
+    results.sort(key=lambda r: pos.get(str(r.path), 0))
     return found, results
 
 

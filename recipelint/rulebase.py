@@ -249,6 +249,16 @@ class Project:
             cache[root] = out
         return cache[root]
 
+    def sibling_key(self, path: Path) -> str:
+        """Equal for a file and its siblings: the folder and the name with every hardware token
+        replaced by its group (for keeping siblings together when work is split)."""
+        tokens = re.split(r"([_.-])", path.name)
+        for i, tok in enumerate(tokens):
+            for g, group in enumerate(self._groups):
+                if tok.lower() in group:
+                    tokens[i] = f"<{g}>"
+        return f"{path.parent}/{''.join(tokens)}"
+
     def siblings(self, result: FileResult) -> list[FileResult]:
         """Files named like ``result`` with another hardware token of the same group; a
         sibling on disk that was not passed to the run is analysed too (its findings are not

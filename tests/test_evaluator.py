@@ -534,3 +534,32 @@ def test_a_loop_that_changes_nothing_is_stopped_and_said():
     assert len(paths) == 1 and paths[0].truncated
     assert any("loop never ends" in msg for _, msg in paths[0].notes)
     assert sum(1 for argv, _, _ in commands if argv[:1] == ["echo"]) < 5
+
+
+def test_a_second_launch_through_an_array_is_still_found():
+    # disaggregated shape: prefill and decode servers started from arrays, one after the other
+    from recipelint.evaluator import Evaluator
+    from recipelint.parse import parse
+    from recipelint.source import SourceFile
+
+    src = dedent("""
+    PREFILL=(vllm serve m --port 8001)
+    DECODE=(vllm serve m --port 8002)
+    CLIENT=(python3 bench.py)
+    "${PREFILL[@]}" &
+    sleep 5
+    "${DECODE[@]}" &
+    "${CLIENT[@]}"
+    """)
+    ran = []
+
+    def hook(st, cmd):
+        words = [w.text for w in cmd.argv]
+        ran.append(words[:4])
+        return "launch" if words[0] == "vllm" else None
+
+    watch = {"vllm": [("serve",)]}
+    ev = Evaluator(Path("/v.sh"), hook, watch=watch, launch_watch=watch, is_launch=lambda e: e == "launch")
+    ev.run(parse(SourceFile("/v.sh", src.encode())), {})
+    assert [w for w in ran if w[0] == "vllm"] == [["vllm", "serve", "m", "--port"]] * 2
+    assert ["python3", "bench.py"] not in ran
