@@ -116,6 +116,7 @@ class Limits:
     # a while/until loop that cannot launch anything (a wait-for-ready or GPU-memory poll) is run
     # this many times, then the variables it sets become unknown
     quiet_loop: int = 3
+    quiet_loop_max: int = 1024  # ... and a quiet loop with known values at most this many times
     max_steps: int = 100_000  # ~10x the most any InferenceX sweep point needs
     max_call_depth: int = 48
     max_source_depth: int = 8
@@ -1153,11 +1154,11 @@ class Evaluator:
         memo: dict = {}
         quiet = not any(self._may_launch(n, st.funcs, memo) for n in body_nodes + conds)
         polls = 0  # iterations of a quiet loop that depended on unknown values
-        for _ in range(self.limits.max_loop):
-            if quiet and polls >= self.limits.quiet_loop:
+        for i in range(self.limits.max_loop):
+            if quiet and (polls >= self.limits.quiet_loop or i >= self.limits.quiet_loop_max):
                 break
             forks_before = self.paths
-            before = _var_key(active[0]) if len(active) == 1 else None
+            before = _VarSnapshot(active[0]) if len(active) == 1 else None
             nxt = []
             for s in active:
                 s.cond_ctx += 1
@@ -1181,7 +1182,7 @@ class Evaluator:
                             (done if self._loop_ctl(b) == "stop" else nxt).append(b)
             if self.paths > forks_before or len(nxt) > 1 or any(s.status is None for s in nxt):
                 polls += 1
-            elif len(nxt) == 1 and len(active) == 1 and _var_key(nxt[0]) == before:
+            elif len(nxt) == 1 and before is not None and before.same_as(nxt[0]):
                 # one known path whose variables did not change: bash would loop forever here
                 r = nxt[0]
                 r.truncated = True
@@ -1197,7 +1198,8 @@ class Evaluator:
                 self._havoc(body_nodes, s)
                 if not quiet or polls < self.limits.quiet_loop:
                     s.truncated = True
-                    s.notes.append((node.loc, f"loop stopped after {self.limits.max_loop} iterations"))
+                    n = self.limits.quiet_loop_max if quiet else self.limits.max_loop
+                    s.notes.append((node.loc, f"loop stopped after {n} iterations"))
                 done.append(s)
             if quiet and len(done) > 1:
                 done = self._join(done, node, force=True)
@@ -3491,20 +3493,36 @@ def _retext(val, new):
     return (Chunk(new, loc),) if new else EMPTY
 
 
-def _var_key(st) -> tuple:
-    """The values of a state's variables, comparable across iterations of a loop."""
-    def key(scope):
-        out = []
-        for name, var in scope.items():
-            if var is None:
-                out.append((name, None))
-            elif var.kind == "s" or var.kind == "u":
-                out.append((name, var.kind, tuple(c.text for c in var.value)))
-            else:
-                out.append((name, var.kind, tuple((k, tuple(c.text for c in w.chunks)) for k, w in var.value.items())))
-        return tuple(out)
+class _VarSnapshot:
+    """A state's variables at the start of a loop iteration, to tell whether the iteration
+    changed any (by object identity first: a variable not assigned is the same object)."""
 
-    return (key(st.vars), tuple(key(f) for f in st.frames), st.status)
+    __slots__ = ("scopes", "status")
+
+    def __init__(self, st):
+        self.scopes = [dict(st.vars)] + [dict(f) for f in st.frames]
+        self.status = st.status
+
+    def same_as(self, st) -> bool:
+        now = [st.vars] + list(st.frames)
+        if len(now) != len(self.scopes) or st.status != self.status:
+            return False
+        for old, new in zip(self.scopes, now):
+            if old.keys() != new.keys():
+                return False
+            for name, var in new.items():
+                was = old[name]
+                if was is var:
+                    continue
+                if was is None or var is None or was.kind != var.kind or _value_key(was) != _value_key(var):
+                    return False
+        return True
+
+
+def _value_key(var) -> tuple:
+    if var.kind in ("s", "u"):
+        return tuple(c.text for c in var.value)
+    return tuple((k, tuple(c.text for c in w.chunks)) for k, w in var.value.items())
 
 
 def _join_segs(segs):

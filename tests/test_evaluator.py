@@ -563,3 +563,16 @@ def test_a_second_launch_through_an_array_is_still_found():
     ev.run(parse(SourceFile("/v.sh", src.encode())), {})
     assert [w for w in ran if w[0] == "vllm"] == [["vllm", "serve", "m", "--port"]] * 2
     assert ["python3", "bench.py"] not in ran
+
+
+def test_an_endless_counting_loop_next_to_a_huge_array_stays_cheap():
+    # found by the fuzz suite (156 s): every iteration compared a 5,000-element array
+    from recipelint.evaluator import Evaluator
+    from recipelint.parse import parse
+    from recipelint.source import SourceFile
+
+    src = "A=(" + " ".join(map(str, range(5000))) + ")\nwhile true; do X=$((X+1)); done\nemit end\n"
+    ev = Evaluator(Path("/v.sh"), lambda st, c: None)
+    paths = ev.run(parse(SourceFile("/v.sh", src.encode())), {})
+    assert any("loop stopped after 1024 iterations" in m for p in paths for _, m in p.notes)
+    assert ev.steps < 10_000
