@@ -119,7 +119,7 @@ class Analyzer:
         holder: dict = {}
 
         def on_command(state, cmd):
-            lc = launches_mod.detect(list(cmd.argv), dict(cmd.prefix_env), launches_mod.exported_env(state), cmd.loc)
+            lc = launches_mod.detect(list(cmd.argv), dict(cmd.prefix_env), lambda: launches_mod.exported_env(state), cmd.loc)
             if lc is not None:
                 lc.cond = state.cond
                 lc.point = holder.get("point")

@@ -14,6 +14,7 @@ a list of states.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from dataclasses import dataclass, field
@@ -168,7 +169,7 @@ class State:
     __slots__ = (
         "vars", "frames", "funcs", "pos", "files", "errexit", "nounset", "events", "cond", "ctl",
         "out", "stdin", "status", "notes", "truncated", "source_depth", "script", "cond_ctx", "guards",
-        "calls", "last_err", "inexact",
+        "calls", "last_err", "inexact", "funcs_ver",
     )
 
     def copy(self) -> State:
@@ -176,6 +177,7 @@ class State:
         s.vars = dict(self.vars)
         s.frames = [dict(f) for f in self.frames]
         s.funcs = dict(self.funcs)
+        s.funcs_ver = self.funcs_ver
         s.pos = self.pos
         s.files = dict(self.files)
         s.errexit = self.errexit
@@ -241,6 +243,8 @@ _SPECIAL_BUILTINS_EFFECT = frozenset(
 )
 
 _PYTHON = re.compile(r"^python[0-9.]*$")
+#: a fresh number each time some state's function table changes: equal numbers, equal tables
+_FUNCS_VERSION = itertools.count()
 _STRIP_PREFIX = re.compile(r"^(\d*)(>>|>\||>|&>>|&>|>&)$")
 
 
@@ -278,6 +282,8 @@ class Evaluator:
         self._exit_cache: dict = {}
         self._root = None
         self._launch_var_cache = None
+        self._fp_ver = None
+        self._fp = frozenset()
         self._assign_cache: dict[int, frozenset] = {}
 
     # -----------------------------------------------------------------------------------
@@ -294,6 +300,7 @@ class Evaluator:
             st.vars[k] = Var("s", val, exported=True)
         st.frames = []
         st.funcs = {}
+        st.funcs_ver = next(_FUNCS_VERSION)
         st.pos = ()
         st.files = {}
         st.errexit = False
@@ -393,7 +400,10 @@ class Evaluator:
         # client, monitors and waits after the launch run commands through variables
         # ("${cmd[@]}"), which cannot be told apart from a launch without evaluating them.
         strict = any(self.is_launch(e) for e in st.events)
-        key = (id(kids[0]) if kids else 0, len(kids), frozenset((k, id(v)) for k, v in st.funcs.items()), strict)
+        if self._fp_ver != st.funcs_ver:  # the function table's content, recomputed when it changed
+            self._fp_ver = st.funcs_ver
+            self._fp = frozenset((k, id(v)) for k, v in st.funcs.items())
+        key = (id(kids[0]) if kids else 0, len(kids), self._fp, strict)
         tail = self._tail_cache.get(key)
         if tail is None:
             memo: dict = {}
@@ -611,6 +621,7 @@ class Evaluator:
                 continue
             if mode == "f":
                 st.funcs.pop(txt, None)
+                st.funcs_ver = next(_FUNCS_VERSION)
                 continue
             m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?$", txt)
             if not m:
@@ -635,6 +646,7 @@ class Evaluator:
         body = node.field("body")
         if name is not None and body is not None:
             st.funcs[name.text] = body
+            st.funcs_ver = next(_FUNCS_VERSION)
         st.status = 0
         return [st]
 
@@ -726,7 +738,9 @@ class Evaluator:
             first.vars = _join_scope(first.vars, other.vars, loc)
             first.frames = [_join_scope(a, b, loc) for a, b in zip(first.frames, other.frames)]
             for k, v in other.funcs.items():
-                first.funcs.setdefault(k, v)
+                if k not in first.funcs:
+                    first.funcs[k] = v
+                    first.funcs_ver = next(_FUNCS_VERSION)
             first.files = _join_files(first.files, other.files, loc)
             first.cond = _common_prefix(first.cond, other.cond)
             if first.status != other.status:
@@ -1793,6 +1807,11 @@ class Evaluator:
 
     def expand_word(self, node: Node, st: State) -> list[Word]:
         """Expand one word node into argv fields (with word splitting)."""
+        if node.type == "word" and not isinstance(node.src, VirtualSource):
+            # a plain literal (`--port`, `serve`): one field, as the general path would make it
+            text = _unescape_unquoted(node.text)
+            if text:
+                return [Word((Chunk(text, node.loc),), node.loc)]
         segs: list = []
         self._segments(node, st, segs, quoted=False)
         return _fields(segs, node.loc)

@@ -30,6 +30,11 @@ class Finding:
     related: list[Related] = field(default_factory=list)
     key: str = ""  # what makes two findings "the same" across sweep points (defaults to the message)
 
+    def __post_init__(self):
+        # one line per finding in every format: values quoted from a recipe may hold newlines
+        if "\n" in self.message or "\r" in self.message:
+            self.message = self.message.replace("\r\n", "\n").replace("\r", "\n").strip("\n").replace("\n", "\\n")
+
     @property
     def path(self) -> str:
         return self.span.path

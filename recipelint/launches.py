@@ -165,6 +165,7 @@ class _Catalog:
     launchers: dict = field(default_factory=dict)
     python_value_options: frozenset = frozenset()
     underscores: frozenset = frozenset()  # engines whose flags may be spelt with `_` for `-`
+    starts: frozenset = frozenset()  # first words of the entry points
 
 
 _CAT: _Catalog | None = None
@@ -182,6 +183,7 @@ def catalog() -> _Catalog:
             if spec.get("underscores_as_dashes"):
                 cat.underscores |= {eng}
         cat.entries.sort(key=lambda e: -len(e.argv))
+        cat.starts = frozenset(e.argv[0] for e in cat.entries)
         cat.launchers = data["launchers"]
         cat.aliases = {eng: dict(m or {}) for eng, m in (data.get("aliases") or {}).items()}
         cat.python_value_options = frozenset(data.get("python_value_options", []))
@@ -238,10 +240,14 @@ def strip_launchers(argv: list[Word], env: dict | None = None) -> tuple[int, lis
     return i, launcher
 
 
-def detect(argv: list[Word], prefix_env: dict, exported: dict, loc: Loc) -> Launch | None:
+def detect(argv: list[Word], prefix_env: dict, exported, loc: Loc) -> Launch | None:
+    """The launch ``argv`` makes, or None.  ``exported``: the exported environment, or a function
+    that computes it (called only for a command that may be a launch)."""
     cat = catalog()
     texts = [w.text for w in argv]
-    env = dict(exported)
+    if not any(t is None or _could_start(t, cat) for t in texts):
+        return None
+    env = dict(exported() if callable(exported) else exported)
     env.update(prefix_env)
     stripped = strip_launchers(argv, env)
     if stripped is None:
@@ -253,6 +259,12 @@ def detect(argv: list[Word], prefix_env: dict, exported: dict, loc: Loc) -> Laun
             continue
         return _build(entry, argv, i, j, tuple(launcher), env, prefix_env, loc, cat)
     return None
+
+
+def _could_start(text: str, cat) -> bool:
+    """Whether a word could be the first word of a serve entry point (`vllm`, `python3`, ...)."""
+    base = text.rsplit("/", 1)[-1]
+    return base in cat.starts or bool(_PY.match(base))
 
 
 def _skip_launcher(spec, texts, i, argv, env):

@@ -210,3 +210,12 @@ def test_missing_config_file_on_the_command_line_is_an_error(tmp_path):
 def test_missing_path_is_an_error(tmp_path):
     r = check(tmp_path / "nothing-here.sh")
     assert r.exit_code == 2 and "no such file" in r.output
+
+
+def test_values_with_newlines_keep_findings_on_one_line(tmp_path):
+    # found by the fuzz suite: a flag value holding a newline broke line-oriented formats
+    p = tmp_path / "nl.sh"
+    p.write_text('V="1\n2"\nvllm serve m --max-num-seqs 8 --max-num-seqs "$V"\n')
+    r = runner.invoke(app, ["check", "--no-cache", "-o", "github", str(p)])
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert lines and all(ln.startswith("::") for ln in lines), r.output
