@@ -69,6 +69,14 @@ class Use:
     def env(self) -> dict:
         return self.point.env
 
+    def engine_version(self):
+        """The engine release(s) this point's image runs (``recipelint.versions.EngineVersion``),
+        or None when the engine has no catalog (TRT-LLM, ATOM)."""
+        from .catalog import versions
+        from .versions import of_point
+
+        return of_point(self.launch.engine, self.point) if versions(self.launch.engine) else None
+
 
 class FileContext:
     """What a rule sees of one file (and, for project rules, the others)."""

@@ -2,7 +2,6 @@ import difflib
 
 from recipelint.catalog import engine_flags, expand, versions
 from recipelint.rulebase import Rule
-from recipelint.versions import of_point
 
 OTHER = {"vllm": "sglang", "sglang": "vllm"}
 
@@ -46,9 +45,9 @@ class UnknownFlag(Rule):
     def check(self, ctx):
         for use in ctx.uses():
             lc = use.launch
-            if lc.engine not in ("vllm", "sglang"):
+            ev = use.engine_version()
+            if ev is None:
                 continue
-            ev = of_point(lc.engine, use.point)
             for f in lc.flags:
                 if not f.name.startswith("--"):
                     continue

@@ -1,6 +1,5 @@
 from recipelint.catalog import parsers
 from recipelint.rulebase import Rule
-from recipelint.versions import of_point
 
 KINDS = {"--tool-call-parser": ("tool_call_parsers", "--tool-parser-plugin", "tool-call"),
          "--reasoning-parser": ("reasoning_parsers", "--reasoning-parser-plugin", "reasoning")}
@@ -46,9 +45,9 @@ class UnknownParser(Rule):
     def check(self, ctx):
         for use in ctx.uses():
             lc = use.launch
-            if lc.engine not in ("vllm", "sglang"):
+            ev = use.engine_version()
+            if ev is None:
                 continue
-            ev = of_point(lc.engine, use.point)
             for flag, (kind, plugin, label) in KINDS.items():
                 f = lc.get(flag)
                 if f is None or f.text is None or lc.has(plugin):

@@ -38,7 +38,7 @@ class ParserModelMismatch(Rule):
         for use in ctx.uses():
             lc = use.launch
             fam = model_family(lc, ctx.name, parsers=False)
-            if fam is None or lc.engine not in ("vllm", "sglang"):
+            if fam is None:
                 continue
             expected = fams.get(fam, {}).get(lc.engine) or {}
             for flag, kind in (("--tool-call-parser", "tool_call_parser"), ("--reasoning-parser", "reasoning_parser")):

@@ -1,6 +1,5 @@
 from recipelint.catalog import expand
 from recipelint.rulebase import Rule
-from recipelint.versions import of_point
 
 
 class DuplicateFlag(Rule):
@@ -34,7 +33,7 @@ class DuplicateFlag(Rule):
     def check(self, ctx):
         for use in ctx.uses():
             lc = use.launch
-            ev = of_point(lc.engine, use.point) if lc.engine in ("vllm", "sglang") else None
+            ev = use.engine_version()
             seen: dict = {}
             for f in lc.flags:
                 if f.value is None or f.subkey is not None:
