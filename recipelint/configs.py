@@ -83,7 +83,8 @@ def find_root(start: Path) -> Path | None:
     return None
 
 
-def load(root: Path | None, explicit: list[Path] | None = None) -> ConfigSet:
+def load(root: Path | None, explicit: list[Path] | None = None, cache_dir: Path | None = None) -> ConfigSet:
+    """Master configs → entries and sweep points.  ``cache_dir``: keep parsed YAML there."""
     spec = facts.load("inferencex")
     files: list[Path] = []
     if explicit:
@@ -97,11 +98,11 @@ def load(root: Path | None, explicit: list[Path] | None = None) -> ConfigSet:
     if root is None:
         root = files[0].resolve().parent.parent
         cs.root = root
-    runners = _load_yaml(root / spec["runners"], cs, required=False) or {}
+    runners = _load_yaml(root / spec["runners"], cs, required=False, cache_dir=cache_dir) or {}
     labels = runners.get("labels") or {}
     hardware = runners.get("hardware") or {}
     for f in files:
-        data = _load_yaml(f, cs, required=True)
+        data = _load_yaml(f, cs, required=True, cache_dir=cache_dir)
         if data is None:
             continue
         cs.files.append(f)
@@ -123,7 +124,7 @@ def _why(e: Exception) -> str:
     return str(e).split("\n")[0][:120]
 
 
-def _load_yaml(path: Path, cs: ConfigSet, required: bool):
+def _load_yaml(path: Path, cs: ConfigSet, required: bool, cache_dir: Path | None = None):
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     from . import yamlpos
@@ -138,7 +139,7 @@ def _load_yaml(path: Path, cs: ConfigSet, required: bool):
         cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), f"cannot read config: {_why(e)}"))
         return None
     try:
-        return yamlpos.load(text)
+        return yamlpos.load_cached(text, cache_dir) if cache_dir is not None else yamlpos.load(text)
     except yamlpos.YAMLPosError as e:
         line = (e.line or 0) + 1
         col = (e.column or 0) + 1

@@ -154,7 +154,9 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
         anchor = (recipe_paths or yaml_paths or [Path(".")])[0]
         root = configs.find_root(anchor)
         if config_list or root is not None:
-            cs = configs.load(root, config_list or None)
+            if opt.cache:
+                from .cache import cache_dir
+            cs = configs.load(root, config_list or None, cache_dir() if opt.cache else None)
         if yaml_paths:
             # a changed master config: lint the recipes it runs
             have = {str(p.resolve()) for p, _ in files}

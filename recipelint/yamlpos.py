@@ -56,6 +56,87 @@ class PosSeq(list):
     __slots__ = ("lc",)
 
 
+#: parsed documents up to this logical size are kept in the cache (aliases are expanded there)
+CACHE_MAX_NODES = 200_000
+CACHE_FORMAT = 1
+
+
+def load_cached(text: str, cache_dir) -> object:
+    """``load``, remembering the parse (with positions) as JSON under ``cache_dir``, keyed by the
+    document's SHA-256: unchanged master configs are not parsed again."""
+    import hashlib
+    import json
+    import os
+    import tempfile
+    from pathlib import Path
+
+    key = hashlib.sha256(f"yamlpos {CACHE_FORMAT}\0".encode() + text.encode("utf-8", "surrogatepass")).hexdigest()
+    path = Path(cache_dir) / "yaml" / f"{key}.json"
+    try:
+        return _decode(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        pass
+    data = load(text)
+    try:
+        enc = _encode(data, [0])
+    except (TypeError, _TooBig):
+        return data
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(enc, out)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return data
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _encode(v, count):
+    count[0] += 1
+    if count[0] > CACHE_MAX_NODES:
+        raise _TooBig
+    if isinstance(v, dict):
+        lc = getattr(v, "lc", None)
+        items = []
+        for k, x in v.items():
+            kl, kc = lc.keys.get(k, (0, 0)) if lc is not None else (0, 0)
+            vl, vc = lc.values.get(k, (0, 0)) if lc is not None else (0, 0)
+            items.append([_encode(k, count), kl, kc, vl, vc, _encode(x, count)])
+        return {"m": items, "at": [lc.line, lc.col] if lc is not None else [0, 0]}
+    if isinstance(v, list):
+        lc = getattr(v, "lc", None)
+        at = lc.items if lc is not None else [(0, 0)] * len(v)
+        return {"s": [[il, ic, _encode(x, count)] for (il, ic), x in zip(at, v)], "at": [lc.line, lc.col] if lc is not None else [0, 0]}
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    raise TypeError(type(v).__name__)
+
+
+def _decode(v):
+    if isinstance(v, dict):
+        if "m" in v:
+            out = PosMap()
+            out.lc = _LC(*v["at"])
+            for k, kl, kc, vl, vc, x in v["m"]:
+                key = _decode(k)
+                out[key] = _decode(x)
+                out.lc.keys[key] = (kl, kc)
+                out.lc.values[key] = (vl, vc)
+            return out
+        out = PosSeq()
+        out.lc = _LC(*v["at"])
+        for il, ic, x in v["s"]:
+            out.append(_decode(x))
+            out.lc.items.append((il, ic))
+        return out
+    return v
+
+
 def load(text: str):
     """Parse one YAML document; raise ``YAMLPosError`` (or ruamel's ``YAMLError``) when it is
     not acceptable."""

@@ -180,3 +180,25 @@ def test_sweep_errors(tmp_path):
     r = runner.invoke(app, ["sweep", str(f)])
     assert r.exit_code == 2 and "no configs/*-master.yaml" in r.output
     assert runner.invoke(app, ["check", str(f), "--config", str(tmp_path / "none.yaml")]).exit_code == 2
+
+
+def test_parsed_configs_are_cached_by_content(tmp_path):
+    from recipelint import configs as cfg
+
+    root = FIXTURES / "rules" / "RL5xx"
+
+    def snapshot(cs):
+        return [(e.key, e.line, e.image_line, e.image_col, tuple(e.scripts),
+                 [(p.label, sorted((k, repr(v)) for k, v in p.env.items()), getattr(p.origin, "line", None),
+                   sorted(p.extra.items())) for p in e.points]) for e in cs.entries], \
+               [(str(p.span), p.message) for p in cs.problems]
+
+    plain = snapshot(cfg.load(root))
+    first = snapshot(cfg.load(root, None, tmp_path))
+    cached = list((tmp_path / "yaml").glob("*.json"))
+    assert cached, "nothing was cached"
+    second = snapshot(cfg.load(root, None, tmp_path))
+    assert plain == first == second
+    for p in cached:  # a damaged entry is parsed again, not trusted
+        p.write_text('{"m": [[')
+    assert snapshot(cfg.load(root, None, tmp_path)) == plain
