@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import commands
@@ -134,8 +134,11 @@ class Analyzer:
             found = launches_mod.strip_launchers(list(argv))
             return found[0] if found is not None and found[1] else None
 
+        def rebind(event):
+            return replace(event, point=holder.get("point"))
+
         ev = Evaluator(path.resolve(), on_command, self.limits, self.library, self.watch, unwrap, self.launch_watch,
-                       lambda e: isinstance(e, launches_mod.Launch))
+                       lambda e: isinstance(e, launches_mod.Launch), rebind)
         ev._point_holder = holder
         return ev
 

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import arith
+from . import arith, memo
 from .parse import MAX_DEPTH, Node, Parsed, parse
 from .patterns import glob_match, replace_pattern, strip_pattern
 from .source import Loc, SourceFile, VirtualSource
@@ -122,6 +122,9 @@ class Limits:
     max_call_depth: int = 48
     max_source_depth: int = 8
     max_output: int = 1 << 20
+    #: replay calls and statements from summaries of identical earlier runs (recipelint.memo);
+    #: off gives the same results, slower (the tests compare both)
+    summaries: bool = True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,7 +172,7 @@ class State:
     __slots__ = (
         "vars", "frames", "funcs", "pos", "files", "errexit", "nounset", "events", "cond", "ctl",
         "out", "stdin", "status", "notes", "truncated", "source_depth", "script", "cond_ctx", "guards",
-        "calls", "last_err", "inexact", "funcs_ver",
+        "calls", "last_err", "inexact", "funcs_ver", "recs",
     )
 
     def copy(self) -> State:
@@ -197,14 +200,44 @@ class State:
         s.calls = self.calls
         s.last_err = self.last_err
         s.inexact = self.inexact
+        s.recs = self.recs
         return s
 
     # variables -----------------------------------------------------------------------
     def lookup(self, name: str) -> Var | None:
-        for f in reversed(self.frames):
+        frames = self.frames
+        for i in range(len(frames) - 1, -1, -1):
+            f = frames[i]
             if name in f:
+                if self.recs:
+                    memo.note_all(self.recs, i, name)
                 return f[name]
+        if self.recs:
+            memo.note_all(self.recs, -1, name)
         return self.vars.get(name)
+
+    def lookup_attrs(self, name: str) -> Var | None:
+        """``lookup`` for an assignment that replaces a scalar: only the variable's attributes
+        (readonly, exported, integer, scalar or array) matter, not its value."""
+        frames = self.frames
+        for i in range(len(frames) - 1, -1, -1):
+            f = frames[i]
+            if name in f:
+                v = f[name]
+                if self.recs:
+                    memo.note_all(self.recs, i, name, v is not None and v.kind != "s")
+                return v
+        v = self.vars.get(name)
+        if self.recs:
+            memo.note_all(self.recs, -1, name, v is not None and v.kind != "s")
+        return v
+
+    def all_scopes(self) -> list[dict]:
+        """Every scope, outermost first, for a use that reads all variables (the exported
+        environment): a call doing this is not summarised."""
+        for r in self.recs or ():
+            r.opaque = True
+        return [self.vars] + list(self.frames)
 
     def scope_of(self, name: str) -> dict:
         for f in reversed(self.frames):
@@ -243,6 +276,11 @@ _SPECIAL_BUILTINS_EFFECT = frozenset(
 )
 
 _PYTHON = re.compile(r"^python[0-9.]*$")
+#: compound statements worth summarising (recipelint.memo) when they took many steps
+_SUMMARIZED = frozenset({
+    "if_statement", "case_statement", "for_statement", "c_style_for_statement", "while_statement",
+    "compound_statement", "subshell", "list", "pipeline", "redirected_statement", "negated_command",
+})
 #: a fresh number each time some state's function table changes: equal numbers, equal tables
 _FUNCS_VERSION = itertools.count()
 _STRIP_PREFIX = re.compile(r"^(\d*)(>>|>\||>|&>>|&>|>&)$")
@@ -257,7 +295,7 @@ class Evaluator:
     event to record on the path."""
 
     def __init__(self, script_path: Path, on_command=None, limits: Limits | None = None, library=None,
-                 watch: frozenset = frozenset(), unwrap=None, launch_watch=None, is_launch=None):
+                 watch: frozenset = frozenset(), unwrap=None, launch_watch=None, is_launch=None, rebind=None):
         self.script_path = script_path
         #: unwrap(argv) -> index of the command a launcher prefix runs, or None
         self.unwrap = unwrap
@@ -271,6 +309,8 @@ class Evaluator:
         self.launch_watch = watch if launch_watch is None else launch_watch
         #: which recorded events are launches (the others: engine changes, ...)
         self.is_launch = is_launch or (lambda ev: True)
+        #: an event of a replayed call (recipelint.memo), made for the sweep point being evaluated
+        self.rebind = rebind or (lambda ev: ev)
         self.on_command = on_command
         self.limits = limits or Limits()
         self.library = library if library is not None else Library()
@@ -285,6 +325,17 @@ class Evaluator:
         self._fp_ver = None
         self._fp = frozenset()
         self._assign_cache: dict[int, frozenset] = {}
+        #: function-table versions: equal versions, equal tables (across sweep points too)
+        self._funcs0 = next(_FUNCS_VERSION)
+        self._fver_steps: dict = {}
+        self._fver_tables: dict = {}
+        #: summaries of calls to functions that cannot launch (recipelint.memo), and the calls
+        #: being recorded
+        self._memo: dict = {}
+        self._recs: list = []
+        self._unsummarizable: set = set()
+        self._node_steps: dict = {}
+        self.replays = 0  # calls and statements replayed from a summary (all runs)
 
     # -----------------------------------------------------------------------------------
     def run(self, parsed: Parsed, env: dict) -> list[PathResult]:
@@ -300,7 +351,8 @@ class Evaluator:
             st.vars[k] = Var("s", val, exported=True)
         st.frames = []
         st.funcs = {}
-        st.funcs_ver = next(_FUNCS_VERSION)
+        st.funcs_ver = self._funcs0
+        st.recs = self._recs
         st.pos = ()
         st.files = {}
         st.errexit = False
@@ -369,7 +421,7 @@ class Evaluator:
                     s.ctl = ("stop",)
                     nxt.append(s)
                     continue
-                res = self.run_node(n, s)
+                res = self._statement(n, s)
                 if s.errexit:
                     for r in res:
                         self._errexit_check(n, r)
@@ -405,13 +457,18 @@ class Evaluator:
             self._fp = frozenset((k, id(v)) for k, v in st.funcs.items())
         key = (id(kids[0]) if kids else 0, len(kids), self._fp, strict)
         tail = self._tail_cache.get(key)
-        if tail is None:
+        if tail is None:  # tail[j]: whether a statement from j on may launch (None: not known yet)
+            tail = self._tail_cache[key] = [None] * len(kids) + [False]
+        v = tail[i]
+        if v is None:  # look ahead only as far as the next statement that may launch
             memo: dict = {}
-            tail = [False] * (len(kids) + 1)
-            for j in range(len(kids) - 1, -1, -1):
-                tail[j] = tail[j + 1] or self._may_launch(kids[j], st.funcs, memo, strict=strict)
-            self._tail_cache[key] = tail
-        return tail[i]
+            j = i
+            while tail[j] is None and not self._may_launch(kids[j], st.funcs, memo, strict=strict):
+                j += 1
+            v = True if tail[j] is None else tail[j]
+            for k in range(i, j + 1):
+                tail[k] = v
+        return v
 
     def _may_launch(self, node, funcs, memo, depth=0, strict: bool = False) -> bool:
         """Whether running ``node`` could reach a watched command: a launch word, a command
@@ -621,7 +678,7 @@ class Evaluator:
                 continue
             if mode == "f":
                 st.funcs.pop(txt, None)
-                st.funcs_ver = next(_FUNCS_VERSION)
+                st.funcs_ver = self._fver_step(st.funcs_ver, txt, None)
                 continue
             m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?$", txt)
             if not m:
@@ -645,8 +702,9 @@ class Evaluator:
         name = node.field("name")
         body = node.field("body")
         if name is not None and body is not None:
-            st.funcs[name.text] = body
-            st.funcs_ver = next(_FUNCS_VERSION)
+            if st.funcs.get(name.text) is not body:
+                st.funcs[name.text] = body
+                st.funcs_ver = self._fver_step(st.funcs_ver, name.text, body)
         st.status = 0
         return [st]
 
@@ -724,8 +782,11 @@ class Evaluator:
         cont = [s for s in states if s.ctl is None]
         if len(cont) < 2:
             return states
-        if not force and not cont[0].frames and self.paths <= self.limits.soft_paths:
-            return states
+        if not force and not cont[0].frames:
+            for r in self._recs:  # the answer depends on the paths so far
+                r.budget = True
+            if self.paths <= self.limits.soft_paths:
+                return states
         first = cont[0]
         n = len(first.events)
         for s in cont[1:]:
@@ -734,13 +795,20 @@ class Evaluator:
             if len(s.frames) != len(first.frames) or s.pos is not first.pos and len(s.pos) != len(first.pos):
                 return states
         loc = node.loc
+        recs = first.recs
         for other in cont[1:]:
+            if recs:  # the merged values depend on the values the paths had: a recorded read
+                for i, (a, b) in enumerate(zip([first.vars] + first.frames, [other.vars] + other.frames)):
+                    if a is not b:
+                        for k in set(a) | set(b):
+                            if a.get(k) is not b.get(k):
+                                memo.note_all(recs, i - 1, k)
             first.vars = _join_scope(first.vars, other.vars, loc)
             first.frames = [_join_scope(a, b, loc) for a, b in zip(first.frames, other.frames)]
             for k, v in other.funcs.items():
                 if k not in first.funcs:
                     first.funcs[k] = v
-                    first.funcs_ver = next(_FUNCS_VERSION)
+                    first.funcs_ver = self._fver(first.funcs)
             first.files = _join_files(first.files, other.files, loc)
             first.cond = _common_prefix(first.cond, other.cond)
             if first.status != other.status:
@@ -1276,6 +1344,8 @@ class Evaluator:
     # forking helpers
 
     def _can_fork(self, st, node) -> bool:
+        for r in self._recs:  # the answer depends on the paths so far
+            r.budget = True
         if self.paths < self.limits.max_paths:
             return True
         if not st.truncated:
@@ -1538,8 +1608,73 @@ class Evaluator:
             st.out = st.out + unknown(f"$({_short(' '.join(w.shown for w in argv), 40)})", node.loc)
         return [st]
 
+    def _fver_step(self, ver, name, body):
+        k = (ver, name, body)
+        v = self._fver_steps.get(k)
+        if v is None:
+            v = self._fver_steps[k] = next(_FUNCS_VERSION)
+        return v
+
+    def _fver(self, funcs):
+        k = frozenset(funcs.items())
+        v = self._fver_tables.get(k)
+        if v is None:
+            v = self._fver_tables[k] = next(_FUNCS_VERSION)
+        return v
+
     def call_function(self, name, args, prefix, node, st, stdin, out_target):
+        """Run a function, or replay the summary of an earlier identical call (recipelint.memo)."""
         body = st.funcs[name]
+        if body in self._unsummarizable or not self.limits.summaries or len(st.frames) >= self.limits.max_call_depth \
+                or any(c[0] == name for c in st.calls):
+            return self._call_function(name, body, args, prefix, node, st, stdin, out_target)
+        extra = (memo.sig(args), memo.sig(prefix), memo.sig(stdin), out_target is None)
+        return self._summarized(body, extra, st, lambda: self._call_function(name, body, args, prefix, node, st,
+                                                                              stdin, out_target))
+
+    def _statement(self, node, st) -> list[State]:
+        """A statement of a sequence: evaluated, or, when it is a compound statement that took
+        many steps before, replayed from the summary of an earlier identical run."""
+        if node.type not in _SUMMARIZED or node in self._unsummarizable or not self.limits.summaries \
+                or self._node_steps.get(node, 0) < memo.MIN_STEPS:
+            s0 = self.steps
+            res = self.run_node(node, st)
+            self._node_steps[node] = self.steps - s0
+            return res
+        extra = (memo.sig(st.pos), memo.sig(st.stdin))
+        return self._summarized(node, extra, st, lambda: self.run_node(node, st))
+
+    def _summarized(self, node, extra, st, run) -> list[State]:
+        key = memo.key(node, extra, st)
+        found = self._memo.get(key)
+        if found:
+            for summ in found:
+                if (summ.paths_at is None or summ.paths_at == self.paths) \
+                        and self.steps + summ.steps <= self.limits.max_steps and memo.matches(summ, st):
+                    self.steps += summ.steps
+                    self.paths += summ.paths
+                    self.replays += 1
+                    return memo.replay(summ, st, self._recs, self._fver, self.rebind)
+        rec = memo.Recorder(st)
+        entry = memo.Entry(rec, st, self.steps, self.paths)
+        self._recs.append(rec)
+        try:
+            res = run()
+        finally:
+            self._recs.pop()
+        if self.steps >= self.limits.max_steps:  # cut short by the step limit: not a summary
+            return res
+        summ = memo.summarize(entry, res, self.steps - entry.steps, self.paths - entry.paths, self.is_launch)
+        if summ is None:  # it launched (or listed every variable): not tried again
+            self._unsummarizable.add(node)
+        else:
+            if found is None:
+                found = self._memo[key] = []
+            if len(found) < memo.MAX_ENTRIES:
+                found.append(summ)
+        return res
+
+    def _call_function(self, name, body, args, prefix, node, st, stdin, out_target):
         if len(st.frames) >= self.limits.max_call_depth:
             st.notes.append((node.loc, f"call depth above {self.limits.max_call_depth}: `{name}` not followed"))
             st.truncated = True
@@ -1602,7 +1737,7 @@ class Evaluator:
             index = idx_node
         else:
             name = name_node.text
-        var = st.lookup(name)
+        var = st.lookup_attrs(name) if op == "=" and index is None else st.lookup(name)
         if var is not None and var.readonly:
             st.notes.append((node.loc, f"{name}: readonly variable"))
             st.status = 1
@@ -1680,7 +1815,7 @@ class Evaluator:
         self.set_scalar(st, name, val, node.loc, local=local)
 
     def set_scalar(self, st: State, name: str, val, loc, local: bool = False, export: bool | None = None) -> None:
-        var = st.lookup(name) if not local else (st.frames[-1].get(name) if st.frames else st.lookup(name))
+        var = st.lookup_attrs(name) if not local else (st.frames[-1].get(name) if st.frames else st.lookup(name))
         if var is not None and var.kind == "a":
             d = dict(var.value)
             d[0] = Word(val, loc)
@@ -3526,13 +3661,16 @@ class _VarSnapshot:
         now = [st.vars] + list(st.frames)
         if len(now) != len(self.scopes) or st.status != self.status:
             return False
-        for old, new in zip(self.scopes, now):
+        recs = st.recs
+        for i, (old, new) in enumerate(zip(self.scopes, now)):
             if old.keys() != new.keys():
                 return False
             for name, var in new.items():
                 was = old[name]
                 if was is var:
                     continue
+                if recs:  # compared by value: the value before the loop is read
+                    memo.note_all(recs, i - 1, name)
                 if was is None or var is None or was.kind != var.kind or _value_key(was) != _value_key(var):
                     return False
         return True

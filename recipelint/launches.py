@@ -247,9 +247,8 @@ def detect(argv: list[Word], prefix_env: dict, exported, loc: Loc) -> Launch | N
     texts = [w.text for w in argv]
     if not any(t is None or _could_start(t, cat) for t in texts):
         return None
-    env = dict(exported() if callable(exported) else exported)
-    env.update(prefix_env)
-    stripped = strip_launchers(argv, env)
+    assigned: dict = {}  # `env NAME=VALUE` launcher assignments
+    stripped = strip_launchers(argv, assigned)
     if stripped is None:
         return None
     i, launcher = stripped
@@ -257,6 +256,9 @@ def detect(argv: list[Word], prefix_env: dict, exported, loc: Loc) -> Launch | N
         j = _match_entry(entry, texts, i, cat)
         if j is None:
             continue
+        env = dict(exported() if callable(exported) else exported)
+        env.update(prefix_env)
+        env.update(assigned)
         return _build(entry, argv, i, j, tuple(launcher), env, prefix_env, loc, cat)
     return None
 
@@ -461,8 +463,7 @@ def _normalise(name: str, underscores: bool = True) -> tuple[str, str, str | Non
 def exported_env(state) -> dict:
     """Exported variables of an evaluator state: name → Str."""
     out = {}
-    scopes = [state.vars] + list(state.frames)
-    for scope in scopes:
+    for scope in state.all_scopes():
         for k, v in scope.items():
             if v is None:
                 out.pop(k, None)

@@ -1,5 +1,7 @@
 import fnmatch
+import functools
 import re
+from pathlib import Path
 
 from recipelint import facts
 from recipelint.rulebase import Rule, Use
@@ -60,15 +62,21 @@ class SiblingParity(Rule):
         exact = set(data["hardware_specific_flags"])
         patterns = list(data.get("hardware_specific_patterns", []))
 
+        skipped: dict[str, bool] = {}
+        cache: dict = {}  # result id -> its flags (siblings are compared more than once)
+
         def skip(key: str) -> bool:
-            return key in exact or any(fnmatch.fnmatchcase(key, p) for p in patterns)
+            hit = skipped.get(key)
+            if hit is None:
+                hit = skipped[key] = key in exact or any(fnmatch.fnmatchcase(key, p) for p in patterns)
+            return hit
 
         sibs = ctx.project.siblings(ctx.result)
         if not sibs:
             return
-        mine = self._flags(ctx.result, skip)
+        mine = self._flags(ctx.result, skip, cache)
         for sib in sibs:
-            theirs = self._flags(sib, skip)
+            theirs = self._flags(sib, skip, cache)
             missing: dict = {}
             points: list = []
             guards: dict = {}
@@ -81,7 +89,7 @@ class SiblingParity(Rule):
                     if key in flags:
                         continue
                     if key not in missing:
-                        if self._documented(f) or self._lacking_elsewhere(sibs, sib, engine, shape, key, skip):
+                        if self._documented(f) or self._lacking_elsewhere(sibs, sib, engine, shape, key, skip, cache):
                             continue
                         missing[key] = (f, use)
                     points.extend(p for p in pts if p not in points)
@@ -102,10 +110,13 @@ class SiblingParity(Rule):
                 yield ctx.finding(use.launch.loc, msg, guard_points, [(g.loc, f"{sib.path.name} guards with an exit here")],
                                   key=f"guard|{sib.path.name}|{norm}")
 
-    def _flags(self, result, skip) -> dict:
+    def _flags(self, result, skip, cache: dict) -> dict:
         """(engine, shape) -> (flags by key, a launch, points, guards by normalised text) over the
         benchmark points that reached a launch."""
-        out: dict = {}
+        out = cache.get(id(result))
+        if out is not None:
+            return out
+        out = cache[id(result)] = {}
         script = str(result.path.resolve())
         for pr in result.points:
             if str(pr.point.env.get("EVAL_ONLY", "false")).lower() == "true":
@@ -137,20 +148,19 @@ class SiblingParity(Rule):
             return False
         return "#" in src.line_text(real.span.line)
 
-    def _lacking_elsewhere(self, sibs, sib, engine, shape, key, skip) -> bool:
+    def _lacking_elsewhere(self, sibs, sib, engine, shape, key, skip, cache) -> bool:
         """With three or more siblings, only the odd one out is reported."""
         for other in sibs:
             if other is sib:
                 continue
-            flags = self._flags(other, skip).get((engine, shape))
+            flags = self._flags(other, skip, cache).get((engine, shape))
             if flags is not None and key not in flags[0]:
                 return True
         return False
 
 
+@functools.lru_cache(maxsize=4096)
 def _same(a: str, b: str) -> bool:
-    from pathlib import Path
-
     try:
         return Path(a).resolve() == Path(b)
     except OSError:

@@ -47,6 +47,33 @@ def evaluate(src: str, env: dict | None = None, path: str = "/virtual/script.sh"
     return paths, commands
 
 
+def dump(obj, _depth: int = 0):
+    """A plain, comparable picture of evaluation results (paths, events, words, locations):
+    two results dump equal exactly when every text, unknown, location and point agrees."""
+    from recipelint.source import Loc, SourceFile as _SF, VirtualSource
+
+    if _depth > 12:
+        return "..."
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    if isinstance(obj, Loc):
+        return ("loc", dump(obj.source, _depth + 1), obj.start, obj.end)
+    if isinstance(obj, _SF):
+        return ("src", str(obj.path))
+    if isinstance(obj, VirtualSource):
+        return ("eval", str(obj.path), bytes(obj.data))
+    if isinstance(obj, SweepPoint):
+        return ("point", obj.label)
+    if isinstance(obj, (list, tuple)):
+        return tuple(dump(x, _depth + 1) for x in obj)
+    if isinstance(obj, dict):
+        return tuple(sorted((str(k), dump(v, _depth + 1)) for k, v in obj.items()))
+    names = getattr(type(obj), "__slots__", None) or list(vars(obj))
+    if isinstance(names, str):
+        names = [names]
+    return (type(obj).__name__,) + tuple((n, dump(getattr(obj, n, None), _depth + 1)) for n in names)
+
+
 def emits(src: str, env: dict | None = None) -> list[list[str | None]]:
     """argv (without the name) of each `emit` command the snippet runs, on every path."""
     _, commands = evaluate(src, env)

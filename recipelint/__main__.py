@@ -1,0 +1,5 @@
+"""``python -m recipelint``: the same as the ``recipelint`` command."""
+
+from .cli import main
+
+main()

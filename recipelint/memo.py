@@ -1,0 +1,255 @@
+"""Function summaries: a call to a shell function that cannot launch anything is evaluated once
+and replayed when the same function is called again in the same situation.
+
+A recipe calls the same helpers (``cleanup_server``, ``wait_for_server_ready``, ``fetch_metric``,
+``start_gpu_monitor``) on every path of every sweep point.  The evaluator records, while it runs
+such a call, which variables of the caller's scopes the call *read* (with their value at the
+call) — through lookups, and through joins and loop-progress checks that compare a variable's
+values — and, afterwards, what the call *changed*: variables, functions, files, options, output,
+conditions, notes, status and exit.  A later call replays those changes when
+
+* its key is equal: the function body, its arguments and stdin (with the source locations of
+  every value), the function table, the shell options, the call stack, which names each
+  caller scope holds, the virtual files (and the number of paths so far, when that decided a
+  fork or a join); and
+* every variable the first call read holds an equal value (text, unknown-ness *and* where the
+  value was written, so the replayed values point at the same lines).
+
+Calls that launch a server, or that list variables wholesale, are never summarised; other
+events a call records (engine changes: ``pip install``, ``git apply``) are replayed, re-bound to
+the sweep point being evaluated.  A replay is exactly what evaluating the call again would give: the
+evaluator is deterministic in what it reads.
+"""
+
+from __future__ import annotations
+
+from .source import Loc
+from .values import Chunk, Word
+
+_ABSENT = object()  # a name not present in a scope (distinct from a local that is unset: None)
+_SAME = object()
+MAX_ENTRIES = 8  # summaries kept per key (calls that differ only in what they read)
+MIN_STEPS = 24  # a statement is summarised once it took at least this many evaluation steps
+
+
+def sig(x):
+    """A hashable value that is equal exactly when two values are the same to the evaluator:
+    texts, unknown-ness and the locations they came from."""
+    t = type(x)
+    if x is None or t is str or t is int or t is bool:
+        return x
+    if t is tuple or t is list:
+        return tuple([sig(i) for i in x])
+    if t is Chunk:
+        loc = x.loc
+        return (x.text, None if loc is None else (loc.source, loc.start, loc.end), x.why, x.nonempty, x.multi)
+    if t is Word:
+        return ("w", sig(x.chunks), sig(x.loc), sig(x.split))
+    if t is Loc:
+        return (x.source, x.start, x.end)
+    if t is dict:
+        return ("d", tuple([(k, sig(v)) for k, v in x.items()]))
+    if hasattr(x, "kind") and hasattr(x, "integer"):  # a Var
+        return ("v", x.kind, x.exported, x.readonly, x.integer, sig(x.value))
+    return ("id", x)
+
+
+class Recorder:
+    """What one running call reads from the scopes it was called from (index -1: globals,
+    0..depth-1: the callers' local frames), with the values those held at the call."""
+
+    __slots__ = ("depth", "scopes", "reads", "opaque", "budget")
+
+    def __init__(self, st):
+        self.depth = len(st.frames)
+        self.scopes = [dict(st.vars)] + [dict(f) for f in st.frames]
+        self.reads: dict = {}
+        self.opaque = False
+        self.budget = False  # whether the number of paths so far decided something
+
+    def note(self, idx: int, name: str, full: bool = True) -> None:
+        """A read of ``name`` in scope ``idx``: its value (``full``), or only its attributes
+        (an assignment that replaces a scalar reads whether it is readonly, exported, ...)."""
+        if idx < self.depth:
+            key = (idx, name)
+            had = self.reads.get(key)
+            if had is None:
+                self.reads[key] = (self.scopes[idx + 1].get(name, _ABSENT), full)
+            elif full and not had[1]:
+                self.reads[key] = (had[0], True)
+
+
+def note_all(recs, idx: int, name: str, full: bool = True) -> None:
+    for r in recs:
+        r.note(idx, name, full)
+
+
+_PLAIN = ("s", False, False, False)
+
+
+def _attrs(v):
+    """What an assignment replacing a scalar reads: an unset name is a plain scalar."""
+    if v is _ABSENT or v is None:
+        return _PLAIN
+    return (v.kind, v.exported, v.readonly, v.integer) if v.kind == "s" else _SAME  # arrays: by value
+
+
+class Summary:
+    __slots__ = ("reads", "outcomes", "steps", "paths", "paths_at")
+
+    def __init__(self, reads, outcomes, steps, paths, paths_at):
+        self.reads = reads
+        self.outcomes = outcomes
+        self.steps = steps
+        self.paths = paths
+        #: the number of paths at the start, when it decided a fork or join (else None)
+        self.paths_at = paths_at
+
+
+class Entry:
+    """The parts of a state at a call that a summary is relative to."""
+
+    __slots__ = ("rec", "events", "cond", "notes", "guards", "inexact", "out", "files", "funcs",
+                 "errexit", "nounset", "status", "last_err", "truncated", "steps", "paths")
+
+    def __init__(self, rec, st, steps, paths):
+        self.rec = rec
+        self.events = tuple(st.events)
+        self.cond = st.cond
+        self.notes = len(st.notes)
+        self.guards = st.guards
+        self.inexact = st.inexact
+        self.out = st.out
+        self.files = dict(st.files)
+        self.funcs = dict(st.funcs)
+        self.errexit = st.errexit
+        self.nounset = st.nounset
+        self.status = st.status
+        self.last_err = st.last_err
+        self.truncated = st.truncated
+        self.steps = steps
+        self.paths = paths
+
+
+def key(node, extra: tuple, st):
+    """``extra``: what else the node sees (a call's arguments and redirections)."""
+    return (
+        node, extra, st.funcs_ver, st.errexit, st.nounset, st.cond_ctx, st.out is None, st.status, st.script,
+        st.source_depth, st.truncated, sig(st.calls), tuple([frozenset(f) for f in st.frames]), sig(st.files),
+    )
+
+
+def _diff(before: dict, after: dict) -> tuple:
+    out = []
+    for k, v in after.items():
+        if before.get(k, _ABSENT) is not v:
+            out.append((k, v))
+    for k in before:
+        if k not in after:
+            out.append((k, _ABSENT))
+    return tuple(out)
+
+
+def _suffix(before, after):
+    """What was appended to a tuple/list, or _ABSENT when ``after`` does not extend ``before``."""
+    n = len(before)
+    if len(after) < n or any(a is not b for a, b in zip(before, after[:n])):
+        return _ABSENT
+    return tuple(after[n:])
+
+
+def summarize(e: Entry, results, steps: int, paths: int, is_launch) -> Summary | None:
+    """The summary of a finished call, or None when it cannot be replayed."""
+    rec = e.rec
+    if rec.opaque:
+        return None
+    outcomes = []
+    for r in results:
+        events = _suffix(e.events, r.events)
+        if events is _ABSENT or any(is_launch(ev) for ev in events) or len(r.frames) != rec.depth:
+            return None
+        cond = _suffix(e.cond, r.cond)
+        guards = _suffix(e.guards, r.guards)
+        inexact = _suffix(e.inexact, r.inexact)
+        if cond is _ABSENT or guards is _ABSENT or inexact is _ABSENT or len(r.notes) < e.notes:
+            return None
+        if r.out is None or e.out is None:
+            if (r.out is None) != (e.out is None):
+                return None
+            out = None
+        else:
+            out = _suffix(e.out, r.out)
+            if out is _ABSENT:
+                return None
+        scopes = [r.vars] + list(r.frames)
+        writes = tuple((i - 1, k, v) for i, (b, a) in enumerate(zip(rec.scopes, scopes)) for k, v in _diff(b, a))
+        funcs = _diff(e.funcs, r.funcs) if r.funcs is not e.funcs else ()
+        files = _diff(e.files, r.files)
+        outcomes.append((
+            writes, funcs, files, events, cond, guards, inexact, out, tuple(r.notes[e.notes:]), r.errexit, r.nounset,
+            r.status, r.ctl, r.last_err if r.last_err is not e.last_err else _SAME, r.truncated,
+        ))
+    reads = tuple((idx, name, v, _attrs(v) if not full else None if v is _ABSENT or v is None else sig(v), full)
+                  for (idx, name), (v, full) in rec.reads.items())
+    return Summary(reads, tuple(outcomes), steps, paths, e.paths if rec.budget else None)
+
+
+def matches(s: Summary, st) -> bool:
+    for idx, name, v, vsig, full in s.reads:
+        scope = st.vars if idx < 0 else st.frames[idx]
+        cur = scope.get(name, _ABSENT)
+        if cur is v:
+            continue
+        if not full:
+            if vsig is _SAME or _attrs(cur) != vsig:
+                return False
+        elif vsig is None or cur is _ABSENT or cur is None or sig(cur) != vsig:
+            return False
+    return True
+
+
+def replay(s: Summary, st, recs, fver, rebind) -> list:
+    """The states after the call, from the state before it.  ``fver(funcs)`` gives the
+    function table's version; ``rebind(event)`` an event for the current sweep point."""
+    for idx, name, _, _, full in s.reads:  # an enclosing call being recorded read these too
+        note_all(recs, idx, name, full)
+    if s.paths_at is not None:
+        for r in recs:
+            r.budget = True
+    out = []
+    n = len(s.outcomes)
+    for i, o in enumerate(s.outcomes):
+        writes, funcs, files, events, cond, guards, inexact, outp, notes, errexit, nounset, status, ctl, last_err, trunc = o
+        r = st.copy() if i < n - 1 else st
+        for idx, name, v in writes:
+            scope = r.vars if idx < 0 else r.frames[idx]
+            if v is _ABSENT:
+                scope.pop(name, None)
+            else:
+                scope[name] = v
+        if funcs:
+            for name, body in funcs:
+                if body is _ABSENT:
+                    r.funcs.pop(name, None)
+                else:
+                    r.funcs[name] = body
+            r.funcs_ver = fver(r.funcs)
+        for path, data in files:
+            if data is _ABSENT:
+                r.files.pop(path, None)
+            else:
+                r.files[path] = data
+        if events:
+            r.events = r.events + [rebind(ev) for ev in events]
+        r.cond = r.cond + cond
+        r.guards = r.guards + guards
+        r.inexact = r.inexact + inexact
+        if outp is not None:
+            r.out = r.out + outp
+        r.notes.extend(notes)
+        r.errexit, r.nounset, r.status, r.ctl = errexit, nounset, status, ctl
+        if last_err is not _SAME:
+            r.last_err = last_err
+        r.truncated = trunc
+        out.append(r)
+    return out

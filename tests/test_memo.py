@@ -1,0 +1,185 @@
+"""Summaries of calls and statements (recipelint.memo): a replay gives exactly what evaluating
+again gives.  Each case runs with summaries on and off and compares every path, event, text
+and location; the cases are built so that a wrong replay would change a value."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from helpers import FIXTURES, dedent, dump
+from recipelint.analysis import Analyzer
+from recipelint.evaluator import Evaluator, Limits
+from recipelint.lint import Options, lint
+from recipelint.parse import parse
+from recipelint.source import SourceFile
+from recipelint.values import text_of
+
+
+def run(src: str, env: dict | None = None, summaries: bool = True):
+    """Paths of a snippet; events are the argv texts of `serve` commands."""
+    parsed = parse(SourceFile("/virtual/m.sh", dedent(src).encode()))
+
+    def hook(state, cmd):
+        if cmd.argv and cmd.argv[0].text == "serve":
+            return tuple(w.text for w in cmd.argv[1:])
+        return None
+
+    ev = Evaluator(Path("/virtual/m.sh"), hook, Limits(summaries=summaries))
+    return ev.run(parsed, env or {}), ev
+
+
+def both(src: str, env: dict | None = None):
+    """Paths with summaries, after checking they equal the paths without, and how many
+    replays there were."""
+    on, ev = run(src, env, True)
+    off, _ = run(src, env, False)
+    assert dump(on) == dump(off)
+    return on, ev.replays
+
+
+def served(paths) -> list[tuple]:
+    return [e for p in paths for e in p.events]
+
+
+def test_a_global_read_by_the_function_is_part_of_the_summary():
+    paths, replays = both("""
+        f() { OUT="x$X"; }
+        X=1; f; A=$OUT
+        f; B=$OUT
+        X=2; f; C=$OUT
+        serve "$A" "$B" "$C"
+    """)
+    assert served(paths) == [("x1", "x1", "x2")]
+    assert replays == 1  # the second call only (X=1 again on another line would be another value:
+    #                      values remember where they were written)
+
+
+def test_a_callers_local_is_read_through_dynamic_scoping():
+    paths, replays = both("""
+        g() { R="$L"; }
+        f() { local L=$1; g; }
+        for i in 1 2; do f a; A="$A$R"; done
+        f b; C=$R
+        serve "$A" "$C"
+    """)
+    assert served(paths) == [("aa", "b")]
+    assert replays >= 1
+
+
+def test_a_join_depends_on_the_value_the_function_did_not_change():
+    # both branches leave Y=1 the first time (known); the second time Y=2 and one branch sets 1
+    paths, _ = both("""
+        f() { if [[ -f /nonexistent/flag ]]; then Y=1; fi; }
+        Y=1; f; A=$Y
+        Y=2; f; B=$Y
+        serve "$A" "$B"
+    """)
+    (a, b), = served(paths)
+    assert a == "1" and b is None
+
+
+def test_output_arguments_exit_and_stack_are_replayed_per_call():
+    paths, replays = both("""
+        f() { [[ "$1" == bad ]] && exit 3; echo "v=$1"; }
+        for i in 1 2; do A="$A$(f 1)"; done
+        C=$(f 2)
+        serve "$A" "$C"
+        for i in 1 2; do f bad; done
+        serve after
+    """)
+    assert served(paths) == [("v=1v=1", "v=2")]
+    ex = paths[0].exit
+    assert ex is not None and ex.code == 3 and [c[0] for c in ex.stack] == ["f"]
+    assert replays >= 1
+
+
+def test_functions_defined_by_a_function_and_nested_calls():
+    paths, replays = both("""
+        h() { H="$X"; }
+        f() { g() { G="$1"; }; h; }
+        X=1
+        for i in 1 2; do f; done
+        g 5; A="$G$H"
+        X=2
+        for i in 1 2; do f; done
+        B="$H"
+        serve "$A" "$B"
+    """)
+    assert served(paths) == [("51", "2")]
+    assert replays >= 1
+
+
+def test_shell_options_set_by_a_replayed_function():
+    paths, _ = both("""
+        strict() { set -e; }
+        strict
+        false
+        serve never
+    """)
+    assert served(paths) == [] and paths[0].exit is not None
+
+
+def test_a_statement_is_replayed_for_every_path_and_point_that_reads_the_same():
+    src = """
+        if [[ -d /nonexistent ]]; then MODE=a; else MODE=b; fi
+        for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+          case "$i" in 3) T=three ;; *) T="$T.$i" ;; esac
+        done
+        serve "$MODE" "$T" "$CONC"
+    """
+    parsed = parse(SourceFile("/virtual/m.sh", dedent(src).encode()))
+    results = {}
+    for summaries in (True, False):
+        ev = Evaluator(Path("/virtual/m.sh"),
+                       lambda st, c: tuple(w.text for w in c.argv[1:]) if c.argv[0].text == "serve" else None,
+                       Limits(summaries=summaries))
+        results[summaries] = [ev.run(parsed, {"CONC": str(c)}) for c in (4, 8, 4)]
+        if summaries:
+            assert ev.replays > 0
+    assert dump(results[True]) == dump(results[False])
+    assert sorted(served(results[True][1])) == [("a", "three.4.5.6.7.8.9.10.11.12", "8"),
+                                                ("b", "three.4.5.6.7.8.9.10.11.12", "8")]
+
+
+def test_engine_changes_of_a_replayed_call_belong_to_the_point_evaluated():
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "recipe.sh"
+        p.write_text(dedent("""
+            setup() { pip install "vllm==0.9.2"; }
+            setup
+            vllm serve "$MODEL" --tensor-parallel-size "$TP"
+        """))
+        res = lint([p], analyzer=Analyzer(), options=Options(use_configs=False, jobs=1, cache=False))
+    changes = [(pr.point, e.point) for fr in res.files for pr in fr.points for path in pr.paths
+               for e in path.events if type(e).__name__ == "EngineChange"]
+    assert len(changes) == len(res.files[0].points) > 1
+    assert all(mine is theirs for mine, theirs in changes)
+
+
+def _fixture_dirs():
+    return sorted({p.parent for p in FIXTURES.rglob("*.sh")})
+
+
+@pytest.mark.parametrize("where", _fixture_dirs(), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_every_fixture_gives_the_same_results_with_and_without_summaries(where):
+    out = []
+    for summaries in (True, False):
+        res = lint([where], analyzer=Analyzer(Limits(summaries=summaries)), options=Options(jobs=1, cache=False))
+        out.append((dump([(fr.display, fr.points) for fr in res.files]),
+                    [(f.code, f.span.path, f.span.line, f.span.col, f.message) for f in res.findings]))
+    assert out[0] == out[1]
+
+
+def test_unknown_text_helpers_still_agree():
+    # a replayed value is the same object graph shape: unknown chunks stay unknown
+    paths, _ = both("""
+        f() { V=$(nvidia-smi --query); }
+        f; A=$V; f; B=$V
+        serve "$A" "$B"
+    """)
+    (a, b), = served(paths)
+    assert a is None and b is None
+    assert text_of(()) == ""
