@@ -318,6 +318,7 @@ class Evaluator:
         self.steps = 0
         self._effect_cache: dict[int, tuple[bool, frozenset]] = {}
         self._launch_cache: dict[int, tuple] = {}
+        self._launching_cache: dict = {}
         self._tail_cache: dict = {}
         self._exit_cache: dict = {}
         self._root = None
@@ -461,23 +462,69 @@ class Evaluator:
             tail = self._tail_cache[key] = [None] * len(kids) + [False]
         v = tail[i]
         if v is None:  # look ahead only as far as the next statement that may launch
-            memo: dict = {}
             j = i
-            while tail[j] is None and not self._may_launch(kids[j], st.funcs, memo, strict=strict):
+            while tail[j] is None and not self._may_launch(kids[j], st, strict=strict):
                 j += 1
             v = True if tail[j] is None else tail[j]
             for k in range(i, j + 1):
                 tail[k] = v
         return v
 
-    def _may_launch(self, node, funcs, memo, depth=0, strict: bool = False) -> bool:
+    def _may_launch(self, node, st, strict: bool = False) -> bool:
         """Whether running ``node`` could reach a watched command: a launch word, a command
-        whose name is an expansion, eval/source/bash -c, or a function that may launch.
-        ``strict``: only watched names count (not expansions, eval, source, bash)."""
-        key = (id(node), strict)
-        hit = self._launch_cache.get(key)
+        whose name is an expansion, eval/source/bash -c, or a function (of the state's
+        function table) that may launch.  ``strict``: only watched names count (not
+        expansions, eval, source, bash)."""
+        direct, names = self._launch_syntax(node, strict)
+        return direct or not names.isdisjoint(self._launching(st, strict))
+
+    def _launching(self, st, strict: bool) -> frozenset:
+        """Names of the functions in the state's table that may launch (directly or through
+        the functions they call), computed once per table."""
+        key = (st.funcs_ver, strict)
+        hit = self._launching_cache.get(key)
         if hit is None:
-            direct = False
+            funcs = st.funcs
+            callers: dict[str, list[str]] = {}
+            work = []
+            for name, body in funcs.items():
+                direct, names = self._launch_syntax(body, strict)
+                if direct:
+                    work.append(name)
+                for n in names:
+                    if n in funcs:
+                        callers.setdefault(n, []).append(name)
+            found = set(work)
+            while work:
+                for c in callers.get(work.pop(), ()):
+                    if c not in found:
+                        found.add(c)
+                        work.append(c)
+            hit = self._launching_cache[key] = frozenset(found)
+        return hit
+
+    def _launch_syntax(self, node, strict: bool) -> tuple[bool, frozenset]:
+        """(whether the node itself runs a watched command, the command names it runs)."""
+        loose, watched, var_cmds, names = self._command_syntax(node)
+        if strict:
+            # after a launch, a command run from a variable counts only when that variable is
+            # assigned a launch somewhere (`DECODE_CMD=(vllm serve ...)`)
+            return watched or any(self._names_launch_var(t) for t in var_cmds), names
+        return loose, names
+
+    def _command_syntax(self, node) -> tuple:
+        """What the commands under a node are, from its syntax alone: (whether one may be a
+        watched command: a watched word, a name that is an expansion, eval/source/bash ...;
+        whether one may be a launch by its words; the texts of names that are expansions;
+        the command names that are words).  Shared by every evaluator for sourced files."""
+        if id(node.src) in self.library.sources:
+            cache, key = self.library.launch_cache, (id(node), id(self.watch), id(self.launch_watch))
+        else:
+            cache, key = self._launch_cache, id(node)
+        hit = cache.get(key)
+        if hit is None:
+            loose = watched = False
+            var_cmds = []
             names = set()
             stack = [node]
             while stack:
@@ -486,41 +533,20 @@ class Evaluator:
                     nm = n.field("name")
                     word = nm.children[0] if nm is not None and nm.children else nm
                     if word is None or word.type != "word":
-                        # after a launch, a command run from a variable counts only when that
-                        # variable is assigned a launch somewhere (`DECODE_CMD=(vllm serve ...)`)
-                        if not strict or (nm is not None and self._names_launch_var(nm.text)):
-                            direct = True
-                            break
+                        loose = True
+                        if nm is not None:
+                            var_cmds.append(nm.text)
                     else:
                         txt = word.text
-                        if (not strict and txt in ("eval", "source", ".", "bash", "sh", "exec", "command", "builtin")) \
-                                or self._watched(txt, n, strict):
-                            direct = True
-                            break
+                        if txt in ("eval", "source", ".", "bash", "sh", "exec", "command", "builtin") \
+                                or self._watched(txt, n, False):
+                            loose = True
+                        if not watched and self._watched(txt, n, True):
+                            watched = True
                         names.add(txt)
                 stack.extend(n.children)
-            hit = (direct, frozenset(names), node)
-            self._launch_cache[key] = hit
-        direct, names, _ = hit
-        if direct:
-            return True
-        if depth > 32:
-            return True
-        for nm in names:
-            body = funcs.get(nm)
-            if body is None:
-                continue
-            mk = (id(body), strict)
-            if mk in memo:
-                if memo[mk]:
-                    return True
-                continue
-            memo[mk] = False
-            r = self._may_launch(body, funcs, memo, depth + 1, strict)
-            memo[mk] = r
-            if r:
-                return True
-        return False
+            hit = cache[key] = (loose, watched, tuple(var_cmds), frozenset(names), node)
+        return hit[:4]
 
     def _names_launch_var(self, text: str) -> bool:
         names = set(re.findall(r"\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)", text))
@@ -1233,8 +1259,7 @@ class Evaluator:
         body_nodes = [body] if body is not None else []
         active = [st]
         done = []
-        memo: dict = {}
-        quiet = not any(self._may_launch(n, st.funcs, memo) for n in body_nodes + conds)
+        quiet = not any(self._may_launch(n, st) for n in body_nodes + conds)
         polls = 0  # iterations of a quiet loop that depended on unknown values
         for i in range(self.limits.max_loop):
             if quiet and (polls >= self.limits.quiet_loop or i >= self.limits.quiet_loop_max):
@@ -1680,7 +1705,7 @@ class Evaluator:
             st.truncated = True
             st.status = None
             return [st]
-        if any(c[0] == name for c in st.calls) and not self._may_launch(body, st.funcs, {}):
+        if any(c[0] == name for c in st.calls) and not self._may_launch(body, st):
             # recursion of a function that cannot launch (a process-tree walk on unknown pids):
             # its effects are unknown rather than followed to the depth limit
             was = st.truncated
@@ -3888,6 +3913,10 @@ class Library:
     def __init__(self, search_roots: list[Path] | None = None):
         self.cache: dict[str, Parsed | None] = {}
         self.search_roots = search_roots or []
+        #: sources of the cached files (alive as long as the library): facts about their syntax
+        #: nodes are shared by every evaluator using this library
+        self.sources: set[int] = set()
+        self.launch_cache: dict = {}
 
     def load(self, target: str | None, shown: str, script: Path, stub: bool = True) -> Parsed | None:
         path = self._resolve(target, script) if target is not None else None
@@ -3914,6 +3943,7 @@ class Library:
         src = SourceFile(str(path), data)
         parsed = parse(src)
         self.cache[key] = parsed
+        self.sources.add(id(src))
         return parsed
 
     def _resolve(self, target: str, script: Path) -> Path | None:
