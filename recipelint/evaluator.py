@@ -380,7 +380,7 @@ class Evaluator:
             states = [st]
         else:
             self._root = parsed.root
-            states = self.run_node(parsed.root, st)
+            states = self._script(parsed.root, st)
         results = []
         for s in states:
             ex = None
@@ -1669,6 +1669,13 @@ class Evaluator:
         extra = (memo.sig(st.pos), memo.sig(st.stdin))
         return self._summarized(node, extra, st, lambda: self.run_node(node, st))
 
+    def _script(self, root, st) -> list[State]:
+        """A whole script (a sweep point, or ``bash other.sh``): replayed from a summary when an
+        earlier run read the same values and launched nothing."""
+        if root in self._unsummarizable or not self.limits.summaries:
+            return self.run_node(root, st)
+        return self._summarized(root, (memo.sig(st.pos), memo.sig(st.stdin)), st, lambda: self.run_node(root, st))
+
     def _summarized(self, node, extra, st, run) -> list[State]:
         key = memo.key(node, extra, st)
         found = self._memo.get(key)
@@ -1679,7 +1686,7 @@ class Evaluator:
                     self.steps += summ.steps
                     self.paths += summ.paths
                     self.replays += 1
-                    return memo.replay(summ, st, self._recs, self._fver, self.rebind)
+                    return memo.replay(summ, st, self._recs, self.rebind)
         rec = memo.Recorder(st)
         entry = memo.Entry(rec, st, self.steps, self.paths)
         self._recs.append(rec)
@@ -3206,7 +3213,7 @@ def _b_source(ev, argv, node, st):
     if len(argv) > 2:
         st.pos = tuple(argv[2:])
     st.source_depth += 1
-    res = ev.run_node(parsed.root, st)
+    res = ev._script(parsed.root, st)
     for r in res:
         r.source_depth -= 1
         if len(argv) > 2:
@@ -3288,7 +3295,7 @@ def _b_bash(ev, argv, node, st):
                 child.script = str(parsed.root.src.path)
                 child.source_depth += 1
                 child.frames = []
-                return ev.run_node(parsed.root, child)
+                return ev._script(parsed.root, child)
 
             states, _ = ev._in_subshell(run, st)
             return states

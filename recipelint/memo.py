@@ -186,7 +186,8 @@ def summarize(e: Entry, results, steps: int, paths: int, is_launch) -> Summary |
         funcs = _diff(e.funcs, r.funcs) if r.funcs is not e.funcs else ()
         files = _diff(e.files, r.files)
         outcomes.append((
-            writes, funcs, files, events, cond, guards, inexact, out, tuple(r.notes[e.notes:]), r.errexit, r.nounset,
+            writes, funcs, r.funcs_ver, files, events, cond, guards, inexact, out, tuple(r.notes[e.notes:]), r.errexit,
+            r.nounset,
             r.status, r.ctl, r.last_err if r.last_err is not e.last_err else _SAME, r.truncated,
         ))
     reads = tuple((idx, name, v, _attrs(v) if not full else None if v is _ABSENT or v is None else sig(v), full)
@@ -208,9 +209,10 @@ def matches(s: Summary, st) -> bool:
     return True
 
 
-def replay(s: Summary, st, recs, fver, rebind) -> list:
-    """The states after the call, from the state before it.  ``fver(funcs)`` gives the
-    function table's version; ``rebind(event)`` an event for the current sweep point."""
+def replay(s: Summary, st, recs, rebind) -> list:
+    """The states after the call, from the state before it; ``rebind(event)`` is an event for
+    the current sweep point.  The function table's version after the call is the recorded one:
+    the version before it is part of the key, so the tables before, and after, are equal."""
     for idx, name, _, _, full in s.reads:  # an enclosing call being recorded read these too
         note_all(recs, idx, name, full)
     if s.paths_at is not None:
@@ -219,7 +221,8 @@ def replay(s: Summary, st, recs, fver, rebind) -> list:
     out = []
     n = len(s.outcomes)
     for i, o in enumerate(s.outcomes):
-        writes, funcs, files, events, cond, guards, inexact, outp, notes, errexit, nounset, status, ctl, last_err, trunc = o
+        (writes, funcs, funcs_ver, files, events, cond, guards, inexact, outp, notes, errexit, nounset, status, ctl,
+         last_err, trunc) = o
         r = st.copy() if i < n - 1 else st
         for idx, name, v in writes:
             scope = r.vars if idx < 0 else r.frames[idx]
@@ -233,7 +236,7 @@ def replay(s: Summary, st, recs, fver, rebind) -> list:
                     r.funcs.pop(name, None)
                 else:
                     r.funcs[name] = body
-            r.funcs_ver = fver(r.funcs)
+            r.funcs_ver = funcs_ver
         for path, data in files:
             if data is _ABSENT:
                 r.files.pop(path, None)
