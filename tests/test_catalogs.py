@@ -10,7 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from ruamel.yaml import YAML
+import json
 
 from helpers import ROOT
 
@@ -22,12 +22,12 @@ REFERENCE = ROOT.parent / "shared" / "facts" / "engine-lists"
 
 
 def catalogs():
-    return sorted(CATALOGS.glob("*.yaml"))
+    return sorted(CATALOGS.glob("*.json"))
 
 
 @pytest.mark.parametrize("path", catalogs(), ids=lambda p: p.stem)
 def test_catalog_schema(path):
-    data = YAML(typ="safe", pure=True).load(path.read_text())
+    data = json.loads(path.read_text())
     assert set(data) <= {"engine", "version", "source", "flags", "tool_call_parsers", "reasoning_parsers", "json_keys",
                          "abbreviations"}
     assert data["engine"] in ("vllm", "sglang", "trtllm") and path.stem == f"{data['engine']}-{data['version']}"
@@ -56,7 +56,7 @@ def _reference(engine: str, version: str):
 @pytest.mark.skipif(not REFERENCE.is_dir(), reason="the shared reference lists are not beside this checkout")
 @pytest.mark.parametrize("path", catalogs(), ids=lambda p: p.stem)
 def test_generated_catalog_matches_the_reference_lists(path):
-    data = YAML(typ="safe", pure=True).load(path.read_text())
+    data = json.loads(path.read_text())
     flags, tools, reasoning = _reference(data["engine"], data["version"])
     assert set(data["flags"]) == flags
     assert set(data["tool_call_parsers"]) == tools
@@ -144,9 +144,9 @@ def test_generator_output_is_deterministic(tmp_path):
     for out in (out1, out2):
         out.mkdir()
         gen_catalogs.main(["--vllm", "9.9.9", "--wheels", str(tmp_path), "--out", str(out)])
-    a = (out1 / "vllm-9.9.9.yaml").read_text()
-    assert a == (out2 / "vllm-9.9.9.yaml").read_text()
-    data = YAML(typ="safe", pure=True).load(a)
+    a = (out1 / "vllm-9.9.9.json").read_text()
+    assert a == (out2 / "vllm-9.9.9.json").read_text()
+    data = json.loads(a)
     assert data["source"]["wheel"] == wheel.name and data["flags"][0] == "--enable-auto-tool-choice"
 
 
@@ -192,9 +192,9 @@ def test_generator_reads_trtllm_click_options(tmp_path):
         "--help", "--host", "--no_trust_remote_code", "--tool_parser", "--tp_size", "--trust_remote_code"]
     out = tmp_path / "out"
     gen_catalogs.main(["--trtllm", "9.9.9rc1", "--wheels", str(tmp_path), "--out", str(out)])
-    data = YAML(typ="safe", pure=True).load((out / "trtllm-9.9.9rc1.yaml").read_text())
+    data = json.loads((out / "trtllm-9.9.9rc1.json").read_text())
     assert data["abbreviations"] is False and "--config_file" not in data["flags"]
-    test_catalog_schema(out / "trtllm-9.9.9rc1.yaml")
+    test_catalog_schema(out / "trtllm-9.9.9rc1.json")
 
 
 def test_click_catalogs_take_no_abbreviations(monkeypatch):
