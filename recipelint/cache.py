@@ -12,6 +12,11 @@ The key is a SHA-256 over
   with the master configs (``configs/*-master.yaml``) or else the git work tree.  Sourced
   libraries, sibling recipes, runner files, the review checklist and waivers live there.
 
+Files are hashed once: a stat index (``files.idx``, JSON: path → size, mtime, inode, digest) gives
+the digest of a file whose stat is unchanged, when the file was already older than two
+seconds at the time it was hashed (a file modified again within the same clock tick is
+hashed again, as git does for "racily clean" entries).
+
 Without a project root (a recipe outside any repository) nothing is cached.  Entries are JSON
 (never pickle: a cache directory is data, not code), one file per key, in
 ``$RECIPELINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/recipelint``, else ``~/.cache/recipelint``;
@@ -24,6 +29,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,8 +69,8 @@ def code_fingerprint() -> str:
         rules = pkg.parent / "rules"
         for base in (pkg, rules):
             for p in sorted(base.rglob("*")):
-                if p.suffix in (".py", ".yaml", ".sh") and "__pycache__" not in p.parts:
-                    h.update(str(p.relative_to(base.parent)).encode() + b"\0" + p.read_bytes() + b"\0")
+                if p.suffix in (".py", ".yaml", ".json", ".sh") and "__pycache__" not in p.parts:
+                    _file_digest(str(p), str(p.relative_to(base.parent)), h)
         _CODE = h.hexdigest()
     return _CODE
 
@@ -99,11 +105,66 @@ def _tree_digest(root: Path, h) -> bool:
     return True
 
 
-def _file_digest(path, label: str, h) -> None:
-    try:
+class _StatIndex:
+    """Digests of files by their stat, kept between runs (see the module docstring)."""
+
+    RACY_NS = 2_000_000_000
+
+    def __init__(self):
+        self.path = cache_dir() / "files.idx"
+        self.dirty = False
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            self.files = data["files"] if data.get("format") == FORMAT and isinstance(data.get("files"), dict) else {}
+        except (OSError, ValueError, TypeError):
+            self.files = {}
+
+    def digest(self, path: str) -> tuple[int, bytes]:
+        """(size, SHA-256) of a file; raises OSError when it cannot be read."""
+        st = os.stat(path)
+        e = self.files.get(path)
+        if isinstance(e, list) and len(e) == 5 and e[0] == st.st_size and e[1] == st.st_mtime_ns \
+                and e[2] == st.st_ino and st.st_mtime_ns < e[3] - self.RACY_NS:
+            try:
+                return st.st_size, bytes.fromhex(e[4])
+            except (TypeError, ValueError):
+                pass
+        now = time.time_ns()
         with open(path, "rb") as f:
             data = f.read()
-        h.update(f"{label}\0{len(data)}\0".encode() + hashlib.sha256(data).digest())
+        d = hashlib.sha256(data).digest()
+        self.files[path] = [len(data), st.st_mtime_ns, st.st_ino, now, d.hex()]
+        self.dirty = True
+        return len(data), d
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-", suffix=".idx")
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump({"format": FORMAT, "files": self.files}, out)
+            os.replace(tmp, self.path)
+        except OSError:
+            pass
+        self.dirty = False
+
+
+_INDEX: _StatIndex | None = None
+
+
+def _index() -> _StatIndex:
+    global _INDEX
+    if _INDEX is None or _INDEX.path != cache_dir() / "files.idx":
+        _INDEX = _StatIndex()
+    return _INDEX
+
+
+def _file_digest(path, label: str, h) -> None:
+    try:
+        size, d = _index().digest(os.path.abspath(path))
+        h.update(f"{label}\0{size}\0".encode() + d)
     except OSError as e:
         h.update(f"{label}\0unreadable {e.errno}\0".encode())
 
@@ -119,9 +180,9 @@ def key(paths: list[Path], files: list[Path], options: str) -> str | None:
         h.update(f"arg {p}\0".encode())
     for p in files:  # inputs outside the root (and their exact order)
         _file_digest(p, f"input {p}", h)
-    if not _tree_digest(root, h):
-        return None
-    return h.hexdigest()
+    ok = _tree_digest(root, h)
+    _index().save()
+    return h.hexdigest() if ok else None
 
 
 def load(k: str) -> Cached | None:
@@ -172,7 +233,7 @@ def _span(s) -> dict:
 
 
 def _prune(d: Path) -> None:
-    entries = sorted(d.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    entries = sorted((p for p in d.glob("*.json") if len(p.stem) == 64), key=lambda p: p.stat().st_mtime, reverse=True)
     for p in entries[KEEP:]:
         try:
             p.unlink()

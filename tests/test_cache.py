@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -95,3 +97,32 @@ def test_nothing_is_cached_outside_a_project(tmp_path, monkeypatch):
     r = runner.invoke(app, ["check", "r.sh"])
     assert r.exit_code == 0, r.output
     assert not cache.exists() or not list(cache.glob("*.json"))
+
+
+def test_the_stat_index_trusts_only_files_older_than_their_hashing(tmp_path, monkeypatch):
+    from recipelint import cache as cache_mod
+
+    monkeypatch.setenv("RECIPELINT_CACHE_DIR", str(tmp_path / "c"))
+    f = tmp_path / "a.sh"
+    f.write_text("aaaa\n")
+    idx = cache_mod._StatIndex()
+    first = idx.digest(str(f))
+    st = os.stat(f)
+    # rewritten within the same tick (same size, mtime put back): "racily clean", hashed again
+    f.write_text("bbbb\n")
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    second = idx.digest(str(f))
+    assert second != first
+    # a file last modified an hour before it was hashed is known by its stat from then on
+    old = time.time_ns() - 3600 * 10**9
+    os.utime(f, ns=(old, old))
+    third = idx.digest(str(f))
+    assert third == second
+    # ... so a same-size rewrite that also puts that old mtime back is not seen (git's rule too)
+    f.write_text("dddd\n")
+    os.utime(f, ns=(old, old))
+    assert idx.digest(str(f)) == third
+    idx.save()
+    again = cache_mod._StatIndex()
+    f.write_text("cccc\n")  # a real edit moves the mtime: hashed again
+    assert again.digest(str(f)) != third
