@@ -1687,6 +1687,9 @@ class Evaluator:
                     self.paths += summ.paths
                     self.replays += 1
                     return memo.replay(summ, st, self._recs, self.rebind)
+            if len(found) >= memo.MAX_ENTRIES:
+                # it reads something different nearly every time: recording costs more than it saves
+                return run()
         rec = memo.Recorder(st)
         entry = memo.Entry(rec, st, self.steps, self.paths)
         self._recs.append(rec)
@@ -1702,8 +1705,7 @@ class Evaluator:
         else:
             if found is None:
                 found = self._memo[key] = []
-            if len(found) < memo.MAX_ENTRIES:
-                found.append(summ)
+            found.append(summ)
         return res
 
     def _call_function(self, name, body, args, prefix, node, st, stdin, out_target):

@@ -28,7 +28,8 @@ from .values import Chunk, Word
 
 _ABSENT = object()  # a name not present in a scope (distinct from a local that is unset: None)
 _SAME = object()
-MAX_ENTRIES = 8  # summaries kept per key (calls that differ only in what they read)
+MAX_ENTRIES = 8  # summaries kept per key (calls that differ only in what they read); a key
+#                 with this many is evaluated without recording from then on
 MIN_STEPS = 24  # a statement is summarised once it took at least this many evaluation steps
 
 

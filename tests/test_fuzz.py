@@ -1,6 +1,8 @@
 """Property/fuzz suite: recipes mutated at the token level (deleted, duplicated, swapped and
 inserted bash tokens, unbalanced quotes and heredocs, deep nesting, huge arrays, recursion,
-`source` loops) never make recipelint raise, always give well-formed output, and finish.
+`source` loops) never make recipelint raise, always give well-formed output, and finish; and
+evaluating them with summaries of calls and statements (recipelint.memo) gives exactly what
+evaluating without them gives.
 
 CI runs a short, derandomised sample.  The long run (documented in the README):
 
@@ -19,7 +21,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import FIXTURES
+from helpers import FIXTURES, dump
+from recipelint.analysis import Analyzer
+from recipelint.evaluator import Limits
 from recipelint.lint import Options, lint
 from recipelint.report import render_json, render_sarif
 
@@ -105,3 +109,8 @@ def test_mutated_recipes_never_crash(text):
         elapsed = time.perf_counter() - t0
         assert elapsed < MAX_SECONDS, f"{elapsed:.1f}s on a {len(data)}-byte recipe"
         _well_formed(result, data.count(b"\n") + 1)
+        # summaries (recipelint.memo) change nothing: the same paths, events, values and findings
+        plain = lint([path], analyzer=Analyzer(Limits(summaries=False)), options=Options(use_configs=False, jobs=1))
+        assert dump([fr.points for fr in result.files]) == dump([fr.points for fr in plain.files])
+        assert [(f.code, f.span, f.message) for f in result.findings] == \
+            [(f.code, f.span, f.message) for f in plain.findings]
