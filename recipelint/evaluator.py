@@ -1690,8 +1690,8 @@ class Evaluator:
             if len(found) >= memo.MAX_ENTRIES:
                 # it reads something different nearly every time: recording costs more than it saves
                 return run()
-        rec = memo.Recorder(st)
-        entry = memo.Entry(rec, st, self.steps, self.paths)
+        entry = memo.Entry(st, self.steps, self.paths)
+        rec = entry.rec
         self._recs.append(rec)
         try:
             res = run()

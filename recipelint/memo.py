@@ -57,13 +57,14 @@ def sig(x):
 
 class Recorder:
     """What one running call reads from the scopes it was called from (index -1: globals,
-    0..depth-1: the callers' local frames), with the values those held at the call."""
+    0..depth-1: the callers' local frames), with the values those held at the call.
+    ``snap`` is a copy of the state at the call."""
 
     __slots__ = ("depth", "scopes", "reads", "opaque", "budget")
 
-    def __init__(self, st):
-        self.depth = len(st.frames)
-        self.scopes = [dict(st.vars)] + [dict(f) for f in st.frames]
+    def __init__(self, snap):
+        self.depth = len(snap.frames)
+        self.scopes = [snap.vars] + snap.frames
         self.reads: dict = {}
         self.opaque = False
         self.budget = False  # whether the number of paths so far decided something
@@ -108,26 +109,14 @@ class Summary:
 
 
 class Entry:
-    """The parts of a state at a call that a summary is relative to."""
+    """A run being recorded: a copy of the state at its start, what it reads, and the step and
+    path counters then."""
 
-    __slots__ = ("rec", "events", "cond", "notes", "guards", "inexact", "out", "files", "funcs",
-                 "errexit", "nounset", "status", "last_err", "truncated", "steps", "paths")
+    __slots__ = ("snap", "rec", "steps", "paths")
 
-    def __init__(self, rec, st, steps, paths):
-        self.rec = rec
-        self.events = tuple(st.events)
-        self.cond = st.cond
-        self.notes = len(st.notes)
-        self.guards = st.guards
-        self.inexact = st.inexact
-        self.out = st.out
-        self.files = dict(st.files)
-        self.funcs = dict(st.funcs)
-        self.errexit = st.errexit
-        self.nounset = st.nounset
-        self.status = st.status
-        self.last_err = st.last_err
-        self.truncated = st.truncated
+    def __init__(self, st, steps, paths):
+        self.snap = st.copy()
+        self.rec = Recorder(self.snap)
         self.steps = steps
         self.paths = paths
 
@@ -161,35 +150,36 @@ def _suffix(before, after):
 
 def summarize(e: Entry, results, steps: int, paths: int, is_launch) -> Summary | None:
     """The summary of a finished call, or None when it cannot be replayed."""
-    rec = e.rec
+    rec, snap = e.rec, e.snap
     if rec.opaque:
         return None
     outcomes = []
+    n_notes = len(snap.notes)
     for r in results:
-        events = _suffix(e.events, r.events)
+        events = _suffix(snap.events, r.events)
         if events is _ABSENT or any(is_launch(ev) for ev in events) or len(r.frames) != rec.depth:
             return None
-        cond = _suffix(e.cond, r.cond)
-        guards = _suffix(e.guards, r.guards)
-        inexact = _suffix(e.inexact, r.inexact)
-        if cond is _ABSENT or guards is _ABSENT or inexact is _ABSENT or len(r.notes) < e.notes:
+        cond = _suffix(snap.cond, r.cond)
+        guards = _suffix(snap.guards, r.guards)
+        inexact = _suffix(snap.inexact, r.inexact)
+        if cond is _ABSENT or guards is _ABSENT or inexact is _ABSENT or len(r.notes) < n_notes:
             return None
-        if r.out is None or e.out is None:
-            if (r.out is None) != (e.out is None):
+        if r.out is None or snap.out is None:
+            if (r.out is None) != (snap.out is None):
                 return None
             out = None
         else:
-            out = _suffix(e.out, r.out)
+            out = _suffix(snap.out, r.out)
             if out is _ABSENT:
                 return None
         scopes = [r.vars] + list(r.frames)
         writes = tuple((i - 1, k, v) for i, (b, a) in enumerate(zip(rec.scopes, scopes)) for k, v in _diff(b, a))
-        funcs = _diff(e.funcs, r.funcs) if r.funcs is not e.funcs else ()
-        files = _diff(e.files, r.files)
+        funcs = _diff(snap.funcs, r.funcs)
+        files = _diff(snap.files, r.files)
         outcomes.append((
-            writes, funcs, r.funcs_ver, files, events, cond, guards, inexact, out, tuple(r.notes[e.notes:]), r.errexit,
+            writes, funcs, r.funcs_ver, files, events, cond, guards, inexact, out, tuple(r.notes[n_notes:]), r.errexit,
             r.nounset,
-            r.status, r.ctl, r.last_err if r.last_err is not e.last_err else _SAME, r.truncated,
+            r.status, r.ctl, r.last_err if r.last_err is not snap.last_err else _SAME, r.truncated,
         ))
     reads = tuple((idx, name, v, _attrs(v) if not full else None if v is _ABSENT or v is None else sig(v), full)
                   for (idx, name), (v, full) in rec.reads.items())
