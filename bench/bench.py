@@ -8,7 +8,9 @@ Each round runs, one after the other:
 * ``recipelint check benchmarks configs`` cold: ``--no-cache`` (every sweep point of every recipe
   evaluated, configs parsed, all rules);
 * the same, warm: a cache primed by an earlier run of the same inputs;
-* ``recipelint check ONE.sh`` as a whole process, cold (``--no-cache``) and warm.
+* ``recipelint check ONE.sh`` as a whole process, cold (``--no-cache``) and warm, and *edited*: in
+  a copy of the repository, the recipe gets a new comment line before each run (the pre-commit
+  case: the result cache misses, the parsed master configs and file digests are reused).
 
 Reported per measurement: the median wall time over the rounds (and min/max), user+system CPU,
 and the peak resident set size of the largest process of the run (``wait4``'s ``ru_maxrss``,
@@ -83,18 +85,29 @@ def main(argv: list[str] | None = None) -> int:
         "recipelint tree warm": tree,
         "recipelint one-file cold": [*single, "--no-cache"],
         "recipelint one-file warm": single,
+        "recipelint one-file edited": single,
     }
+    copy = Path(tempfile.mkdtemp(prefix="recipelint-bench-repo-")) / repo.name
+    shutil.copytree(repo, copy, ignore=shutil.ignore_patterns(".git"), symlinks=True)
+    edited = copy / one
     # prime the caches the warm runs use
     run(tree, repo, env)
     run(single, repo, env)
+    run(single, copy, env)
     samples: dict[str, list] = {k: [] for k in plan}
     try:
         for i in range(args.runs):
             for name, cmd in plan.items():
-                samples[name].append(run(cmd, repo, env))
+                where = repo
+                if name.endswith("edited"):
+                    with edited.open("a", encoding="utf-8") as f:
+                        f.write(f"# bench edit {i}\n")
+                    where = copy
+                samples[name].append(run(cmd, where, env))
             print(f"round {i + 1}/{args.runs} done", file=sys.stderr)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
+        shutil.rmtree(copy.parent, ignore_errors=True)
 
     res = {k: summarise(v) for k, v in samples.items()}
     sc_med = res["shellcheck tree"]["median_s"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from pathlib import Path
@@ -259,7 +260,13 @@ def rule_doc(
     typer.echo(f"# {r.code} {r.name} ({r.severity})\n\n{r.doc()}")
 
 
+#: garbage-collection thresholds for a run: evaluation allocates millions of short-lived objects
+#: and few cycles; the default first threshold (700) spends ~18% of a cold run scanning them
+GC_THRESHOLDS = (50_000, 20, 100)
+
+
 def main() -> None:
+    gc.set_threshold(*GC_THRESHOLDS)
     try:
         app()
     except KeyboardInterrupt:
