@@ -1653,7 +1653,8 @@ class Evaluator:
         if body in self._unsummarizable or not self.limits.summaries or len(st.frames) >= self.limits.max_call_depth \
                 or any(c[0] == name for c in st.calls):
             return self._call_function(name, body, args, prefix, node, st, stdin, out_target)
-        extra = (memo.sig(args), memo.sig(prefix), memo.sig(stdin), out_target is None)
+        # without a redirection the function reads the caller's stdin (a pipe into it)
+        extra = (memo.sig(args), memo.sig(prefix), memo.sig(stdin if stdin is not None else st.stdin), out_target is None)
         return self._summarized(body, extra, st, lambda: self._call_function(name, body, args, prefix, node, st,
                                                                               stdin, out_target))
 
@@ -1677,7 +1678,8 @@ class Evaluator:
         return self._summarized(root, (memo.sig(st.pos), memo.sig(st.stdin)), st, lambda: self.run_node(root, st))
 
     def _summarized(self, node, extra, st, run) -> list[State]:
-        key = memo.key(node, extra, st)
+        # whether the path launched already decides top-level pruning (a script sourcing itself)
+        key = memo.key(node, (extra, any(self.is_launch(e) for e in st.events)), st)
         found = self._memo.get(key)
         if found:
             for summ in found:

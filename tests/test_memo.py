@@ -183,3 +183,14 @@ def test_unknown_text_helpers_still_agree():
     (a, b), = served(paths)
     assert a is None and b is None
     assert text_of(()) == ""
+
+
+def test_a_function_reading_its_callers_stdin_is_keyed_by_it():
+    # f has no redirection of its own: it reads what g was given (a bug once: replayed "a1a1")
+    paths, _ = both("""
+        f() { V=$(cat); }
+        g() { f; }
+        for i in 1 2; do g <<< "a$i"; A="$A$V"; done
+        serve "$A"
+    """)
+    assert served(paths) == [("a1a2",)]
