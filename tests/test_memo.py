@@ -4,6 +4,7 @@ and location; the cases are built so that a wrong replay would change a value.""
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -194,3 +195,87 @@ def test_a_function_reading_its_callers_stdin_is_keyed_by_it():
         serve "$A"
     """)
     assert served(paths) == [("a1a2",)]
+
+
+# -- generated programs ---------------------------------------------------------------------
+# Small programs built from the constructs summaries must get right (dynamic scoping, locals,
+# forks on unknown values, loops, pipes and here-strings into functions, output capture, files,
+# options, exits and returns, functions defined by functions), evaluated for several sweep
+# points on one evaluator: with summaries and without, every path, event and value is equal.
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as hs  # noqa: E402
+
+_VARS = ["A", "B", "C"]
+_VALUES = ['1', '2', '"$A"', '"$B$C"', '"$1"', '$(f1 v)', '$((A + 1))', '"${B:-d}"', '$(cat /tmp/m)',
+           '"$(cat)"', '"${#C}"']
+
+
+@hs.composite
+def _stmt(draw, depth, in_func):
+    kinds = ["assign", "assign", "call", "serve", "echo", "misc"]
+    if depth < 3:
+        kinds += ["if_known", "if_unknown", "for", "case"]
+    if in_func:
+        kinds += ["local", "return"]
+    kind = draw(hs.sampled_from(kinds))
+    var = draw(hs.sampled_from(_VARS))
+    val = draw(hs.sampled_from(_VALUES))
+    body = lambda: "; ".join(draw(hs.lists(_stmt(depth + 1, in_func), min_size=1, max_size=3)))  # noqa: E731
+    if kind == "assign":
+        return f"{var}={val}"
+    if kind == "local":
+        return f"local {var}={val}"
+    if kind == "return":
+        return draw(hs.sampled_from(["return", "return 1", "[[ $A == 2 ]] && return 3"]))
+    if kind == "call":
+        f = draw(hs.sampled_from(["f1", "f2", "f3"]))
+        how = draw(hs.sampled_from(["{f} {v}", "{f} x", "{f} <<< {v}", "echo {v} | {f}", "{var}=$({f} {v})",
+                                    "{f} {v} > /tmp/m", "({f} y)", "{f} && {var}=ok"]))
+        return how.format(f=f, v=val, var=var)
+    if kind == "serve":
+        return 'serve "$A" "$B" "$C" "$1"'
+    if kind == "echo":
+        return draw(hs.sampled_from([f"echo {val}", f"echo {val} >&2", f"echo {val} > /tmp/m",
+                                     f"echo {val} >> /tmp/m"]))
+    if kind == "misc":
+        return draw(hs.sampled_from(["export A", "unset B", "set -e", "set +e", "false || true", "shift",
+                                     "f2() { C=redefined; }", "readonly C", "declare -i B", "exit 3"]))
+    if kind == "if_known":
+        return f'if [[ "$A" == 1 ]]; then {body()}; else {body()}; fi'
+    if kind == "if_unknown":
+        return f"if [[ -f /nonexistent/$B ]]; then {body()}; fi"
+    if kind == "for":
+        return f"for i in 1 2 3; do {body()}; done"
+    return f'case "$B" in 1) {body()} ;; *) {body()} ;; esac'
+
+
+@hs.composite
+def _program(draw):
+    funcs = [f"f{i}() {{ " + "; ".join(draw(hs.lists(_stmt(1, True), min_size=1, max_size=4))) + "; }"
+             for i in (1, 2, 3)]
+    main = draw(hs.lists(_stmt(0, False), min_size=1, max_size=8))
+    return "\n".join(funcs + main + ['serve "$A" "$B" "$C" end']) + "\n"
+
+
+def _run_points(src: str, summaries: bool):
+    parsed = parse(SourceFile("/virtual/g.sh", src.encode()))
+
+    def hook(state, cmd):
+        if cmd.argv and cmd.argv[0].text == "serve":
+            return tuple(w.text for w in cmd.argv[1:])
+        return None
+
+    ev = Evaluator(Path("/virtual/g.sh"), hook, Limits(summaries=summaries, max_paths=16, soft_paths=8))
+    envs = [{"A": "1", "B": "2"}, {"A": "2", "B": "2"}, {"A": "1", "B": "2"}, {"A": "1"}]
+    return [ev.run(parsed, env) for env in envs], ev.replays
+
+
+@settings(max_examples=int(os.environ.get("RECIPELINT_MEMO_EXAMPLES", "150")), deadline=None, database=None,
+          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"),
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(_program())
+def test_generated_programs_give_the_same_results_with_and_without_summaries(src):
+    on, _ = _run_points(src, True)
+    off, _ = _run_points(src, False)
+    assert dump(on) == dump(off), src
