@@ -156,7 +156,7 @@ _INDEX: _StatIndex | None = None
 
 def _index() -> _StatIndex:
     global _INDEX
-    if _INDEX is None or _INDEX.path != cache_dir() / "files.idx":
+    if _INDEX is None:
         _INDEX = _StatIndex()
     return _INDEX
 
@@ -171,9 +171,12 @@ def _file_digest(path, label: str, h) -> None:
 
 def key(paths: list[Path], files: list[Path], options: str) -> str | None:
     """The run's cache key, or None when the run cannot be cached (no project root)."""
+    global _INDEX
     root = project_root(paths)
     if root is None:
         return None
+    if _INDEX is not None and _INDEX.path != cache_dir() / "files.idx":
+        _INDEX = None  # another cache directory (tests)
     h = hashlib.sha256(code_fingerprint().encode())
     h.update(f"\0cwd {os.getcwd()}\0root {root}\0{options}\0".encode())
     for p in paths:
