@@ -404,7 +404,11 @@ class Evaluator:
         fn = _DISPATCH.get(t)
         if fn is None:
             return [st]
-        return fn(self, node, st)
+        try:
+            return fn(self, node, st)
+        except _Exit as e:  # an expansion ended the path where no statement handler expected it
+            st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
+            return [st]
 
     def run_seq(self, nodes, st: State, top: bool = False) -> list[State]:
         """Run statements in order.  At the script's top level (``top``), a path is finished
@@ -1334,6 +1338,9 @@ class Evaluator:
         except _CmdError as e:
             st.notes.append((e.loc, e.reason))
             st.status = 1
+            return [st]
+        except _Exit as e:  # `set -u` and an unset name
+            st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
             return [st]
         st.status = None if v is None else (0 if v != 0 else 1)
         return [st]

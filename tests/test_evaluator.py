@@ -576,3 +576,10 @@ def test_an_endless_counting_loop_next_to_a_huge_array_stays_cheap():
     paths = ev.run(parse(SourceFile("/v.sh", src.encode())), {})
     assert any("loop stopped after 1024 iterations" in m for p in paths for _, m in p.notes)
     assert ev.steps < 10_000
+
+
+def test_an_unset_name_in_an_arithmetic_loop_condition_ends_the_path_under_set_u():
+    # found by fuzzing: `(( TYPO < CONC ))` in a while condition let the exit escape
+    paths, _ = evaluate("set -u\nCONC=8\nwhile (( TYPO < CONC )); do :; done\nemit never\n")
+    assert [p.exit.reason for p in paths] == ["TYPO: unbound variable"]
+    assert paths[0].exit.loc.real().span.line == 3
