@@ -6,7 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
-from helpers import FIXTURES
+from helpers import FIXTURES, ROOT
 from recipelint.cli import app
 
 runner = CliRunner()
@@ -66,3 +66,21 @@ def test_binary_file(tmp_path):
     f.write_bytes(b"\x00\x01\x02")
     r = runner.invoke(app, ["render", str(f)])
     assert r.exit_code == 2 and "binary file" in r.output
+
+
+def test_the_installed_command_exits_with_the_status_and_complete_output():
+    """``main()`` leaves with os._exit after flushing: the whole report arrives, with the status."""
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "recipelint", *args], cwd=ROOT, capture_output=True, text=True)
+
+    r = run("check", "fixtures/seed")
+    assert r.returncode == 1 and r.stdout.rstrip().endswith("Found 5 findings (2 errors, 3 warnings) in 3 files.")
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.startswith("recipelint ")
+    r = run("check", "no/such/recipe.sh")
+    assert r.returncode == 2 and r.stderr.strip() == "recipelint: no/such/recipe.sh: no such file or directory"
+    r = run("check", "--bogus")
+    assert r.returncode == 2
