@@ -249,12 +249,15 @@ def _parallel(work, files, jobs, sibling_key):
     groups: dict[str, list] = {}
     for f in files:
         groups.setdefault(sibling_key(f[0]), []).append(f)
-    size = max(1, -(-len(files) // (jobs * 24)))
+    size = max(1, -(-len(files) // (jobs * 48)))
     chunks: list[list] = [[]]
     for g in groups.values():
         if chunks[-1] and len(chunks[-1]) + len(g) > size:
             chunks.append([])
         chunks[-1].extend(g)
+    # the largest chunks first, so that no worker is left with a long one at the end (the size of
+    # a recipe is a fair guess of its cost: long recipes launch several servers)
+    chunks.sort(key=lambda c: -sum(_size(p) for p, _ in c))
     _WORK = work
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
@@ -269,6 +272,13 @@ def _parallel(work, files, jobs, sibling_key):
     pos = {str(path): i for i, (path, _) in enumerate(files)}
     results.sort(key=lambda r: pos.get(str(r.path), 0))
     return found, results
+
+
+def _size(p: Path) -> int:
+    try:
+        return p.stat().st_size
+    except OSError:
+        return 0
 
 
 def _same(a: Path, b: Path) -> bool:
