@@ -92,7 +92,9 @@ def project_root(paths: list[Path]) -> Path | None:
 
 def _tree_digest(root: Path, h) -> bool:
     n = 0
-    for dirpath, dirs, files in os.walk(root, followlinks=False):
+    base = os.path.abspath(root)
+    cut = len(base) + 1
+    for dirpath, dirs, files in os.walk(base, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
         for name in sorted(files):
             if not name.endswith(SUFFIXES):
@@ -101,7 +103,7 @@ def _tree_digest(root: Path, h) -> bool:
             if n > MAX_FILES:
                 return False
             p = os.path.join(dirpath, name)
-            _file_digest(p, os.path.relpath(p, root), h)
+            _file_digest(p, p[cut:], h)  # the label: the path below the root
     return True
 
 
@@ -163,7 +165,8 @@ def _index() -> _StatIndex:
 
 def _file_digest(path, label: str, h) -> None:
     try:
-        size, d = _index().digest(os.path.abspath(path))
+        path = str(path)
+        size, d = _index().digest(path if os.path.isabs(path) else os.path.abspath(path))
         h.update(f"{label}\0{size}\0".encode() + d)
     except OSError as e:
         h.update(f"{label}\0unreadable {e.errno}\0".encode())
