@@ -319,6 +319,10 @@ class Evaluator:
         self._effect_cache: dict[int, tuple[bool, frozenset]] = {}
         self._launch_cache: dict[int, tuple] = {}
         self._launching_cache: dict = {}
+        #: expansions of words without expansions in them, by node (nodes outlive the evaluator)
+        self._static_words: dict[int, tuple] = {}
+        self._static_scalars: dict[int, tuple] = {}
+        self._static_nodes: dict[int, bool] = {}
         self._tail_cache: dict = {}
         self._exit_cache: dict = {}
         self._root = None
@@ -1990,14 +1994,23 @@ class Evaluator:
             text = _unescape_unquoted(node.text)
             if text:
                 return [Word((Chunk(text, node.loc),), node.loc)]
+        hit = self._static_words.get(id(node))
+        if hit is not None:
+            return list(hit)
         segs: list = []
         self._segments(node, st, segs, quoted=False)
-        return _fields(segs, node.loc)
+        res = _fields(segs, node.loc)
+        if self._static(node):  # the same words every time (words are never changed once made)
+            self._static_words[id(node)] = tuple(res)
+        return res
 
     def expand_scalar(self, node: Node, st: State):
         """Expand without word splitting (assignment right-hand sides, ``case`` words, ...)."""
         if node is None:
             return EMPTY
+        hit = self._static_scalars.get(id(node))
+        if hit is not None:
+            return hit
         segs: list = []
         self._segments(node, st, segs, quoted=True, scalar=True)
         out = []
@@ -2006,7 +2019,29 @@ class Evaluator:
                 out.append(Chunk(" ", None))
             elif s[0] == "t":
                 out.extend(s[1])
-        return tuple(c for c in out if c.text is None or c.text)
+        res = tuple(c for c in out if c.text is None or c.text)
+        if self._static(node):
+            self._static_scalars[id(node)] = res
+        return res
+
+    def _static(self, node) -> bool:
+        """Whether a word's expansion cannot depend on the state: no parameter, command,
+        arithmetic or process expansion in it (and not text built by ``eval``, whose nodes do
+        not outlive the evaluation)."""
+        if isinstance(node.src, VirtualSource):
+            return False
+        hit = self._static_nodes.get(id(node))
+        if hit is None:
+            hit = True
+            stack = [node]
+            while stack:
+                n = stack.pop()
+                if n.type in EXPANSION_TYPES:
+                    hit = False
+                    break
+                stack.extend(n.children)
+            self._static_nodes[id(node)] = hit
+        return hit
 
     def _segments(self, node: Node, st: State, segs: list, quoted: bool, scalar: bool = False) -> None:
         t = node.type
