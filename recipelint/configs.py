@@ -125,8 +125,6 @@ def _why(e: Exception) -> str:
 
 
 def _load_yaml(path: Path, cs: ConfigSet, required: bool, cache_dir: Path | None = None):
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
     from . import yamlpos
 
     try:
@@ -144,14 +142,20 @@ def _load_yaml(path: Path, cs: ConfigSet, required: bool, cache_dir: Path | None
         line = (e.line or 0) + 1
         col = (e.column or 0) + 1
         cs.problems.append(ConfigProblem(Span(str(path), line, col, line, col), f"invalid YAML: {e}"))
-    except MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        line = mark.line + 1 if mark is not None else 1
-        col = mark.column + 1 if mark is not None else 1
-        msg = " ".join(str(e.problem or e.context or "invalid YAML").split())
-        cs.problems.append(ConfigProblem(Span(str(path), line, col, line, col), f"invalid YAML: {msg}"))
-    except (YAMLError, RecursionError, ValueError) as e:
-        cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), f"invalid YAML: {_why(e)}"))
+    except Exception as e:
+        # ruamel's errors, imported only when there is one (a parse from the cache needs no ruamel)
+        from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+        if isinstance(e, MarkedYAMLError):
+            mark = e.problem_mark or e.context_mark
+            line = mark.line + 1 if mark is not None else 1
+            col = mark.column + 1 if mark is not None else 1
+            msg = " ".join(str(e.problem or e.context or "invalid YAML").split())
+            cs.problems.append(ConfigProblem(Span(str(path), line, col, line, col), f"invalid YAML: {msg}"))
+        elif isinstance(e, (YAMLError, RecursionError, ValueError)):
+            cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), f"invalid YAML: {_why(e)}"))
+        else:
+            raise
     return None
 
 

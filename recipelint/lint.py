@@ -132,6 +132,14 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
             raise UsageError(f"{p}: config file not found")
     files = collect(recipe_paths, st, opt.force_exclude) if recipe_paths else []
     cache_key = None
+    from . import facts
+
+    if opt.cache:
+        from .cache import cache_dir as _cache_dir
+
+        facts.cache_in(_cache_dir())
+    else:
+        facts.cache_in(None)
     if opt.cache and opt.diff_base is None and opt.points_for is None:
         from . import cache
 

@@ -126,3 +126,21 @@ def test_the_stat_index_trusts_only_files_older_than_their_hashing(tmp_path, mon
     again = cache_mod._StatIndex()
     f.write_text("cccc\n")  # a real edit moves the mtime: hashed again
     assert again.digest(str(f)) != third
+
+
+def test_rule_facts_are_kept_as_json_in_the_cache_only_when_json_keeps_them(tmp_path):
+    from recipelint import facts
+
+    text = "a: [1, 2.5, true, null, x]\nb: {c: d}\n"
+    facts.cache_in(tmp_path)
+    try:
+        first = facts._parse(text)
+        kept = list((tmp_path / "facts").glob("*.json"))
+        assert len(kept) == 1 and json.loads(kept[0].read_text()) == first
+        kept[0].write_text(json.dumps({"a": "from the cache"}))  # proves the second parse reads it
+        assert facts._parse(text) == {"a": "from the cache"}
+        assert facts._parse("when: 2024-01-02\n")["when"].year == 2024  # a date: not kept as JSON
+        assert len(list((tmp_path / "facts").glob("*.json"))) == 1
+    finally:
+        facts.cache_in(None)
+    assert facts._parse(text) == first == {"a": [1, 2.5, True, None, "x"], "b": {"c": "d"}}
