@@ -140,17 +140,9 @@ class _StatIndex:
         return len(data), d
 
     def save(self) -> None:
-        if not self.dirty:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-", suffix=".idx")
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump({"format": FORMAT, "files": self.files}, out)
-            os.replace(tmp, self.path)
-        except OSError:
-            pass
-        self.dirty = False
+        if self.dirty:
+            write_atomic(self.path, json.dumps({"format": FORMAT, "files": self.files}))
+            self.dirty = False
 
 
 _INDEX: _StatIndex | None = None
@@ -223,15 +215,42 @@ def store(k: str, findings: list, n_files: int, suppressed: int) -> None:
             for f in findings
         ],
     }
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(payload, out)
-        os.replace(tmp, d / f"{k}.json")
+    if write_atomic(d / f"{k}.json", json.dumps(payload)):
         _prune(d)
+
+
+def write_atomic(path: Path, text: str) -> bool:
+    """Write a file of the cache in one step (a reader never sees half of it); False when the
+    cache cannot be written (it is then skipped silently)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+        return True
     except OSError:
-        return
+        return False
+
+
+def memo_text(cache_dir, kind: str, version: int, text: str, compute, encode, decode):
+    """``compute(text)``, remembered as JSON under ``cache_dir/kind`` keyed by the text's SHA-256
+    (and ``version``, the format of the stored data).  ``encode(result)`` gives the JSON data (or
+    raises TypeError/ValueError: not kept); ``decode(data)`` the result again (a stored file it
+    cannot read is computed afresh)."""
+    key = hashlib.sha256(f"{kind} {version}\0".encode() + text.encode("utf-8", "surrogatepass")).hexdigest()
+    path = Path(cache_dir) / kind / f"{key}.json"
+    try:
+        return decode(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        pass
+    result = compute(text)
+    try:
+        data = json.dumps(encode(result))
+    except (TypeError, ValueError):
+        return result
+    write_atomic(path, data)
+    return result
 
 
 def _span(s) -> dict:

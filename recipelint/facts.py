@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import copy
 import functools
-import os
-import tempfile
 from importlib import resources
-from pathlib import Path
 
 _EXTENDED: dict[str, object] = {}
 
@@ -33,31 +30,25 @@ def _load_file(name: str):
 def _parse(text: str):
     """The YAML's data; from the JSON kept for the same text when there is one (a run then does
     not import the YAML library at all)."""
-    import hashlib
-    import json
+    if _CACHE_DIR is None:
+        return _yaml(text)
+    from .cache import memo_text
 
-    path = None
-    if _CACHE_DIR is not None:
-        key = hashlib.sha256(b"facts 1\0" + text.encode("utf-8")).hexdigest()
-        path = Path(_CACHE_DIR) / "facts" / f"{key}.json"
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            pass
+    return memo_text(_CACHE_DIR, "facts", 1, text, _yaml, _json_exact, lambda data: data)
+
+
+def _yaml(text: str):
     from ruamel.yaml import YAML
 
-    data = YAML(typ="safe").load(text)
-    if path is not None:
-        try:
-            enc = json.dumps(data)
-            if json.loads(enc) == data:  # only data JSON keeps exactly (no dates, no int keys)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    out.write(enc)
-                os.replace(tmp, path)
-        except (TypeError, ValueError, OSError):
-            pass
+    return YAML(typ="safe").load(text)
+
+
+def _json_exact(data):
+    """``data`` when JSON keeps it exactly (no dates, no integer keys), else ValueError."""
+    import json
+
+    if json.loads(json.dumps(data)) != data:
+        raise ValueError("not exact in JSON")
     return data
 
 

@@ -64,36 +64,13 @@ CACHE_FORMAT = 1
 def load_cached(text: str, cache_dir) -> object:
     """``load``, remembering the parse (with positions) as JSON under ``cache_dir``, keyed by the
     document's SHA-256: unchanged master configs are not parsed again."""
-    import hashlib
-    import json
-    import os
-    import tempfile
-    from pathlib import Path
+    from .cache import memo_text
 
-    key = hashlib.sha256(f"yamlpos {CACHE_FORMAT}\0".encode() + text.encode("utf-8", "surrogatepass")).hexdigest()
-    path = Path(cache_dir) / "yaml" / f"{key}.json"
-    try:
-        return _decode(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
-        pass
-    data = load(text)
-    try:
-        enc = _encode(data, [0])
-    except (TypeError, _TooBig):
-        return data
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(enc, out)
-        os.replace(tmp, path)
-    except OSError:
-        pass
-    return data
+    return memo_text(cache_dir, "yaml", CACHE_FORMAT, text, load, lambda data: _encode(data, [0]), _decode)
 
 
-class _TooBig(Exception):
-    pass
+class _TooBig(ValueError):
+    """A document too large to keep in the cache (aliases expanded)."""
 
 
 def _encode(v, count):
