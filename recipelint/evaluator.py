@@ -34,7 +34,6 @@ from .values import (
     first_loc,
     is_known,
     slice_str,
-    split_known,
     text_of,
     unknown,
 )
@@ -204,32 +203,19 @@ class State:
         return s
 
     # variables -----------------------------------------------------------------------
-    def lookup(self, name: str) -> Var | None:
+    def lookup(self, name: str, attrs_only: bool = False) -> Var | None:
+        """The variable a name refers to.  ``attrs_only``: for an assignment that replaces a
+        scalar, which reads only the variable's attributes (readonly, exported, integer, scalar or
+        array), not its value — what a summary being recorded notes (recipelint.memo)."""
         frames = self.frames
-        for i in range(len(frames) - 1, -1, -1):
-            f = frames[i]
-            if name in f:
-                if self.recs:
-                    memo.note_all(self.recs, i, name)
-                return f[name]
+        i = len(frames) - 1
+        while i >= 0:
+            if name in frames[i]:
+                break
+            i -= 1
+        v = frames[i][name] if i >= 0 else self.vars.get(name)
         if self.recs:
-            memo.note_all(self.recs, -1, name)
-        return self.vars.get(name)
-
-    def lookup_attrs(self, name: str) -> Var | None:
-        """``lookup`` for an assignment that replaces a scalar: only the variable's attributes
-        (readonly, exported, integer, scalar or array) matter, not its value."""
-        frames = self.frames
-        for i in range(len(frames) - 1, -1, -1):
-            f = frames[i]
-            if name in f:
-                v = f[name]
-                if self.recs:
-                    memo.note_all(self.recs, i, name, v is not None and v.kind != "s")
-                return v
-        v = self.vars.get(name)
-        if self.recs:
-            memo.note_all(self.recs, -1, name, v is not None and v.kind != "s")
+            memo.note_all(self.recs, i, name, not attrs_only or (v is not None and v.kind != "s"))
         return v
 
     def all_scopes(self) -> list[dict]:
@@ -1784,7 +1770,7 @@ class Evaluator:
             index = idx_node
         else:
             name = name_node.text
-        var = st.lookup_attrs(name) if op == "=" and index is None else st.lookup(name)
+        var = st.lookup(name, attrs_only=op == "=" and index is None)
         if var is not None and var.readonly:
             st.notes.append((node.loc, f"{name}: readonly variable"))
             st.status = 1
@@ -1862,7 +1848,7 @@ class Evaluator:
         self.set_scalar(st, name, val, node.loc, local=local)
 
     def set_scalar(self, st: State, name: str, val, loc, local: bool = False, export: bool | None = None) -> None:
-        var = st.lookup_attrs(name) if not local else (st.frames[-1].get(name) if st.frames else st.lookup(name))
+        var = st.lookup(name, attrs_only=True) if not local else (st.frames[-1].get(name) if st.frames else st.lookup(name))
         if var is not None and var.kind == "a":
             d = dict(var.value)
             d[0] = Word(val, loc)
