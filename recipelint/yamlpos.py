@@ -121,17 +121,65 @@ def load(text: str):
         from ruamel.yaml.cyaml import CSafeLoader
     except ImportError:  # no libyaml: the round-trip loader keeps positions itself
         return _load_rt(text)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings():  # ruamel warns on stderr about YAML 1.1 forms (`1e3`)
         warnings.simplefilter("ignore")
-        loader = CSafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _check_size(node)
-        return _Builder(loader).build(node, 0)
-    finally:
-        loader.dispose() if hasattr(loader, "dispose") else None
+        loader = _fast_loader(CSafeLoader)(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            _check_size(node)
+            return _Builder(loader).build(node, 0)
+        finally:
+            loader.dispose() if hasattr(loader, "dispose") else None
+
+
+_FAST = None
+
+
+def _fast_loader(base):
+    """``CSafeLoader`` whose resolver answers "string" at once for a scalar that no implicit
+    resolver could claim: a quoted scalar, or a plain one whose first character starts none of
+    the resolver's patterns (most keys and values of a master config).  Every other scalar is
+    resolved exactly as ruamel does.  The tags are shared objects, so the builder recognises a
+    plain string by identity instead of constructing it."""
+    global _FAST
+    if _FAST is not None:
+        return _FAST
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+    from ruamel.yaml.tag import Tag
+
+    str_tag, seq_tag, map_tag = (Tag(suffix=f"tag:yaml.org,2002:{t}") for t in ("str", "seq", "map"))
+    resolve = base.resolve
+    firsts = frozenset(k for k in base.yaml_implicit_resolvers if k)
+    anywhere = bool(base.yaml_implicit_resolvers.get(None)) or bool(getattr(base, "yaml_path_resolvers", None))
+
+    shared: dict = {}  # resolved tags, one object per tag
+    plain: dict = {}  # plain scalar text -> its tag (resolution depends on the text alone)
+
+    class FastLoader(base):
+        STR = str_tag
+
+        def resolve(self, kind, value, implicit):
+            if kind is ScalarNode:
+                if anywhere:
+                    return resolve(self, kind, value, implicit)
+                if implicit[0] and (not value or value[0] in firsts):
+                    tag = plain.get(value)
+                    if tag is None:
+                        tag = resolve(self, kind, value, implicit)
+                        tag = shared.setdefault(tag.suffix, tag)
+                        if len(plain) < 65_536:
+                            plain[value] = tag
+                    return tag
+                return str_tag
+            if anywhere:
+                return resolve(self, kind, value, implicit)
+            return seq_tag if kind is SequenceNode else map_tag if kind is MappingNode else resolve(self, kind, value, implicit)
+
+    FastLoader.SCALAR, FastLoader.SEQUENCE, FastLoader.MAPPING = ScalarNode, SequenceNode, MappingNode
+    _FAST = FastLoader
+    return _FAST
 
 
 def _load_rt(text: str):
@@ -177,22 +225,39 @@ class _Builder:
     def __init__(self, loader):
         self.loader = loader
         self.done: dict[int, object] = {}
+        self.str_tag = getattr(loader, "STR", None)
+        self.scalars: dict = {}  # (tag, text) -> value, for tags shared by the loader
+        self.scalar_node, self.mapping_node, self.sequence_node = loader.SCALAR, loader.MAPPING, loader.SEQUENCE
 
     def scalar(self, node):
-        return self.loader.construct_object(node, deep=True)
+        tag = node.ctag
+        if tag is self.str_tag:
+            return node.value
+        key = (id(tag), node.value)
+        hit = self.scalars.get(key, self)
+        if hit is not self:
+            return hit
+        value = self.loader.construct_object(node, deep=True)
+        if hasattr(value, "isoformat"):  # dates stay text, as written
+            value = node.value
+        if type(value) in (int, float, bool, str, type(None)):  # immutable: shared by equal scalars
+            self.scalars[key] = value
+        return value
 
     def build(self, node, depth: int):
         hit = self.done.get(id(node))
         if hit is not None:
             return hit
-        kind = type(node).__name__
-        if kind == "MappingNode":
+        kind = type(node)
+        if kind is self.scalar_node:
+            return self.scalar(node)
+        if kind is self.mapping_node:
             out = PosMap()
             out.lc = _LC(node.start_mark.line, node.start_mark.column)
             self.done[id(node)] = out
             merged = []
             for knode, vnode in node.value:
-                if knode.tag == self.MERGE:
+                if knode.ctag is not self.str_tag and knode.tag == self.MERGE:
                     merged.append(vnode)
                     continue
                 key = self.build(knode, depth + 1)
@@ -206,7 +271,7 @@ class _Builder:
                 out.lc.keys[key] = (knode.start_mark.line, knode.start_mark.column)
                 out.lc.values[key] = (vnode.start_mark.line, vnode.start_mark.column)
             for m in merged:  # `<<: *base` / `<<: [*a, *b]`: keys not set here come from there
-                sources = m.value if type(m).__name__ == "SequenceNode" else [m]
+                sources = m.value if type(m) is self.sequence_node else [m]
                 for src in sources:
                     base = self.build(src, depth + 1)
                     if not isinstance(base, dict):
@@ -219,7 +284,7 @@ class _Builder:
                                 out.lc.keys[k] = lc.keys[k]
                                 out.lc.values[k] = lc.values[k]
             return out
-        if kind == "SequenceNode":
+        if kind is self.sequence_node:
             out = PosSeq()
             out.lc = _LC(node.start_mark.line, node.start_mark.column)
             self.done[id(node)] = out
@@ -227,7 +292,4 @@ class _Builder:
                 out.append(self.build(item, depth + 1))
                 out.lc.items.append((item.start_mark.line, item.start_mark.column))
             return out
-        value = self.scalar(node)
-        if hasattr(value, "isoformat"):  # dates stay text, as written
-            value = node.value
-        return value
+        return self.scalar(node)
