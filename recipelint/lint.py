@@ -203,7 +203,7 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
         found, result.files = _parallel(check_files, files, jobs, Project([], cs).sibling_key)
     else:
         found, result.files = check_files(files)
-    project = Project(result.files, cs, analyze_other)
+    project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs))
     for rule in rules:
         raw.extend(rule.check_project(project))
     raw.extend(found)
@@ -221,6 +221,31 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
     if cache_key:
         cache.store(cache_key, grouped, result.file_count, result.suppressed)
     return result
+
+
+def _entry_scope(paths: list[Path], cs):
+    """Whether a master-config entry belongs to a run over ``paths``: its config file, or a
+    recipe it runs (or names), is one of the paths or lies under one of them."""
+    roots = set()
+    for p in paths:
+        try:
+            roots.add(p.resolve())
+        except (OSError, RuntimeError):
+            continue
+
+    def under(x: Path) -> bool:
+        return x in roots or any(d in roots for d in x.parents)
+
+    def scope(e) -> bool:
+        try:
+            if under(e.path.resolve()):
+                return True
+            base = cs.root
+            return base is not None and any(under((base / s).resolve()) for s in [*e.scripts, *e.missing])
+        except (OSError, RuntimeError):
+            return True
+
+    return scope
 
 
 #: below this many files a run stays in one process (starting workers costs more than it saves)

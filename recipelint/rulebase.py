@@ -220,13 +220,22 @@ class FileContext:
 class Project:
     """All files of a run, with sibling lookup."""
 
-    def __init__(self, results: list[FileResult], configs=None, analyze=None):
+    def __init__(self, results: list[FileResult], configs=None, analyze=None, scope=None):
         self.results = results
         self.configs = configs
+        #: scope(entry) -> whether the run reports on a master-config entry (None: every entry)
+        self._scope = scope
         self.by_path = {r.path.resolve(): r for r in results}
         self._groups = facts.load("parity")["hardware_groups"]
         #: analyze(path) -> FileResult for a sibling that is not part of the run (read, not reported)
         self._analyze = analyze
+
+    def entries(self) -> list:
+        """The master-config entries this run reports on: those whose config file is among the
+        paths checked (or under a directory checked), and those that run a recipe checked.  A
+        one-recipe check (a pre-commit hook) is not answerable for unrelated entries."""
+        found = list(getattr(self.configs, "entries", None) or [])
+        return found if self._scope is None else [e for e in found if self._scope(e)]
 
     def policy_root(self, path: Path) -> Path | None:
         """The repository root whose review checklist turns the RL7xx policies on."""

@@ -38,7 +38,7 @@ class ConfigRecipeMismatch(Rule):
 
     def check_project(self, project):
         cs = project.configs
-        for e in getattr(cs, "entries", []):
+        for e in project.entries():
             for missing in e.missing:
                 if e.scripts:
                     continue  # another runner of the entry found its recipe

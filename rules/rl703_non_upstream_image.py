@@ -45,7 +45,7 @@ class NonUpstreamImage(Rule):
             return
         pol = facts.load("policy")
         allowed = pol["upstream_images"]
-        for e in cs.entries:
+        for e in project.entries():
             # `sglang-disagg`, `dynamo-vllm`, `llmd-vllm`: the engine is a word of the framework
             engine = next((k for k in allowed if k in (e.framework or "").split("-")), None)
             prefixes = allowed.get(engine)

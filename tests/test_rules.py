@@ -125,6 +125,24 @@ def test_policy_rules_need_the_review_checklist(tmp_path):
     assert not {c for c in without if c.startswith("RL7")}
 
 
+def test_config_entries_are_reported_for_the_paths_checked(monkeypatch):
+    # a one-recipe check (a pre-commit hook on one changed file) is not answerable for entries
+    # that run other recipes; checking the config, or the directory, reports them all
+    monkeypatch.chdir(RULES_DIR / "RL7xx")
+    recipes = Path("benchmarks/single_node/fixed_seq_len")
+
+    def rl703(paths):
+        return sorted(f.span.line for f in lint(paths).findings if f.code == "RL703")
+
+    everything = rl703([Path(".")])
+    assert len(everything) == 2
+    assert rl703([Path("configs/nvidia-master.yaml"), recipes / "waived_fp8_b200_vllm.sh"]) == everything
+    assert rl703([Path("benchmarks")]) == everything  # both entries run recipes under benchmarks/
+    assert rl703([recipes / "waived_fp8_b200_vllm.sh"]) == []  # its entry uses an upstream image
+    arch = rl703([recipes / "arch_fp8_b200_vllm.sh"])  # the entry that runs it, and only that one
+    assert len(arch) == 1 and arch[0] in everything
+
+
 def test_rule_codes_are_known_without_importing_the_rules():
     from recipelint.registry import known_codes
 
