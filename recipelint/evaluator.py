@@ -295,6 +295,7 @@ class Evaluator:
         self.launch_watch = watch if launch_watch is None else launch_watch
         #: which recorded events are launches (the others: engine changes, ...)
         self.is_launch = is_launch or (lambda ev: True)
+        self._launched_last = (None, 0, False)
         #: an event of a replayed call (recipelint.memo), made for the sweep point being evaluated
         self.rebind = rebind or (lambda ev: ev)
         self.on_command = on_command
@@ -446,7 +447,7 @@ class Evaluator:
         # watched command (directly or in the functions they call) are still run: the benchmark
         # client, monitors and waits after the launch run commands through variables
         # ("${cmd[@]}"), which cannot be told apart from a launch without evaluating them.
-        strict = any(self.is_launch(e) for e in st.events)
+        strict = self._launched(st.events)
         if self._fp_ver != st.funcs_ver:  # the function table's content, recomputed when it changed
             self._fp_ver = st.funcs_ver
             self._fp = frozenset((k, id(v)) for k, v in st.funcs.items())
@@ -1674,9 +1675,21 @@ class Evaluator:
             return self.run_node(root, st)
         return self._summarized(root, (memo.sig(st.pos), memo.sig(st.stdin)), st, lambda: self.run_node(root, st))
 
+    def _launched(self, events) -> bool:
+        """Whether a path's events include a launch (event lists are never changed in place:
+        the answer is kept for the last list asked about)."""
+        if not events:
+            return False
+        last = self._launched_last
+        if last[0] is events and last[1] == len(events):
+            return last[2]
+        found = any(self.is_launch(e) for e in events)
+        self._launched_last = (events, len(events), found)
+        return found
+
     def _summarized(self, node, extra, st, run) -> list[State]:
         # whether the path launched already decides top-level pruning (a script sourcing itself)
-        key = memo.key(node, (extra, any(self.is_launch(e) for e in st.events)), st)
+        key = memo.key(node, (extra, self._launched(st.events)), st)
         found = self._memo.get(key)
         if found:
             for summ in found:
@@ -3756,6 +3769,10 @@ def _join_segs(segs):
     return tuple(c for c in out if c.text is None or c.text)
 
 
+_IFS_ANY = re.compile(r"[ \t\n]")
+_IFS_INSIDE = re.compile(r"[^ \t\n][ \t\n]+[^ \t\n]")  # whitespace between two non-blank characters
+
+
 def _fields(segs, loc) -> list[Word]:
     """Word splitting over expansion segments."""
     fields: list[Word] = []
@@ -3792,15 +3809,23 @@ def _fields(segs, loc) -> list[Word]:
             continue
         # unquoted expansion: split known text on IFS whitespace
         xloc = s[5] if len(s) > 5 else None
-        if any(c.text is not None and any(ch in " \t\n" for ch in c.text.strip(" \t\n")) for c in chunks):
-            # this expansion is cut into several words: remember where, for the words it makes
-            split_loc = xloc or loc
+        for c in chunks:
+            t = c.text
+            if t is not None and _IFS_INSIDE.search(t):
+                # this expansion is cut into several words: remember where, for the words it makes
+                split_loc = xloc or loc
+                break
         for c in chunks:
             if c.text is None:
                 cur.append(c)
                 exists = True
                 continue
             t = c.text
+            if not _IFS_ANY.search(t):  # nothing to split (most values)
+                if t:
+                    cur.append(Chunk(t, c.loc))
+                    exists = True
+                continue
             start = 0
             for i, ch in enumerate(t):
                 if ch in " \t\n":

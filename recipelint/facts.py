@@ -38,13 +38,13 @@ def _parse(text: str):
 
 
 def _yaml(text: str):
-    from ruamel.yaml import YAML
+    from .yamlpos import load  # the libyaml-based loader configs use (values as ruamel's safe loader)
 
-    return YAML(typ="safe").load(text)
+    return load(text)
 
 
 def _json_exact(data):
-    """``data`` when JSON keeps it exactly (no dates, no integer keys), else ValueError."""
+    """``data`` when JSON keeps it exactly (no integer or boolean keys), else ValueError."""
     import json
 
     if json.loads(json.dumps(data)) != data:

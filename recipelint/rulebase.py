@@ -234,8 +234,11 @@ class Project:
         """The master-config entries this run reports on: those whose config file is among the
         paths checked (or under a directory checked), and those that run a recipe checked.  A
         one-recipe check (a pre-commit hook) is not answerable for unrelated entries."""
-        found = list(getattr(self.configs, "entries", None) or [])
-        return found if self._scope is None else [e for e in found if self._scope(e)]
+        kept = self.__dict__.get("_entries")
+        if kept is None:
+            found = list(getattr(self.configs, "entries", None) or [])
+            kept = self._entries = found if self._scope is None else [e for e in found if self._scope(e)]
+        return kept
 
     def policy_root(self, path: Path) -> Path | None:
         """The repository root whose review checklist turns the RL7xx policies on."""

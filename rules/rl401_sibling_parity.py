@@ -57,19 +57,28 @@ class SiblingParity(Rule):
     severity = "warning"
     scope = "project"
 
+    def _skip(self):
+        """key -> whether it is a hardware-specific flag (answers kept for the whole run)."""
+        skip = getattr(self, "_skip_fn", None)
+        if skip is None:
+            data = facts.load("parity")
+            exact = set(data["hardware_specific_flags"])
+            pats = list(data.get("hardware_specific_patterns", []))
+            match = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in pats)).match if pats else None
+            skipped: dict[str, bool] = {}
+
+            def skip(key: str) -> bool:
+                hit = skipped.get(key)
+                if hit is None:
+                    hit = skipped[key] = key in exact or (match is not None and match(key) is not None)
+                return hit
+
+            self._skip_fn = skip
+        return skip
+
     def check(self, ctx):
-        data = facts.load("parity")
-        exact = set(data["hardware_specific_flags"])
-        patterns = list(data.get("hardware_specific_patterns", []))
-
-        skipped: dict[str, bool] = {}
+        skip = self._skip()
         cache: dict = {}  # result id -> its flags (siblings are compared more than once)
-
-        def skip(key: str) -> bool:
-            hit = skipped.get(key)
-            if hit is None:
-                hit = skipped[key] = key in exact or any(fnmatch.fnmatchcase(key, p) for p in patterns)
-            return hit
 
         sibs = ctx.project.siblings(ctx.result)
         if not sibs:
