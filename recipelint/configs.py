@@ -40,6 +40,7 @@ class ConfigEntry:
     image_line: int = 0
     image_col: int = 1
     scripts: list[str] = field(default_factory=list)  # repo-relative recipe paths it runs
+    resolved: list[str] = field(default_factory=list)  # the same, resolved (absolute, no links)
     missing: list[str] = field(default_factory=list)  # recipe paths it names that do not exist
     points: list[SweepPoint] = field(default_factory=list)
 
@@ -353,7 +354,8 @@ def _resolve_scripts(cs, ce, points, launchers, subdir, model_prefix, precision,
             if fallback not in ce.missing:
                 ce.missing.append(fallback)
             continue
+        key = str((root / chosen).resolve())
         if chosen not in ce.scripts:
             ce.scripts.append(chosen)
-        key = str((root / chosen).resolve())
+            ce.resolved.append(key)
         cs.by_script.setdefault(key, []).extend(points)

@@ -226,23 +226,27 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
 def _entry_scope(paths: list[Path], cs):
     """Whether a master-config entry belongs to a run over ``paths``: its config file, or a
     recipe it runs (or names), is one of the paths or lies under one of them."""
-    roots = set()
+    roots = []
     for p in paths:
         try:
-            roots.add(p.resolve())
-        except (OSError, RuntimeError):
+            roots.append(os.path.realpath(p))
+        except (OSError, ValueError):
             continue
+    prefixes = tuple(r.rstrip(os.sep) + os.sep for r in roots)
+    files: dict = {}
 
-    def under(x: Path) -> bool:
-        return x in roots or any(d in roots for d in x.parents)
+    def under(x: str) -> bool:
+        return x in roots or x.startswith(prefixes)
 
     def scope(e) -> bool:
         try:
-            if under(e.path.resolve()):
+            hit = files.get(e.path)
+            if hit is None:
+                hit = files[e.path] = under(os.path.realpath(e.path))
+            if hit or any(under(r) for r in e.resolved):
                 return True
-            base = cs.root
-            return base is not None and any(under((base / s).resolve()) for s in [*e.scripts, *e.missing])
-        except (OSError, RuntimeError):
+            return cs.root is not None and any(under(os.path.realpath(cs.root / m)) for m in e.missing)
+        except (OSError, ValueError):
             return True
 
     return scope
