@@ -10,6 +10,7 @@ sweep point so findings can point at it.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -84,8 +85,18 @@ def find_root(start: Path) -> Path | None:
     return None
 
 
-def load(root: Path | None, explicit: list[Path] | None = None, cache_dir: Path | None = None) -> ConfigSet:
-    """Master configs → entries and sweep points.  ``cache_dir``: keep parsed YAML there."""
+def load(root: Path | None, explicit: list[Path] | None = None, cache_dir: Path | None = None,
+         recipes: list[Path] | None = None) -> ConfigSet:
+    """Master configs → entries and sweep points.  ``cache_dir``: keep parsed YAML there.
+    ``recipes``: the run checks only these recipes — entries that cannot run any of them (their
+    model prefix does not start a recipe's name) are skipped before parsing (``sparse``)."""
+    wanted = None
+    if recipes is not None:
+        names = [p.name for p in recipes]
+
+        def wanted(prefix: str) -> bool:
+            return any(n.startswith(prefix + "_") for n in names)
+
     spec = facts.load("inferencex")
     files: list[Path] = []
     if explicit:
@@ -103,7 +114,7 @@ def load(root: Path | None, explicit: list[Path] | None = None, cache_dir: Path 
     labels = runners.get("labels") or {}
     hardware = runners.get("hardware") or {}
     for f in files:
-        data = _load_yaml(f, cs, required=True, cache_dir=cache_dir)
+        data = _load_yaml(f, cs, required=True, cache_dir=cache_dir, wanted=wanted)
         if data is None:
             continue
         cs.files.append(f)
@@ -125,7 +136,41 @@ def _why(e: Exception) -> str:
     return str(e).split("\n")[0][:120]
 
 
-def _load_yaml(path: Path, cs: ConfigSet, required: bool, cache_dir: Path | None = None):
+_TOP_KEY = re.compile(r"[^\s#'\"{\[&*!|>%@`-][^:#]*:[ \t]*(?:#.*)?")
+_MODEL_PREFIX = re.compile(r"^[ \t]+model-prefix:[ \t]*(['\"]?)([^'\"#\s]+)\1[ \t]*(?:#.*)?$", re.M)
+_NOT_PLAIN = re.compile(r"(?:^|[\s\[{,:])[&*][^\s]|<<|^(?:---|\.\.\.|%)", re.M)
+
+
+def sparse(text: str, wanted) -> str | None:
+    """The master config with every entry blanked out whose ``model-prefix`` lines all fail
+    ``wanted`` — line and column numbers unchanged, so what is parsed stays exact.  Entries
+    without a plain ``model-prefix:`` line are kept.  None (parse it all) unless the document has
+    the plain shape this relies on: top-level ``key:`` lines over block mappings, no anchors,
+    aliases, merge keys, directives or document markers."""
+    if _NOT_PLAIN.search(text):
+        return None
+    lines = text.split("\n")
+    starts = []
+    for i, ln in enumerate(lines):
+        if not ln or ln[0] in " \t#":
+            continue
+        if not _TOP_KEY.fullmatch(ln.rstrip()):
+            return None
+        starts.append(i)
+    if not starts:
+        return None
+    out = [""] * starts[0]  # comments above the first entry
+    for a, b in zip(starts, starts[1:] + [len(lines)]):
+        block = lines[a:b]
+        prefixes = [m.group(2) for m in _MODEL_PREFIX.finditer("\n".join(block))]
+        if not prefixes or any(wanted(p) for p in prefixes):
+            out.extend(block)
+        else:
+            out.extend([""] * len(block))
+    return "\n".join(out)  # blank when no entry is wanted
+
+
+def _load_yaml(path: Path, cs: ConfigSet, required: bool, cache_dir: Path | None = None, wanted=None):
     from . import yamlpos
 
     try:
@@ -137,6 +182,11 @@ def _load_yaml(path: Path, cs: ConfigSet, required: bool, cache_dir: Path | None
     except (OSError, UnicodeDecodeError) as e:
         cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), f"cannot read config: {_why(e)}"))
         return None
+    if wanted is not None:
+        cut = sparse(text, wanted)
+        if cut is not None and not cut.strip():
+            return {}  # entries, none of them wanted: an empty mapping, not an empty document
+        text = cut or text
     try:
         return yamlpos.load_cached(text, cache_dir) if cache_dir is not None else yamlpos.load(text)
     except yamlpos.YAMLPosError as e:

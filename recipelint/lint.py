@@ -164,7 +164,10 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
         if config_list or root is not None:
             if opt.cache:
                 from .cache import cache_dir
-            cs = configs.load(root, config_list or None, cache_dir() if opt.cache else None)
+            # only recipe files (a pre-commit hook's changed recipes): entries that cannot run
+            # them are not parsed; a directory or a master config given means every entry
+            only = [p for p, _ in files] if files and not yaml_paths and all(p.is_file() for p in recipe_paths) else None
+            cs = configs.load(root, config_list or None, cache_dir() if opt.cache else None, recipes=only)
         if yaml_paths:
             # a changed master config: lint the recipes it runs
             have = {str(p.resolve()) for p, _ in files}

@@ -202,3 +202,56 @@ def test_parsed_configs_are_cached_by_content(tmp_path):
     for p in cached:  # a damaged entry is parsed again, not trusted
         p.write_text('{"m": [[')
     assert snapshot(cfg.load(root, None, tmp_path)) == plain
+
+
+MASTER_PLAIN = """\
+# entries for two models
+alpha-fp8-b200-vllm:
+  model-prefix: alpha   # the model
+  runner: b200
+beta-fp8-b200-vllm:
+  model-prefix: "beta"
+  runner: b200
+
+gamma-entry:
+  runner: b200
+"""
+
+
+def test_sparse_blanks_unwanted_entries_and_keeps_every_line():
+    out = configs.sparse(MASTER_PLAIN, lambda p: p == "alpha")
+    assert out is not None and out.count("\n") == MASTER_PLAIN.count("\n")
+    kept = [ln for ln in out.split("\n") if ln]
+    assert "alpha-fp8-b200-vllm:" in kept and "beta-fp8-b200-vllm:" not in kept
+    assert "gamma-entry:" in kept  # no model-prefix line: kept
+    # positions of what is kept are those of the original document
+    assert out.split("\n").index("gamma-entry:") == MASTER_PLAIN.split("\n").index("gamma-entry:")
+
+
+def test_sparse_gives_up_on_shapes_it_cannot_cut_safely():
+    for doc in (
+        "base: &b {runner: b200}\nx:\n  <<: *b\n  model-prefix: alpha\n",  # anchors, aliases, merges
+        "x: {model-prefix: alpha}\n",  # a flow mapping at the top
+        "version: 2\nx:\n  model-prefix: alpha\n",  # a top-level scalar
+        "---\nx:\n  model-prefix: alpha\n",  # a document marker
+        "- x\n",  # a sequence
+    ):
+        assert configs.sparse(doc, lambda p: False) is None, doc
+
+
+def test_one_recipe_runs_see_the_same_points_and_findings_as_full_runs(monkeypatch):
+    # every recipe of the fixture benchmark repositories, checked alone: parsing only the
+    # entries that can run it changes nothing
+    from recipelint.lint import Options, lint
+    from recipelint.report import render_concise
+
+    real = configs.sparse
+    for repo_dir in (FIXTURES / "rules" / "RL5xx", FIXTURES / "rules" / "RL7xx"):
+        monkeypatch.chdir(repo_dir)
+        for f in sorted(Path("benchmarks").rglob("*.sh")):
+            runs = []
+            for fn in (real, lambda text, wanted: None):
+                monkeypatch.setattr(configs, "sparse", fn)
+                r = lint([f], options=Options(jobs=1))
+                runs.append((render_concise(r.findings), [p.point.label for res in r.files for p in res.points]))
+            assert runs[0] == runs[1], f
