@@ -299,11 +299,15 @@ def _parallel(work, files, jobs, sibling_key):
     # a recipe is a fair guess of its cost: long recipes launch several servers)
     chunks.sort(key=lambda c: -sum(_size(p) for p, _ in c))
     _WORK = work
+    import gc
+
+    gc.freeze()  # the parent's objects (configs, caches) are not scanned, so not copied, by the workers' collector
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             parts = pool.map(_run_chunk, chunks, chunksize=1)
     finally:
         _WORK = None
+        gc.unfreeze()
     found, results = [], []
     for f, r in parts:
         found.extend(f)
