@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+_INT = re.compile(r"-?[0-9]+")
+
 UNKNOWN_NAME = "__rl_unknown__"
 
 _MASK = (1 << 64) - 1
@@ -175,7 +177,7 @@ class _Parser:
         text = text.strip()
         if not text:
             return 0
-        if re.fullmatch(r"-?[0-9]+", text):
+        if _INT.fullmatch(text):
             return _wrap(int(text))
         if self.env.depth > 32:
             raise ArithError("expression recursion level exceeded")

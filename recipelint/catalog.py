@@ -30,9 +30,13 @@ def catalogs() -> dict[str, dict[str, dict]]:
 _PRE = {"dev": 0, "a": 1, "b": 2, "rc": 3}
 
 
+_VERSION = re.compile(r"v?(\d+(?:\.\d+)*)(?:[.-]?(dev|a|b|rc)\.?(\d*))?(?:[.-]?post\.?(\d*))?")
+
+
+@functools.lru_cache(maxsize=4096)
 def version_key(v: str) -> tuple:
     """Orders releases: 1.3.0rc14 < 1.3.0rc22.post1 < 1.3.0 < 1.3.0.post1 < 1.3.1."""
-    m = re.match(r"v?(\d+(?:\.\d+)*)(?:[.-]?(dev|a|b|rc)\.?(\d*))?(?:[.-]?post\.?(\d*))?", str(v))
+    m = _VERSION.match(str(v))
     if not m:
         return ((0, 0, 0, 0), (4, 0), -1)
     nums = tuple(int(x) for x in m.group(1).split("."))
@@ -64,18 +68,19 @@ def engine_flags(engine: str, vers: tuple | str | None = None) -> frozenset[str]
     return frozenset(out)
 
 
-def expand(engine: str, flag: str, vers=None) -> tuple[str | None, list[str]]:
+@functools.lru_cache(maxsize=65536)
+def expand(engine: str, flag: str, vers=None) -> tuple[str | None, tuple[str, ...]]:
     """(the option argparse resolves ``flag`` to, the candidates when it is an ambiguous
     prefix).  argparse accepts unique prefixes of long options (``allow_abbrev``)."""
     flags = engine_flags(engine, vers)
     if flag in flags:
-        return flag, []
+        return flag, ()
     if not abbreviations(engine, vers):
-        return None, []
+        return None, ()
     matches = sorted(f for f in flags if f.startswith(flag))
     if len(matches) == 1:
-        return matches[0], []
-    return None, matches
+        return matches[0], ()
+    return None, tuple(matches)
 
 
 def abbreviations(engine: str, vers=None) -> bool:

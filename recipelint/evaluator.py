@@ -269,6 +269,12 @@ _SUMMARIZED = frozenset({
 })
 #: a fresh number each time some state's function table changes: equal numbers, equal tables
 _FUNCS_VERSION = itertools.count()
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME_SUB = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?")
+_REF = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[(.*)\])?")
+_INT = re.compile(r"-?\d+")
+_ECHO_OPTS = re.compile(r"-[neE]+")
+_SHELL_SAFE = re.compile(r"[A-Za-z0-9_./:=@%+,-]+")
 _STRIP_PREFIX = re.compile(r"^(\d*)(>>|>\||>|&>>|&>|>&)$")
 
 
@@ -701,7 +707,7 @@ class Evaluator:
                 st.funcs.pop(txt, None)
                 st.funcs_ver = self._fver_step(st.funcs_ver, txt, None)
                 continue
-            m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?$", txt)
+            m = _NAME_SUB.fullmatch(txt)
             if not m:
                 continue
             name, idx = m.group(1), m.group(2)
@@ -1484,7 +1490,7 @@ class Evaluator:
                 nm = n.field("name")
                 if nm is not None and nm.text in ("read", "mapfile", "readarray", "printf", "getopts", "let"):
                     for a in n.fields_all("argument"):
-                        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", a.text):
+                        if _NAME.fullmatch(a.text):
                             names.add(a.text)
             elif n.type in ("arithmetic_expansion", "compound_statement", "binary_expression", "postfix_expression", "unary_expression"):
                 for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:[-+*/%&|^]|<<|>>|\*\*)?=(?!=)|([A-Za-z_][A-Za-z0-9_]*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)", n.text):
@@ -1897,7 +1903,7 @@ class Evaluator:
                 continue
             if c.type in ("variable_name", "word"):
                 name = c.text
-                if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                if not _NAME.fullmatch(name):
                     # declare "$X" forms: expand and treat as NAME[=VALUE]
                     try:
                         txt = text_of(self.expand_scalar(c, st))
@@ -2319,7 +2325,7 @@ class Evaluator:
                     return
                 segs.append(("t", unknown(node.text, node.loc), quoted, False))
                 return
-            m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[(.*)\])?", refname)
+            m = _REF.fullmatch(refname)
             if not m:
                 raise _CmdError(node.loc, f"{refname}: invalid variable name")
             name, index = m.group(1), m.group(2)
@@ -2799,7 +2805,7 @@ def _b_echo(ev, argv, node, st):
     args = list(argv[1:])
     newline = True
     escapes = False
-    while args and args[0].text and re.fullmatch(r"-[neE]+", args[0].text):
+    while args and args[0].text and _ECHO_OPTS.fullmatch(args[0].text):
         flags = args.pop(0).text
         if "n" in flags:
             newline = False
@@ -2902,7 +2908,7 @@ def _printf(fmt: str, args: list[Word], loc):
 
 
 def _shell_quote(t: str) -> str:
-    if t and re.fullmatch(r"[A-Za-z0-9_./:=@%+,-]+", t):
+    if t and _SHELL_SAFE.fullmatch(t):
         return t
     if t == "":
         return "''"
@@ -3158,7 +3164,7 @@ def _b_exit(ev, argv, node, st):
     code = 0 if not isinstance(st.status, int) else st.status
     if len(argv) > 1:
         t = argv[1].text
-        code = int(t) & 255 if t is not None and re.fullmatch(r"-?\d+", t) else (None if t is None else 2)
+        code = int(t) & 255 if t is not None and _INT.fullmatch(t) else (None if t is None else 2)
     elif st.status is None:
         code = None
     st.ctl = ("exit", code, node.loc, "", st.calls)
@@ -3169,7 +3175,7 @@ def _b_return(ev, argv, node, st):
     code = st.status if isinstance(st.status, int) else None
     if len(argv) > 1:
         t = argv[1].text
-        code = int(t) & 255 if t is not None and re.fullmatch(r"-?\d+", t) else None
+        code = int(t) & 255 if t is not None and _INT.fullmatch(t) else None
     if not st.frames and st.source_depth == 0:
         st.notes.append((node.loc, "return: can only `return' from a function or sourced script"))
         st.status = 1
@@ -3472,10 +3478,10 @@ def _b_local_cmd(ev, argv, node, st):
             continue
         if "=" in t:
             n, _, v = t.partition("=")
-            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n):
+            if _NAME.fullmatch(n):
                 ev.set_scalar(st, n, slice_str(w.chunks, len(n) + 1), node.loc, local=local,
                               export=True if kw == "export" else None)
-        elif kw == "export" and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t):
+        elif kw == "export" and _NAME.fullmatch(t):
             var = st.lookup(t)
             if var is not None:
                 st.put(t, var.copy(exported=True))
@@ -3513,7 +3519,7 @@ def _unary_test(op, val, st, ev):
         t = text_of(val)
         if t is None:
             return None
-        m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?", t)
+        m = _NAME_SUB.fullmatch(t)
         if not m:
             return False
         var = st.lookup(m.group(1))
@@ -3976,6 +3982,7 @@ class Library:
 
     def __init__(self, search_roots: list[Path] | None = None):
         self.cache: dict[str, Parsed | None] = {}
+        self._resolved: dict = {}
         self.search_roots = search_roots or []
         #: sources of the cached files (alive as long as the library): facts about their syntax
         #: nodes are shared by every evaluator using this library
@@ -4011,6 +4018,12 @@ class Library:
         return parsed
 
     def _resolve(self, target: str, script: Path) -> Path | None:
+        key = (target, script)
+        if key not in self._resolved:  # `source lib.sh` is resolved once per script (every point sources it)
+            self._resolved[key] = self._find(target, script)
+        return self._resolved[key]
+
+    def _find(self, target: str, script: Path) -> Path | None:
         p = Path(target)
         candidates = []
         if p.is_absolute():

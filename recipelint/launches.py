@@ -16,6 +16,9 @@ from .jsonpos import JNode, JsonError, decode
 from .source import Loc
 from .values import Word, text_of
 
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_NEGATIVE = re.compile(r"-\d+(\.\d+)?")
+
 
 @dataclass(slots=True)
 class Flag:
@@ -283,7 +286,7 @@ def _skip_launcher(spec, texts, i, argv, env):
         if t == "--":
             i += 1
             break
-        if spec.get("leading_assignments") and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", t):
+        if spec.get("leading_assignments") and _ASSIGN.match(t):
             k, _, _ = t.partition("=")
             from .values import slice_str
 
@@ -426,7 +429,7 @@ def _known_prefix(w: Word) -> str:
 
 
 def _is_number(t: str) -> bool:
-    return bool(re.fullmatch(r"-\d+(\.\d+)?", t))
+    return bool(_NEGATIVE.fullmatch(t))
 
 
 def _takes_value(w: Word) -> bool:

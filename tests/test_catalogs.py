@@ -204,12 +204,14 @@ def test_click_catalogs_take_no_abbreviations(monkeypatch):
                                  "flags": ["--tp_size", "--max_batch_size"]}}}
     monkeypatch.setattr(catalog, "catalogs", lambda: cats)
     catalog.engine_flags.cache_clear()
+    catalog.expand.cache_clear()
     try:
-        assert catalog.expand("trtllm", "--tp_size") == ("--tp_size", [])
-        assert catalog.expand("trtllm", "--max_batch") == (None, [])
+        assert catalog.expand("trtllm", "--tp_size") == ("--tp_size", ())
+        assert catalog.expand("trtllm", "--max_batch") == (None, ())
         assert catalog.expand("vllm", "--max-num-seq")[0] is None  # no vLLM catalogue in this stub
     finally:
         catalog.engine_flags.cache_clear()
+        catalog.expand.cache_clear()
 
 
 def test_release_order_knows_release_candidates():
