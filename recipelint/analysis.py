@@ -80,6 +80,25 @@ def _merge_watch(a: dict, b: dict) -> dict:
     return out
 
 
+def _env_key(env: dict) -> tuple:
+    from .values import Opaque
+
+    return tuple(sorted((k, ("?", v.nonempty) if isinstance(v, Opaque) else ("", v)) for k, v in env.items()))
+
+
+def _rebound(pr: PointResult, point: SweepPoint) -> PointResult:
+    """``pr``'s paths for another point with the same environment (events shared by several
+    paths stay shared)."""
+    new: dict[int, object] = {}
+
+    def bind(ev):
+        if id(ev) not in new:
+            new[id(ev)] = replace(ev, point=point) if hasattr(ev, "point") else ev
+        return new[id(ev)]
+
+    return PointResult(point, [replace(p, events=[bind(e) for e in p.events]) for p in pr.paths])
+
+
 class Analyzer:
     def __init__(self, limits: Limits | None = None, library: Library | None = None):
         self.limits = limits or Limits()
@@ -110,8 +129,17 @@ class Analyzer:
         if callable(points):
             points = points(res.source.data.decode("utf-8", "replace"))
         ev = self.evaluator(path)
+        done: dict = {}
         for pt in points:
-            res.points.append(self.evaluate(parsed, path, pt, ev))
+            # two sweep points with the same environment (one job on two clusters) evaluate the
+            # same: the second takes the first's paths, its events bound to the second point
+            key = _env_key(pt.env)
+            same = done.get(key)
+            if same is not None:
+                res.points.append(_rebound(same, pt))
+                continue
+            pr = done[key] = self.evaluate(parsed, path, pt, ev)
+            res.points.append(pr)
         return res
 
     def evaluator(self, path: Path) -> Evaluator:

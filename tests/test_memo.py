@@ -160,6 +160,37 @@ def test_engine_changes_of_a_replayed_call_belong_to_the_point_evaluated():
     assert all(mine is theirs for mine, theirs in changes)
 
 
+def test_points_with_the_same_environment_share_one_evaluation():
+    # the same job on two clusters: equal environments, one evaluation, events bound to each point
+    from recipelint.points import SweepPoint
+
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "recipe.sh"
+        p.write_text(dedent("""
+            pip install "vllm==0.9.2"
+            if [ "$CONC" -gt 8 ]; then EXTRA=--enforce-eager; fi
+            vllm serve "$MODEL" --tensor-parallel-size "$TP" $EXTRA
+        """))
+        env = {"TP": "8", "CONC": "16", "MODEL": "org/m"}
+        pts = [SweepPoint("a", dict(env)), SweepPoint("b", dict(env)), SweepPoint("c", {"TP": "8", "CONC": "4", "MODEL": "org/m"})]
+        an = Analyzer()
+        evaluated = []
+        real = an.evaluate
+        an.evaluate = lambda *a, **k: evaluated.append(a[2]) or real(*a, **k)
+        res = an.analyze(p, "recipe.sh", pts)
+    assert evaluated == [pts[0], pts[2]]
+    a, b, c = res.points
+    assert [pr.point for pr in res.points] == pts
+    for pr in (a, b, c):
+        assert all(e.point is pr.point for path in pr.paths for e in path.events)
+    def argv(pr):
+        return [[w.text for w in lc.argv] for lc in pr.launches]
+
+    assert argv(a) == argv(b) == [["vllm", "serve", "org/m", "--tensor-parallel-size", "8", "--enforce-eager"]]
+    assert argv(c) == [["vllm", "serve", "org/m", "--tensor-parallel-size", "8"]]  # evaluated on its own
+    assert b.launches[0] is not a.launches[0] and b.launches[0].argv == a.launches[0].argv
+
+
 def _fixture_dirs():
     return sorted({p.parent for p in FIXTURES.rglob("*.sh")})
 
