@@ -118,7 +118,8 @@ class Analyzer:
             return res, None
         parsed = parse(res.source)
         res.problems = parsed.problems
-        res.blocks = _blocks(parsed.root, res.source)
+        if b"recipelint" in res.source.data:  # only suppression comments need statement extents
+            res.blocks = _blocks(parsed.root, res.source)
         return res, parsed
 
     def analyze(self, path: Path, display: str, points) -> FileResult:
