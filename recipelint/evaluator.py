@@ -203,10 +203,11 @@ class State:
         return s
 
     # variables -----------------------------------------------------------------------
-    def lookup(self, name: str, attrs_only: bool = False) -> Var | None:
+    def lookup(self, name: str, attrs_only: bool = False, emptiness_only: bool = False) -> Var | None:
         """The variable a name refers to.  ``attrs_only``: for an assignment that replaces a
         scalar, which reads only the variable's attributes (readonly, exported, integer, scalar or
-        array), not its value — what a summary being recorded notes (recipelint.memo)."""
+        array), not its value; ``emptiness_only``: for a `-z`/`-n` test, which reads only whether
+        it is empty — what a summary being recorded notes (recipelint.memo)."""
         frames = self.frames
         i = len(frames) - 1
         while i >= 0:
@@ -215,7 +216,10 @@ class State:
             i -= 1
         v = frames[i][name] if i >= 0 else self.vars.get(name)
         if self.recs:
-            memo.note_all(self.recs, i, name, not attrs_only or (v is not None and v.kind != "s"))
+            mode = memo.VALUE
+            if v is None or v.kind == "s":
+                mode = memo.ATTRS if attrs_only else memo.EMPTY if emptiness_only else memo.VALUE
+            memo.note_all(self.recs, i, name, mode)
         return v
 
     def all_scopes(self) -> list[dict]:
@@ -269,7 +273,60 @@ _SUMMARIZED = frozenset({
 })
 #: a fresh number each time some state's function table changes: equal numbers, equal tables
 _FUNCS_VERSION = itertools.count()
+def _note_key(note) -> tuple:
+    """A note by value (place and text): a location made again for the same place is another
+    object, and a freed object's id may be reused."""
+    loc, msg = note
+    return (msg,) if loc is None else (id(loc.source), loc.start, loc.end, msg)
+
+
+def _merge_added(a: tuple, b: tuple) -> tuple:
+    """``a`` and the items ``b`` added after the part both share (by identity), without those
+    whose place ``a`` added too; items from before the paths parted are not compared, so that
+    the result does not depend on them (a replayed summary appends what the recorded run added)."""
+    k = 0
+    while k < len(a) and k < len(b) and a[k] is b[k]:
+        k += 1
+    have = {(x.loc.start, id(x.loc.source)) for x in a[k:]}
+    return a + tuple(x for x in b[k:] if (x.loc.start, id(x.loc.source)) not in have)
+
+
+def _unique_places(items: tuple) -> tuple:
+    """Each guard (or inexact division) once per place and outcome, first kept."""
+    seen: set = set()
+    out = []
+    for x in items:
+        k = (x.loc.start, id(x.loc.source), getattr(x, "fired", None))
+        if k not in seen:
+            seen.add(k)
+            out.append(x)
+    return tuple(out)
+
+
+def _unique_notes(notes: list) -> list:
+    """Each note once, in the order first made (a loop or a replayed call repeats them)."""
+    seen: set = set()
+    out = []
+    for n in notes:
+        k = _note_key(n)
+        if k not in seen:
+            seen.add(k)
+            out.append(n)
+    return out
+
+
+class _Message(str):
+    """Text written to stderr: a new object at every write (plain strings may be shared), so
+    that a summary can tell a run that wrote the last error message from one that did not."""
+
+    __slots__ = ()
+
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_EMPTINESS_OPERAND = re.compile(r'"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{(!?)([A-Za-z_][A-Za-z0-9_]*)(:?-)?\})"')
+#: names whose value the evaluator makes up when they are not set
+_DYNAMIC_NAMES = frozenset({"BASHPID", "RANDOM", "SECONDS", "PPID", "LINENO", "EPOCHSECONDS", "SRANDOM",
+                            "BASH_SOURCE", "FUNCNAME"})
 _NAME_SUB = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?")
 _REF = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[(.*)\])?")
 _INT = re.compile(r"-?\d+")
@@ -384,7 +441,8 @@ class Evaluator:
             if s.ctl is not None and s.ctl[0] == "exit":
                 ex = Exit(s.ctl[1], s.ctl[2], s.ctl[3] if len(s.ctl) > 3 else "",
                           s.ctl[4] if len(s.ctl) > 4 else (), s.last_err)
-            results.append(PathResult(s.events, ex, s.cond, s.truncated, s.notes, s.guards, s.inexact))
+            results.append(PathResult(s.events, ex, s.cond, s.truncated, _unique_notes(s.notes), _unique_places(s.guards),
+                                      _unique_places(s.inexact)))
         return results
 
     # -----------------------------------------------------------------------------------
@@ -844,14 +902,20 @@ class Evaluator:
                 if other.out is None or text_of(first.out) != text_of(other.out):
                     first.out = _common_out(first.out, other.out, loc)
             first.truncated = first.truncated or other.truncated
+            # as notes below: what each path added since they parted, each once
             if other.inexact is not first.inexact:
-                have_i = {(i.loc.start, id(i.loc.source)) for i in first.inexact}
-                first.inexact = first.inexact + tuple(i for i in other.inexact if (i.loc.start, id(i.loc.source)) not in have_i)
+                first.inexact = _merge_added(first.inexact, other.inexact)
             if other.guards is not first.guards:
-                have = {(g.loc.start, id(g.loc.source)) for g in first.guards}
-                first.guards = first.guards + tuple(g for g in other.guards if (g.loc.start, id(g.loc.source)) not in have)
-            seen = {(id(a), b) for a, b in first.notes}
-            first.notes = first.notes + [x for x in other.notes if (id(x[0]), x[1]) not in seen]
+                first.guards = _merge_added(first.guards, other.guards)
+            # the notes both paths had before they parted, then each note either added once.
+            # Notes from before the fork are not compared: what a join keeps must not depend on
+            # them (a replayed summary appends what the recorded run added, whatever came before)
+            a, b = first.notes, other.notes
+            k = 0
+            while k < len(a) and k < len(b) and a[k] is b[k]:
+                k += 1
+            seen = {_note_key(n) for n in a[k:]}
+            first.notes = a + [x for x in b[k:] if _note_key(x) not in seen]
         self.paths -= len(cont) - 1
         out = []
         placed = False
@@ -1616,7 +1680,7 @@ class Evaluator:
                         r.out = out_saved + data
                     elif path == "/dev/stderr" and data:
                         # keep the last error message: it explains an exit that follows
-                        r.last_err = display(data).strip()[:300]
+                        r.last_err = _Message(display(data).strip()[:300])
             return res
         return self._external(argv, prefix, node, st, out_target, stdin)
 
@@ -1659,8 +1723,11 @@ class Evaluator:
             return self._call_function(name, body, args, prefix, node, st, stdin, out_target)
         # without a redirection the function reads the caller's stdin (a pipe into it)
         extra = (memo.sig(args), memo.sig(prefix), memo.sig(stdin if stdin is not None else st.stdin), out_target is None)
+        # the call's own frame (its site differs between call sites sharing a summary): an exit
+        # inside the call reports the stack with this frame
+        frame = (name, tuple(a.text for a in args), node.loc)
         return self._summarized(body, extra, st, lambda: self._call_function(name, body, args, prefix, node, st,
-                                                                              stdin, out_target))
+                                                                              stdin, out_target), frame)
 
     def _statement(self, node, st) -> list[State]:
         """A statement of a sequence: evaluated, or, when it is a compound statement that took
@@ -1693,7 +1760,7 @@ class Evaluator:
         self._launched_last = (events, len(events), found)
         return found
 
-    def _summarized(self, node, extra, st, run) -> list[State]:
+    def _summarized(self, node, extra, st, run, frame=None) -> list[State]:
         # whether the path launched already decides top-level pruning (a script sourcing itself)
         key = memo.key(node, (extra, self._launched(st.events)), st)
         found = self._memo.get(key)
@@ -1704,7 +1771,7 @@ class Evaluator:
                     self.steps += summ.steps
                     self.paths += summ.paths
                     self.replays += 1
-                    return memo.replay(summ, st, self._recs, self.rebind)
+                    return memo.replay(summ, st, self._recs, self.rebind, frame)
             if len(found) >= memo.MAX_ENTRIES:
                 # it reads something different nearly every time: recording costs more than it saves
                 return run()
@@ -2709,6 +2776,35 @@ class Evaluator:
                 st.inexact = st.inexact + (Inexact(node.loc, node.text.strip(), a, b, value, exact),)
         return value
 
+    def _emptiness_of(self, operand: Node, st: State) -> bool | None:
+        """`-z`/`-n` on one quoted variable (`"$X"`, `"${X:-}"`, `"${!ref:-}"`): whether it is
+        empty, noting for a summary being recorded only that — so `check_env_vars CONC ...`
+        replays for every concurrency.  None: another shape, or the answer needs more (an unknown
+        that may be empty, an array, an unset variable under `set -u`); the caller then expands
+        the operand as usual.  Used only while recording: with summaries off every test takes the
+        general path, so the tests comparing both check this one."""
+        if operand.type != "string":
+            return None
+        m = _EMPTINESS_OPERAND.fullmatch(operand.text)
+        if m is None:
+            return None
+        plain, bang, name, default = m.groups()
+        if plain is not None:
+            name, bang, default = plain, "", None
+        if bang:
+            ref = st.lookup(name)
+            if ref is None or ref.kind != "s":
+                return None
+            name = text_of(ref.value)
+            if name is None or not _NAME.fullmatch(name):
+                return None
+        if name in _DYNAMIC_NAMES:
+            return None
+        var = st.lookup(name, emptiness_only=True)
+        if var is None:
+            return None if st.nounset and default is None else True
+        return emptiness(var.value) if var.kind == "s" else None
+
     def arith_node(self, node: Node, st: State):
         return self.arith_eval_text(self.arith_text(node, st), st, node.loc)
 
@@ -2740,6 +2836,10 @@ class Evaluator:
                 return None if v is None else not v
             if not operand:
                 return True
+            if (op == "-z" or op == "-n") and st.recs:
+                e = self._emptiness_of(operand[0], st)
+                if e is not None:
+                    return e if op == "-z" else not e
             val = self.expand_scalar(operand[0], st)
             return _unary_test(op, val, st, self)
         if t == "binary_expression":

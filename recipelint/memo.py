@@ -6,14 +6,21 @@ A recipe calls the same helpers (``cleanup_server``, ``wait_for_server_ready``, 
 such a call, which variables of the caller's scopes the call *read* (with their value at the
 call) — through lookups, and through joins and loop-progress checks that compare a variable's
 values — and, afterwards, what the call *changed*: variables, functions, files, options, output,
-conditions, notes, status and exit.  A later call replays those changes when
+conditions, notes, status, exit and positional parameters (`shift` in a loop or a sourced
+file).  A later call replays those changes when
 
 * its key is equal: the function body, its arguments and stdin (with the source locations of
   every value), the function table, the shell options, the call stack, which names each
   caller scope holds, the virtual files (and the number of paths so far, when that decided a
   fork or a join); and
 * every variable the first call read holds an equal value (text, unknown-ness *and* where the
-  value was written, so the replayed values point at the same lines).
+  value was written, so the replayed values point at the same lines) — or, for a variable only
+  tested with `-z`/`-n`, an equally empty one (``EMPTY`` reads), or, for one only assigned, the
+  same attributes (``ATTRS`` reads).
+
+A replayed assignment of the very variable object a recording around it started with writes a
+copy (that recording tells what changed by identity), and an exit replayed at another call site
+reports that site in its stack.
 
 Calls that launch a server, or that list variables wholesale, are never summarised; other
 events a call records (engine changes: ``pip install``, ``git apply``) are replayed, re-bound to
@@ -27,6 +34,8 @@ from .source import Loc
 from .values import Chunk, Word
 
 _ABSENT = object()  # a name not present in a scope (distinct from a local that is unset: None)
+#: how much of a variable a read depends on (weakest first)
+ATTRS, EMPTY, VALUE = 0, 1, 2
 _SAME = object()
 MAX_ENTRIES = 8  # summaries kept per key (calls that differ only in what they read); a key
 #                 with this many is evaluated without recording from then on
@@ -69,21 +78,23 @@ class Recorder:
         self.opaque = False
         self.budget = False  # whether the number of paths so far decided something
 
-    def note(self, idx: int, name: str, full: bool = True) -> None:
-        """A read of ``name`` in scope ``idx``: its value (``full``), or only its attributes
-        (an assignment that replaces a scalar reads whether it is readonly, exported, ...)."""
+    def note(self, idx: int, name: str, mode: int = VALUE) -> None:
+        """A read of ``name`` in scope ``idx``: of its value (``VALUE``), only of whether it is
+        empty (``EMPTY``: a `-z`/`-n` test), or only of its attributes (``ATTRS``: an assignment
+        that replaces a scalar reads whether it is readonly, exported, ...).  The strongest read
+        of a name counts."""
         if idx < self.depth:
             key = (idx, name)
             had = self.reads.get(key)
             if had is None:
-                self.reads[key] = (self.scopes[idx + 1].get(name, _ABSENT), full)
-            elif full and not had[1]:
-                self.reads[key] = (had[0], True)
+                self.reads[key] = (self.scopes[idx + 1].get(name, _ABSENT), mode)
+            elif mode > had[1]:
+                self.reads[key] = (had[0], mode)
 
 
-def note_all(recs, idx: int, name: str, full: bool = True) -> None:
+def note_all(recs, idx: int, name: str, mode: int = VALUE) -> None:
     for r in recs:
-        r.note(idx, name, full)
+        r.note(idx, name, mode)
 
 
 _PLAIN = ("s", False, False, False)
@@ -180,32 +191,58 @@ def summarize(e: Entry, results, steps: int, paths: int, is_launch) -> Summary |
             writes, funcs, r.funcs_ver, files, events, cond, guards, inexact, out, tuple(r.notes[n_notes:]), r.errexit,
             r.nounset,
             r.status, r.ctl, r.last_err if r.last_err is not snap.last_err else _SAME, r.truncated,
+            r.pos if r.pos is not snap.pos else _SAME,  # `shift` / `set --` in a statement or sourced file
         ))
-    reads = tuple((idx, name, v, _attrs(v) if not full else None if v is _ABSENT or v is None else sig(v), full)
-                  for (idx, name), (v, full) in rec.reads.items())
+    reads = tuple((idx, name, v, _read_sig(v, mode), mode) for (idx, name), (v, mode) in rec.reads.items())
     return Summary(reads, tuple(outcomes), steps, paths, e.paths if rec.budget else None)
 
 
+def _read_sig(v, mode: int):
+    """What a replay requires of a variable read with ``mode`` (compared with ``==``; None and
+    ``_SAME``: only the very same object)."""
+    if mode == VALUE:
+        return None if v is _ABSENT or v is None else sig(v)
+    if mode == ATTRS:
+        return _attrs(v)
+    # EMPTY: whether it is set, whether it is empty — and its attributes (an ATTRS read of the
+    # same name is folded into this one)
+    if v is _ABSENT or v is None:
+        return ("unset",)
+    if v.kind == "s":
+        from .values import emptiness
+
+        e = emptiness(v.value)
+        if e is not None:
+            return ("empty", e, _attrs(v))
+    return ("value", sig(v))
+
+
+def _copy_of(a, b) -> bool:
+    """Whether ``a`` is ``b`` written again by a replay (a copy sharing its value)."""
+    return (a is not None and b is not None and a is not _ABSENT and b is not _ABSENT and a.value is b.value
+            and a.kind == b.kind and a.exported == b.exported and a.readonly == b.readonly and a.integer == b.integer)
+
+
 def matches(s: Summary, st) -> bool:
-    for idx, name, v, vsig, full in s.reads:
+    for idx, name, v, vsig, mode in s.reads:
         scope = st.vars if idx < 0 else st.frames[idx]
         cur = scope.get(name, _ABSENT)
-        if cur is v:
+        if cur is v or _copy_of(cur, v):
             continue
-        if not full:
-            if vsig is _SAME or _attrs(cur) != vsig:
+        if mode == VALUE:
+            if vsig is None or cur is _ABSENT or cur is None or sig(cur) != vsig:
                 return False
-        elif vsig is None or cur is _ABSENT or cur is None or sig(cur) != vsig:
+        elif vsig is _SAME or _read_sig(cur, mode) != vsig:
             return False
     return True
 
 
-def replay(s: Summary, st, recs, rebind) -> list:
+def replay(s: Summary, st, recs, rebind, frame=None) -> list:
     """The states after the call, from the state before it; ``rebind(event)`` is an event for
     the current sweep point.  The function table's version after the call is the recorded one:
     the version before it is part of the key, so the tables before, and after, are equal."""
-    for idx, name, _, _, full in s.reads:  # an enclosing call being recorded read these too
-        note_all(recs, idx, name, full)
+    for idx, name, _, _, mode in s.reads:  # an enclosing call being recorded read these too
+        note_all(recs, idx, name, mode)
     if s.paths_at is not None:
         for r in recs:
             r.budget = True
@@ -213,13 +250,17 @@ def replay(s: Summary, st, recs, rebind) -> list:
     n = len(s.outcomes)
     for i, o in enumerate(s.outcomes):
         (writes, funcs, funcs_ver, files, events, cond, guards, inexact, outp, notes, errexit, nounset, status, ctl,
-         last_err, trunc) = o
+         last_err, trunc, pos) = o
         r = st.copy() if i < n - 1 else st
         for idx, name, v in writes:
             scope = r.vars if idx < 0 else r.frames[idx]
             if v is _ABSENT:
                 scope.pop(name, None)
             else:
+                if v is not None and any(idx < rc.depth and rc.scopes[idx + 1].get(name) is v for rc in recs):
+                    # a run being recorded around this one tells what changed by identity: the
+                    # very object it started with (an earlier replay's) would look like no write
+                    v = v.copy()
                 scope[name] = v
         if funcs:
             for name, body in funcs:
@@ -241,9 +282,15 @@ def replay(s: Summary, st, recs, rebind) -> list:
         if outp is not None:
             r.out = r.out + outp
         r.notes.extend(notes)
+        if frame is not None and ctl is not None and ctl[0] == "exit" and len(ctl) > 4 and len(ctl[4]) > len(st.calls):
+            # an exit inside a replayed function call: the stack names this call's site
+            i = len(st.calls)
+            ctl = ctl[:4] + (ctl[4][:i] + (frame,) + ctl[4][i + 1 :],) + ctl[5:]
         r.errexit, r.nounset, r.status, r.ctl = errexit, nounset, status, ctl
         if last_err is not _SAME:
             r.last_err = last_err
         r.truncated = trunc
+        if pos is not _SAME:
+            r.pos = pos
         out.append(r)
     return out

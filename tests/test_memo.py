@@ -145,6 +145,75 @@ def test_a_statement_is_replayed_for_every_path_and_point_that_reads_the_same():
                                                 ("b", "three.4.5.6.7.8.9.10.11.12", "8")]
 
 
+@pytest.mark.parametrize("src", [
+    # a replay wrote the very Var object an earlier replay had written: the enclosing loop being
+    # recorded saw no write to A, and later points kept their own A
+    'f1() { A=1; }\nf2() { f1 && A=ok; }\nfor i in 1 2 3; do for i in 1 2 3; do f2 1; done; done\nserve "$A" end\n',
+    # the last stderr line (an exit's message) written again with an equal, shared string
+    'f3() { echo 1 >&2; unset B; }\nset -u\nfor i in 1 2 3; do f3 1; done\nserve "$A" "$B" end\n',
+    # an exit inside a function replayed at another call site reported the first site's stack
+    'f1() { exit 3; }\nif [[ "$A" == 1 ]]; then A=1; else A=1; f1 && A=ok; fi\nf1 && A=ok\nserve "$A" end\n',
+    # the same for a guard (a known condition before an exit), the other way round
+    'f2() { A=2; f3 1; }\nf3() { R=C; if [[ -z "$C" ]]; then [[ $A == 2 ]] && return 3; else A=1; fi; '
+    'if [[ "$A" == 1 ]]; then A=1; else exit 3; fi; }\nf3 1\nC=$(cat /tmp/m)\nf2 1\nserve "$A" "$B" "$C" end\n',
+    # a join dropped a note equal to one from before the call; the replay appended it again
+    'f3() { readonly C; if [[ -f /nonexistent/$B ]]; then if [[ "$A" == 1 ]]; then A=1; else return; fi; fi; C=1; }\n'
+    'for i in 1 2 3; do C=$(f3 1); done\nserve "$A" "$B" "$C" end\n',
+])
+def test_programs_the_generated_test_found(src):
+    on, _ = _run_points(src, True)
+    off, _ = _run_points(src, False)
+    assert dump(on) == dump(off)
+
+
+def test_shift_inside_a_replayed_statement_is_replayed():
+    # found by the generated-program test: a summarised loop that shifts the positional
+    # parameters replayed without the shift, so "$1" afterwards kept its old value
+    src = """
+        f() { for i in 1 2 3 4 5 6; do A=1; shift; if [[ -z "$A" ]]; then A=2; else A=1; A=1; fi; done; serve "$1"; }
+        f a b c d e f g h
+    """
+    parsed = parse(SourceFile("/virtual/m.sh", dedent(src).encode()))
+    results = {}
+    for summaries in (True, False):
+        ev = Evaluator(Path("/virtual/m.sh"),
+                       lambda st, c: tuple(w.text for w in c.argv[1:]) if c.argv[0].text == "serve" else None,
+                       Limits(summaries=summaries))
+        results[summaries] = [ev.run(parsed, {"A": a}) for a in ("1", "2", "1")]
+        if summaries:
+            assert ev.replays > 0
+    assert dump(results[True]) == dump(results[False])
+    assert [served(r) for r in results[True]] == [[("g",)]] * 3
+
+
+def test_an_emptiness_test_reads_only_whether_the_value_is_empty():
+    # check_env_vars-style: `-z "${!name:-}"` depends on emptiness alone, so the call replays
+    # for every concurrency; a value that becomes empty (or unknown) is evaluated again
+    src = """
+        need() { local v; for v in "$@"; do if [[ -z "${!v:-}" ]]; then echo "missing $v"; exit 1; fi; done; }
+        need MODEL CONC
+        [ -n "$CONC" ] && OK=yes
+        serve "$OK"
+    """
+    parsed = parse(SourceFile("/virtual/m.sh", dedent(src).encode()))
+    envs = [{"MODEL": "m", "CONC": c} for c in ("4", "8", "16", "", "32")]
+    results = {}
+    for summaries in (True, False):
+        ev = Evaluator(Path("/virtual/m.sh"),
+                       lambda st, c: tuple(w.text for w in c.argv[1:]) if c.argv[0].text == "serve" else None,
+                       Limits(summaries=summaries))
+        results[summaries] = []
+        for env in envs:
+            before = ev.replays
+            results[summaries].append(ev.run(parsed, env))
+            if summaries:
+                # the whole script replays once CONC's emptiness was seen before
+                assert (ev.replays > before) == (env["CONC"] in ("8", "16", "32")), env
+    assert dump(results[True]) == dump(results[False])
+    assert [served(r) for r in results[True]] == [[("yes",)]] * 3 + [[]] + [[("yes",)]]
+    assert results[True][3][0].exit.code == 1  # CONC empty: the check exits
+
+
 def test_engine_changes_of_a_replayed_call_belong_to_the_point_evaluated():
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "recipe.sh"
@@ -246,7 +315,7 @@ _VALUES = ['1', '2', '"$A"', '"$B$C"', '"$1"', '$(f1 v)', '$((A + 1))', '"${B:-d
 def _stmt(draw, depth, in_func):
     kinds = ["assign", "assign", "call", "serve", "echo", "misc"]
     if depth < 3:
-        kinds += ["if_known", "if_unknown", "for", "case"]
+        kinds += ["if_known", "if_unknown", "if_empty", "for", "case"]
     if in_func:
         kinds += ["local", "return"]
     kind = draw(hs.sampled_from(kinds))
@@ -270,12 +339,16 @@ def _stmt(draw, depth, in_func):
         return draw(hs.sampled_from([f"echo {val}", f"echo {val} >&2", f"echo {val} > /tmp/m",
                                      f"echo {val} >> /tmp/m"]))
     if kind == "misc":
-        return draw(hs.sampled_from(["export A", "unset B", "set -e", "set +e", "false || true", "shift",
+        return draw(hs.sampled_from(["export A", "unset B", "set -e", "set +e", "set -u", "set +u", "false || true", "shift",
                                      "f2() { C=redefined; }", "readonly C", "declare -i B", "exit 3"]))
     if kind == "if_known":
         return f'if [[ "$A" == 1 ]]; then {body()}; else {body()}; fi'
     if kind == "if_unknown":
         return f"if [[ -f /nonexistent/$B ]]; then {body()}; fi"
+    if kind == "if_empty":  # tests that read only whether a value is empty (memo.EMPTY)
+        test = draw(hs.sampled_from(['-z "${var}"', '-n "${{{var}:-}}"', '-z "${{!R:-}}"', '-n "${{!R}}"',
+                                     '-z "${{{var}-}}"']))
+        return f"R={var}; if [[ {test.format(var=var)} ]]; then {body()}; else {body()}; fi"
     if kind == "for":
         return f"for i in 1 2 3; do {body()}; done"
     return f'case "$B" in 1) {body()} ;; *) {body()} ;; esac'
@@ -298,7 +371,7 @@ def _run_points(src: str, summaries: bool):
         return None
 
     ev = Evaluator(Path("/virtual/g.sh"), hook, Limits(summaries=summaries, max_paths=16, soft_paths=8))
-    envs = [{"A": "1", "B": "2"}, {"A": "2", "B": "2"}, {"A": "1", "B": "2"}, {"A": "1"}]
+    envs = [{"A": "1", "B": "2"}, {"A": "2", "B": "2"}, {"A": "1", "B": "2"}, {"A": "1"}, {"A": "", "B": "3"}]
     return [ev.run(parsed, env) for env in envs], ev.replays
 
 
