@@ -118,6 +118,7 @@ class Limits:
     quiet_loop: int = 3
     quiet_loop_max: int = 1024  # ... and a quiet loop with known values at most this many times
     max_steps: int = 100_000  # ~10x the most any InferenceX sweep point needs
+    max_launches: int = 512  # per sweep point (InferenceX's most: 16, a SPEED-Bench loop)
     max_call_depth: int = 48
     max_source_depth: int = 8
     max_output: int = 1 << 20
@@ -366,6 +367,7 @@ class Evaluator:
         self.library = library if library is not None else Library()
         self.paths = 1
         self.steps = 0
+        self.launches = 0
         self._effect_cache: dict[int, tuple[bool, frozenset]] = {}
         self._launch_cache: dict[int, tuple] = {}
         self._launching_cache: dict = {}
@@ -429,6 +431,7 @@ class Evaluator:
         st.inexact = ()
         self.paths = 1
         self.steps = 0
+        self.launches = 0
         if parsed.depth > MAX_DEPTH:
             st.notes.append((parsed.root.loc, f"nesting deeper than {MAX_DEPTH} levels: not evaluated"))
             states = [st]
@@ -1696,6 +1699,13 @@ class Evaluator:
             ev = self.on_command(st, Command(tuple(argv), tuple(prefix), node.loc, stdin if stdin is not None else st.stdin))
             if ev is not None:
                 st.events = st.events + [ev]
+                if self.is_launch(ev):
+                    self.launches += 1
+                    if self.launches > self.limits.max_launches:
+                        # a script that sources itself, over and over: thousands of launches
+                        st.truncated = True
+                        st.notes.append((node.loc, f"evaluation stopped after {self.limits.max_launches} launches"))
+                        self.steps = self.limits.max_steps  # everything after is cut as by the step limit
                 st.status = 0
         if st.out is not None and out_target is None:
             st.out = st.out + unknown(f"$({_short(' '.join(w.shown for w in argv), 40)})", node.loc)

@@ -127,6 +127,29 @@ def test_a_recipe_sourcing_itself(tmp_path):
     assert check(p).exit_code in (0, 1)
 
 
+def test_a_recipe_sourcing_itself_between_launches_is_cut_at_the_launch_limit(tmp_path):
+    # found by the fuzz suite: three self-sources per level, eight levels deep, 3**8 copies of
+    # the launches (80 s before the limit); each launch parses its JSON config
+    import time
+
+    from recipelint.analysis import Analyzer
+    from recipelint.evaluator import Limits
+    from recipelint.points import SweepPoint
+
+    p = tmp_path / "self.sh"
+    launch = "vllm serve org/m --kv-transfer-config '{\"kv_connector\":\"SimpleCPUOffloadConnector\",\"kv_role\":\"kv_both\"}' &\n"
+    p.write_text(('source "$(dirname "$0")/$(basename "$0")"\n' + launch) * 3)
+    t0 = time.perf_counter()
+    res = Analyzer().analyze(p, "self.sh", [SweepPoint("p", {"TP": "8"})])
+    assert time.perf_counter() - t0 < 20
+    (pr,) = res.points
+    assert len(pr.launches) == Limits().max_launches + 1  # the one over the limit is kept, then nothing
+    notes = [m for path in pr.paths for _, m in path.notes]
+    assert f"evaluation stopped after {Limits().max_launches} launches" in notes
+    assert all(path.truncated for path in pr.paths if any(m.endswith("launches") for _, m in path.notes))
+    assert check(p).exit_code in (0, 1)
+
+
 def test_two_recipes_sourcing_each_other(tmp_path):
     (tmp_path / "a.sh").write_text('source "$(dirname "$0")/b.sh"\nvllm serve a\n')
     (tmp_path / "b.sh").write_text('source "$(dirname "$0")/a.sh"\nvllm serve b\n')
