@@ -41,6 +41,21 @@ def both(src: str, env: dict | None = None):
     return on, ev.replays
 
 
+def on_and_off(src: str, envs: list[dict]):
+    """The paths of each environment, run one after the other by one evaluator (so later points
+    can replay earlier ones), after checking they equal the paths without summaries; and how
+    many replays there were."""
+    parsed = parse(SourceFile("/virtual/m.sh", dedent(src).encode()))
+    results = {}
+    for summaries in (True, False):
+        ev = Evaluator(Path("/virtual/m.sh"),
+                       lambda st, c: tuple(w.text for w in c.argv[1:]) if c.argv[0].text == "serve" else None,
+                       Limits(summaries=summaries))
+        results[summaries] = ([ev.run(parsed, env) for env in envs], ev.replays)
+    assert dump(results[True][0]) == dump(results[False][0])
+    return results[True]
+
+
 def served(paths) -> list[tuple]:
     return [e for p in paths for e in p.events]
 
@@ -131,18 +146,10 @@ def test_a_statement_is_replayed_for_every_path_and_point_that_reads_the_same():
         done
         serve "$MODE" "$T" "$CONC"
     """
-    parsed = parse(SourceFile("/virtual/m.sh", dedent(src).encode()))
-    results = {}
-    for summaries in (True, False):
-        ev = Evaluator(Path("/virtual/m.sh"),
-                       lambda st, c: tuple(w.text for w in c.argv[1:]) if c.argv[0].text == "serve" else None,
-                       Limits(summaries=summaries))
-        results[summaries] = [ev.run(parsed, {"CONC": str(c)}) for c in (4, 8, 4)]
-        if summaries:
-            assert ev.replays > 0
-    assert dump(results[True]) == dump(results[False])
-    assert sorted(served(results[True][1])) == [("a", "three.4.5.6.7.8.9.10.11.12", "8"),
-                                                ("b", "three.4.5.6.7.8.9.10.11.12", "8")]
+    results, replays = on_and_off(src, [{"CONC": str(c)} for c in (4, 8, 4)])
+    assert replays > 0
+    assert sorted(served(results[1])) == [("a", "three.4.5.6.7.8.9.10.11.12", "8"),
+                                          ("b", "three.4.5.6.7.8.9.10.11.12", "8")]
 
 
 @pytest.mark.parametrize("src", [
@@ -173,17 +180,9 @@ def test_shift_inside_a_replayed_statement_is_replayed():
         f() { for i in 1 2 3 4 5 6; do A=1; shift; if [[ -z "$A" ]]; then A=2; else A=1; A=1; fi; done; serve "$1"; }
         f a b c d e f g h
     """
-    parsed = parse(SourceFile("/virtual/m.sh", dedent(src).encode()))
-    results = {}
-    for summaries in (True, False):
-        ev = Evaluator(Path("/virtual/m.sh"),
-                       lambda st, c: tuple(w.text for w in c.argv[1:]) if c.argv[0].text == "serve" else None,
-                       Limits(summaries=summaries))
-        results[summaries] = [ev.run(parsed, {"A": a}) for a in ("1", "2", "1")]
-        if summaries:
-            assert ev.replays > 0
-    assert dump(results[True]) == dump(results[False])
-    assert [served(r) for r in results[True]] == [[("g",)]] * 3
+    results, replays = on_and_off(src, [{"A": a} for a in ("1", "2", "1")])
+    assert replays > 0
+    assert [served(r) for r in results] == [[("g",)]] * 3
 
 
 def test_an_emptiness_test_reads_only_whether_the_value_is_empty():
