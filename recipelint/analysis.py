@@ -12,6 +12,7 @@ from .launches import Launch
 from .parse import ParseProblem, Parsed, parse
 from .points import SweepPoint
 from .source import InputError, SourceFile, read_source
+from .values import Opaque
 
 
 @dataclass(slots=True)
@@ -81,8 +82,6 @@ def _merge_watch(a: dict, b: dict) -> dict:
 
 
 def _env_key(env: dict) -> tuple:
-    from .values import Opaque
-
     return tuple(sorted((k, ("?", v.nonempty) if isinstance(v, Opaque) else ("", v)) for k, v in env.items()))
 
 

@@ -250,6 +250,7 @@ def memo_text(cache_dir, kind: str, version: int, text: str, compute, encode, de
     except (TypeError, ValueError):
         return result
     write_atomic(path, data)
+    _prune(path.parent)  # one file per distinct text: keep the most recent, as for results
     return result
 
 

@@ -281,39 +281,37 @@ def _note_key(note) -> tuple:
     return (msg,) if loc is None else (id(loc.source), loc.start, loc.end, msg)
 
 
-def _merge_added(a: tuple, b: tuple) -> tuple:
+def _place_key(x) -> tuple:
+    """A guard or an inexact division by place (what a join compares)."""
+    return (x.loc.start, id(x.loc.source))
+
+
+def _outcome_key(x) -> tuple:
+    """... and, for a guard, whether it fired (what a path reports once)."""
+    return (x.loc.start, id(x.loc.source), getattr(x, "fired", None))
+
+
+def _merge_added(a, b, key):
     """``a`` and the items ``b`` added after the part both share (by identity), without those
-    whose place ``a`` added too; items from before the paths parted are not compared, so that
+    whose ``key`` ``a`` added too; items from before the paths parted are not compared, so that
     the result does not depend on them (a replayed summary appends what the recorded run added)."""
     k = 0
     while k < len(a) and k < len(b) and a[k] is b[k]:
         k += 1
-    have = {(x.loc.start, id(x.loc.source)) for x in a[k:]}
-    return a + tuple(x for x in b[k:] if (x.loc.start, id(x.loc.source)) not in have)
+    have = {key(x) for x in a[k:]}
+    return a + type(a)(x for x in b[k:] if key(x) not in have)
 
 
-def _unique_places(items: tuple) -> tuple:
-    """Each guard (or inexact division) once per place and outcome, first kept."""
+def _unique(items, key):
+    """Each item once by ``key``, in the order first made (a loop or a replayed call repeats them)."""
     seen: set = set()
     out = []
     for x in items:
-        k = (x.loc.start, id(x.loc.source), getattr(x, "fired", None))
+        k = key(x)
         if k not in seen:
             seen.add(k)
             out.append(x)
-    return tuple(out)
-
-
-def _unique_notes(notes: list) -> list:
-    """Each note once, in the order first made (a loop or a replayed call repeats them)."""
-    seen: set = set()
-    out = []
-    for n in notes:
-        k = _note_key(n)
-        if k not in seen:
-            seen.add(k)
-            out.append(n)
-    return out
+    return type(items)(out)
 
 
 class _Message(str):
@@ -444,8 +442,8 @@ class Evaluator:
             if s.ctl is not None and s.ctl[0] == "exit":
                 ex = Exit(s.ctl[1], s.ctl[2], s.ctl[3] if len(s.ctl) > 3 else "",
                           s.ctl[4] if len(s.ctl) > 4 else (), s.last_err)
-            results.append(PathResult(s.events, ex, s.cond, s.truncated, _unique_notes(s.notes), _unique_places(s.guards),
-                                      _unique_places(s.inexact)))
+            results.append(PathResult(s.events, ex, s.cond, s.truncated, _unique(s.notes, _note_key),
+                                      _unique(s.guards, _outcome_key), _unique(s.inexact, _outcome_key)))
         return results
 
     # -----------------------------------------------------------------------------------
@@ -905,20 +903,12 @@ class Evaluator:
                 if other.out is None or text_of(first.out) != text_of(other.out):
                     first.out = _common_out(first.out, other.out, loc)
             first.truncated = first.truncated or other.truncated
-            # as notes below: what each path added since they parted, each once
+            # what each path added since they parted, each once
             if other.inexact is not first.inexact:
-                first.inexact = _merge_added(first.inexact, other.inexact)
+                first.inexact = _merge_added(first.inexact, other.inexact, _place_key)
             if other.guards is not first.guards:
-                first.guards = _merge_added(first.guards, other.guards)
-            # the notes both paths had before they parted, then each note either added once.
-            # Notes from before the fork are not compared: what a join keeps must not depend on
-            # them (a replayed summary appends what the recorded run added, whatever came before)
-            a, b = first.notes, other.notes
-            k = 0
-            while k < len(a) and k < len(b) and a[k] is b[k]:
-                k += 1
-            seen = {_note_key(n) for n in a[k:]}
-            first.notes = a + [x for x in b[k:] if _note_key(x) not in seen]
+                first.guards = _merge_added(first.guards, other.guards, _place_key)
+            first.notes = _merge_added(first.notes, other.notes, _note_key)
         self.paths -= len(cont) - 1
         out = []
         placed = False

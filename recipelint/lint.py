@@ -135,11 +135,12 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
     from . import facts
 
     if opt.cache:
-        from .cache import cache_dir as _cache_dir
+        from .cache import cache_dir
 
-        facts.cache_in(_cache_dir())
+        cache_at = cache_dir()
     else:
-        facts.cache_in(None)
+        cache_at = None
+    facts.cache_in(cache_at)
     if opt.cache and opt.diff_base is None and opt.points_for is None:
         from . import cache
 
@@ -162,12 +163,10 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
         anchor = (recipe_paths or yaml_paths or [Path(".")])[0]
         root = configs.find_root(anchor)
         if config_list or root is not None:
-            if opt.cache:
-                from .cache import cache_dir
             # only recipe files (a pre-commit hook's changed recipes): entries that cannot run
             # them are not parsed; a directory or a master config given means every entry
             only = [p for p, _ in files] if files and not yaml_paths and all(p.is_file() for p in recipe_paths) else None
-            cs = configs.load(root, config_list or None, cache_dir() if opt.cache else None, recipes=only)
+            cs = configs.load(root, config_list or None, cache_at, recipes=only)
         if yaml_paths:
             # a changed master config: lint the recipes it runs
             have = {str(p.resolve()) for p, _ in files}
