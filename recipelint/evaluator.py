@@ -246,6 +246,19 @@ class State:
             scope[name] = var
 
 
+def _shadowed_export(st: State, name: str) -> bool:
+    """Whether the nearest set variable ``name`` (skipping locals declared without a value) is
+    exported; a recorded read of its attributes (recipelint.memo)."""
+    frames = st.frames
+    for i in range(len(frames) - 1, -2, -1):
+        v = (frames[i] if i >= 0 else st.vars).get(name)
+        if st.recs:  # every scope looked at: what it held decided the answer
+            memo.note_all(st.recs, i, name, memo.ATTRS)
+        if v is not None:
+            return v.exported
+    return False
+
+
 def _unset_marker(v):
     return v is None
 
@@ -1652,7 +1665,8 @@ class Evaluator:
             if redirected:
                 st.out = ()
             try:
-                res = handler(self, argv, node, st)
+                # a new bash process gets the command's NAME=VALUE prefix in its environment
+                res = _b_bash(self, argv, node, st, prefix) if handler is _b_bash else handler(self, argv, node, st)
             except _Exit as e:
                 st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
                 res = [st]
@@ -1683,7 +1697,7 @@ class Evaluator:
             i = self.unwrap(argv)
             if i and argv[i].text is not None and os.path.basename(argv[i].text) in ("bash", "sh") \
                     and len(argv) > i + 1 and argv[i + 1].text == "-c":
-                return _b_bash(self, list(argv[i:]), node, st)
+                return _b_bash(self, list(argv[i:]), node, st, prefix)
         st.status = None
         if self.on_command is not None:
             ev = self.on_command(st, Command(tuple(argv), tuple(prefix), node.loc, stdin if stdin is not None else st.stdin))
@@ -1934,13 +1948,23 @@ class Evaluator:
         self.set_scalar(st, name, val, node.loc, local=local)
 
     def set_scalar(self, st: State, name: str, val, loc, local: bool = False, export: bool | None = None) -> None:
-        var = st.lookup(name, attrs_only=True) if not local else (st.frames[-1].get(name) if st.frames else st.lookup(name))
+        if local and st.frames:
+            var = st.frames[-1].get(name)
+        else:
+            var = st.lookup(name, attrs_only=True) if not local else st.lookup(name)
         if var is not None and var.kind == "a":
             d = dict(var.value)
             d[0] = Word(val, loc)
             st.put(name, var.copy(value=d, exported=var.exported if export is None else export), local)
             return
-        exported = (var.exported if var is not None else False) if export is None else export
+        if export is not None:
+            exported = export
+        elif var is not None:
+            exported = var.exported
+        else:
+            # a new local (or one declared without a value) of an exported name is exported, as in
+            # bash: it inherits that one attribute from the variable it shadows
+            exported = bool(st.frames) and _shadowed_export(st, name)
         st.put(name, Var("s", val, exported, var.readonly if var else False, var.integer if var else False), local)
 
     def declare(self, node: Node, st: State) -> None:
@@ -1990,8 +2014,12 @@ class Evaluator:
                     elif "A" in attrs:
                         st.put(name, Var("A", {}), local)
                     elif local and kw != "export":
-                        # (`local` outside a function is an error in bash; the variable is set anyway here)
-                        (st.frames[-1] if st.frames else st.vars)[name] = Var("s", EMPTY)
+                        # `local X`: declared, unset until assigned (as in bash: `${X-unset}`, and
+                        # `set -u` stops on it); outside a function (an error in bash) it is set empty
+                        if st.frames:
+                            st.frames[-1][name] = None
+                        else:
+                            st.vars[name] = Var("s", EMPTY)
                 self._apply_attrs(st, name, attrs, unset_attrs, local and kw != "export", create=kw == "export")
         st.status = 0
 
@@ -3375,7 +3403,9 @@ def _b_source(ev, argv, node, st):
     return res
 
 
-def _b_eval(ev, argv, node, st, subshell=False):
+def _b_eval(ev, argv, node, st, subshell=False, process=None):
+    """`eval WORDS`; with ``subshell``, in a subshell; with ``process`` (the command's
+    ``NAME=VALUE`` prefix), as a new bash process (`bash -c`)."""
     words = argv[1:]
     if not words:
         st.status = 0
@@ -3410,12 +3440,52 @@ def _b_eval(ev, argv, node, st, subshell=False):
         p = parsed.problems[0]
         st.notes.append((node.loc, f"eval string does not parse: {p.message}"))
     if subshell:
-        states, _ = ev._in_subshell(lambda c: ev.run_node(parsed.root, c), st)
+        if process is not None:
+            states, _ = ev._in_subshell(lambda c: ev.run_node(parsed.root, _new_process(ev, c, process)), st)
+        else:
+            states, _ = ev._in_subshell(lambda c: ev.run_node(parsed.root, c), st)
         return states
     return ev.run_node(parsed.root, st)
 
 
-def _b_bash(ev, argv, node, st):
+def exported_vars(st) -> dict:
+    """The variables a child process of ``st`` gets in its environment: name → Var, for every
+    exported scalar visible from the innermost scope.  As in bash, an unset local does not hide
+    an exported outer variable, and arrays are never exported.  Reads every scope: a call doing
+    this is not summarised."""
+    out = {}
+    for scope in st.all_scopes():
+        for k, v in scope.items():
+            if v is None:  # a local declared but unset: bash exports the outer variable
+                continue
+            if v.exported and v.kind == "s":
+                out[k] = v
+            else:
+                out.pop(k, None)
+    return out
+
+
+def _new_process(ev, st, prefix=()):
+    """Turn ``st`` (a copy) into the start of a new bash process (`bash other.sh`, `bash -c`):
+    it has the exported variables only (as plain exported scalars: bash passes no other
+    attribute) and the command's own ``NAME=VALUE`` prefix, no functions (a function exported
+    with `export -f` is not modelled: calling it there is an unknown command), no local scope
+    and default options."""
+    env = {k: Var("s", v.value, exported=True) for k, v in exported_vars(st).items()}
+    for name, val in prefix:
+        env[name] = Var("s", val, exported=True)
+    st.vars = env
+    st.frames = []
+    st.funcs = {}
+    st.funcs_ver = ev._funcs0
+    st.errexit = False
+    st.nounset = False
+    return st
+
+
+def _b_bash(ev, argv, node, st, prefix=()):
+    """`bash -c STRING [NAME ARGS]` and `bash other.sh ARGS`: the string or the script (when
+    it exists) is run as a new bash process (``_new_process``)."""
     args = argv[1:]
     i = 0
     while i < len(args):
@@ -3427,7 +3497,7 @@ def _b_bash(ev, argv, node, st):
             st.pos = tuple(args[i + 3 :]) if len(args) > i + 2 else ()
             if len(args) > i + 2 and args[i + 2].text is not None:
                 st.script = args[i + 2].text
-            res = _b_eval(ev, fake, node, st, subshell=True)
+            res = _b_eval(ev, fake, node, st, subshell=True, process=prefix)
             for r in res:
                 r.pos = saved
                 r.script = saved_script
@@ -3442,10 +3512,10 @@ def _b_bash(ev, argv, node, st):
         parsed = ev.library.load(args[i].text, args[i].shown, ev.script_path, stub=False)
         if parsed is not None and st.source_depth < ev.limits.max_source_depth:
             def run(child):
+                _new_process(ev, child, prefix)
                 child.pos = tuple(args[i + 1 :])
                 child.script = str(parsed.root.src.path)
                 child.source_depth += 1
-                child.frames = []
                 return ev._script(parsed.root, child)
 
             states, _ = ev._in_subshell(run, st)

@@ -464,16 +464,10 @@ def _normalise(name: str, underscores: bool = True) -> tuple[str, str, str | Non
 
 
 def exported_env(state) -> dict:
-    """Exported variables of an evaluator state: name → Str."""
-    out = {}
-    for scope in state.all_scopes():
-        for k, v in scope.items():
-            if v is None:
-                out.pop(k, None)
-                continue
-            if v.exported and v.kind == "s":
-                out[k] = v.value
-    return out
+    """Exported variables of an evaluator state (what a command started there gets): name → Str."""
+    from .evaluator import exported_vars
+
+    return {k: v.value for k, v in exported_vars(state).items()}
 
 
 def text_or_none(s) -> str | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from textwrap import dedent
 
-from helpers import bash_emits, emits, evaluate
+from helpers import bash_emits, emits, evaluate, run_bash
 from recipelint.evaluator import Limits, Opaque
 
 CASES = {
@@ -234,6 +234,23 @@ CASES = {
         """,
         {},
         [["a b", "xv", "c"], ["from-string", "tail"], ["zero", "one"]],
+    ),
+    "bash-c-is-a-new-process": (
+        """
+        PLAIN=p
+        export EXP=e
+        ARR=(1 2); export ARR
+        f() { emit fn; }
+        set -u
+        bash -c 'emit "${PLAIN-unset}" "${EXP-unset}" "${ARR-unset}" "$NOPE"; f'
+        X=pre bash -c 'emit "$X" "${PLAIN-unset}"'
+        g() { local L=l; local EXP=local-exp; bash -c 'emit "${L-unset}" "$EXP"'; }
+        g
+        h() { local EXP; emit "${EXP-unset}"; bash -c 'emit "$EXP"'; EXP=5; bash -c 'emit "$EXP"'; }
+        h
+        """,
+        {},
+        [["unset", "e", "unset", ""], ["pre", "unset"], ["unset", "local-exp"], ["unset"], ["e"], ["5"]],
     ),
     "command-substitution": (
         """
@@ -583,3 +600,22 @@ def test_an_unset_name_in_an_arithmetic_loop_condition_ends_the_path_under_set_u
     paths, _ = evaluate("set -u\nCONC=8\nwhile (( TYPO < CONC )); do :; done\nemit never\n")
     assert [p.exit.reason for p in paths] == ["TYPO: unbound variable"]
     assert paths[0].exit.loc.real().span.line == 3
+
+
+def test_bash_other_script_is_a_new_process(tmp_path):
+    # `bash other.sh` sees exported variables and its own prefix only: no plain variables, no
+    # functions, no `set -u` of its parent (checked against real bash)
+    (tmp_path / "other.sh").write_text('emit "${PLAIN-unset}" "$EXP" "${PRE-unset}" "$1" "$NOPE"\nf\n')
+    main = tmp_path / "main.sh"
+    main.write_text(dedent("""
+        PLAIN=p
+        export EXP=e
+        f() { emit fn; }
+        set -u
+        PRE=x bash "$(dirname "$0")/other.sh" arg
+        """))
+    expected = [["unset", "e", "x", "arg", ""]]
+    _, commands = evaluate(main.read_text(), path=str(main))
+    assert [argv[1:] for argv, _, _ in commands if argv and argv[0] == "emit"] == expected
+    records, _ = run_bash(script=main)
+    assert [argv[1:] for argv, _ in records if argv and argv[0] == "emit"] == expected
