@@ -323,8 +323,8 @@ def _stmt(draw, depth, in_func):
     body = lambda: "; ".join(draw(hs.lists(_stmt(depth + 1, in_func), min_size=1, max_size=3)))  # noqa: E731
     if kind == "assign":
         return f"{var}={val}"
-    if kind == "local":
-        return f"local {var}={val}"
+    if kind == "local":  # with a value, or declared unset (a local of an exported name is exported)
+        return draw(hs.sampled_from([f"local {var}={val}", f"local {var}"]))
     if kind == "return":
         return draw(hs.sampled_from(["return", "return 1", "[[ $A == 2 ]] && return 3"]))
     if kind == "call":
@@ -339,7 +339,9 @@ def _stmt(draw, depth, in_func):
                                      f"echo {val} >> /tmp/m"]))
     if kind == "misc":
         return draw(hs.sampled_from(["export A", "unset B", "set -e", "set +e", "set -u", "set +u", "false || true", "shift",
-                                     "f2() { C=redefined; }", "readonly C", "declare -i B", "exit 3"]))
+                                     "f2() { C=redefined; }", "readonly C", "declare -i B", "exit 3",
+                                     # a new process: exported variables only
+                                     """bash -c 'serve "$A" "$B" "$C" child'"""]))
     if kind == "if_known":
         return f'if [[ "$A" == 1 ]]; then {body()}; else {body()}; fi'
     if kind == "if_unknown":
