@@ -246,6 +246,11 @@ class State:
             scope[name] = var
 
 
+#: the function table's entry that marks function NAME exported (`export -f NAME`) is this prefix +
+#: NAME: no command name contains a NUL byte
+_EXPORTED_FUNCTION = "\0export -f "
+
+
 def _shadowed_export(st: State, name: str) -> bool:
     """Whether the nearest set variable ``name`` (skipping locals declared without a value) is
     exported; a recorded read of its attributes (recipelint.memo)."""
@@ -778,6 +783,7 @@ class Evaluator:
             if mode == "f":
                 st.funcs.pop(txt, None)
                 st.funcs_ver = self._fver_step(st.funcs_ver, txt, None)
+                self._export_function(st, txt, export=False, unexport=True)
                 continue
             m = _NAME_SUB.fullmatch(txt)
             if not m:
@@ -1986,6 +1992,10 @@ class Evaluator:
                 if "g" in flags:
                     local = False
                 continue
+            if "f" in attrs:  # `export -f NAME`, `declare -fx NAME`: names of functions, not variables
+                self._export_function(st, c.text, export="x" in attrs and "n" not in attrs,
+                                      unexport="x" in unset_attrs or (kw == "export" and "n" in attrs))
+                continue
             if c.type == "variable_assignment":
                 self.assign(c, st, local=local and kw != "export", attrs="".join(attrs))
                 nm = c.field("name")
@@ -2022,6 +2032,18 @@ class Evaluator:
                             st.vars[name] = Var("s", EMPTY)
                 self._apply_attrs(st, name, attrs, unset_attrs, local and kw != "export", create=kw == "export")
         st.status = 0
+
+    def _export_function(self, st, name, export: bool, unexport: bool) -> None:
+        """Mark a function exported (or not): a new bash process started later gets it
+        (``_new_process``).  The mark is an entry of the function table no command can name."""
+        mark = _EXPORTED_FUNCTION + name
+        if export and name in st.funcs:
+            st.funcs[mark] = st.funcs[name]
+        elif unexport and mark in st.funcs:
+            del st.funcs[mark]
+        else:
+            return
+        st.funcs_ver = self._fver_step(st.funcs_ver, mark, st.funcs.get(mark))
 
     def _apply_attrs(self, st, name, attrs, unset_attrs, local, create=False):
         var = st.lookup(name)
@@ -3468,16 +3490,21 @@ def exported_vars(st) -> dict:
 def _new_process(ev, st, prefix=()):
     """Turn ``st`` (a copy) into the start of a new bash process (`bash other.sh`, `bash -c`):
     it has the exported variables only (as plain exported scalars: bash passes no other
-    attribute) and the command's own ``NAME=VALUE`` prefix, no functions (a function exported
-    with `export -f` is not modelled: calling it there is an unknown command), no local scope
-    and default options."""
+    attribute) and the command's own ``NAME=VALUE`` prefix, the functions exported with
+    `export -f` only, no local scope and default options."""
     env = {k: Var("s", v.value, exported=True) for k, v in exported_vars(st).items()}
     for name, val in prefix:
         env[name] = Var("s", val, exported=True)
     st.vars = env
     st.frames = []
-    st.funcs = {}
-    st.funcs_ver = ev._funcs0
+    funcs = {}
+    for mark in st.funcs:
+        if mark.startswith(_EXPORTED_FUNCTION):
+            name = mark[len(_EXPORTED_FUNCTION):]
+            if name in st.funcs:  # (as redefined since it was exported)
+                funcs[name] = funcs[mark] = st.funcs[name]
+    st.funcs = funcs
+    st.funcs_ver = ev._fver(funcs) if funcs else ev._funcs0
     st.errexit = False
     st.nounset = False
     return st

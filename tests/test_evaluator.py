@@ -252,6 +252,23 @@ CASES = {
         {},
         [["unset", "e", "unset", ""], ["pre", "unset"], ["unset", "local-exp"], ["unset"], ["e"], ["5"]],
     ),
+    "export-f-functions-reach-a-new-process": (
+        """
+        f() { emit f-exported "$1"; }
+        g() { emit g-plain; }
+        export -f f
+        f() { emit f-redefined "$1"; }
+        bash -c 'f one; g'
+        export -nf f
+        bash -c 'f two'
+        declare -fx g
+        bash -c 'g'
+        unset -f g
+        bash -c 'g'
+        """,
+        {},
+        [["f-redefined", "one"], ["g-plain"]],
+    ),
     "command-substitution": (
         """
         D=$(dirname /a/b/c.sh)

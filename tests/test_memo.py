@@ -340,8 +340,9 @@ def _stmt(draw, depth, in_func):
     if kind == "misc":
         return draw(hs.sampled_from(["export A", "unset B", "set -e", "set +e", "set -u", "set +u", "false || true", "shift",
                                      "f2() { C=redefined; }", "readonly C", "declare -i B", "exit 3",
-                                     # a new process: exported variables only
-                                     """bash -c 'serve "$A" "$B" "$C" child'"""]))
+                                     # a new process: exported variables and functions only
+                                     """bash -c 'serve "$A" "$B" "$C" child'""", "export -f f1",
+                                     "bash -c 'f1 z'"]))
     if kind == "if_known":
         return f'if [[ "$A" == 1 ]]; then {body()}; else {body()}; fi'
     if kind == "if_unknown":
