@@ -1992,7 +1992,7 @@ class Evaluator:
                 if "g" in flags:
                     local = False
                 continue
-            if "f" in attrs:  # `export -f NAME`, `declare -fx NAME`: names of functions, not variables
+            if "f" in attrs or "F" in attrs:  # `export -f NAME`, `declare -F NAME`: function names
                 self._export_function(st, c.text, export="x" in attrs and "n" not in attrs,
                                       unexport="x" in unset_attrs or (kw == "export" and "n" in attrs))
                 continue
