@@ -265,9 +265,12 @@ CASES = {
         bash -c 'g'
         unset -f g
         bash -c 'g'
+        X=glob
+        h() { declare -F X; emit "$X"; }
+        h
         """,
         {},
-        [["f-redefined", "one"], ["g-plain"]],
+        [["f-redefined", "one"], ["g-plain"], ["glob"]],
     ),
     "command-substitution": (
         """
