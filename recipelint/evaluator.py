@@ -2025,8 +2025,9 @@ class Evaluator:
                         st.put(name, Var("A", {}), local)
                     elif local and kw != "export":
                         # `local X`: declared, unset until assigned (as in bash: `${X-unset}`, and
-                        # `set -u` stops on it); outside a function (an error in bash) it is set empty
-                        if st.frames:
+                        # `set -u` stops on it); with attributes (`local -i N`) it is kept set and
+                        # empty, to hold them; outside a function (an error in bash) it is set empty
+                        if st.frames and not attrs:
                             st.frames[-1][name] = None
                         else:
                             st.vars[name] = Var("s", EMPTY)

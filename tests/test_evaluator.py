@@ -268,9 +268,11 @@ CASES = {
         X=glob
         h() { declare -F X; emit "$X"; }
         h
+        k() { local -i N; N=5+1; local -x L; L=l; bash -c 'emit "$L"'; emit "$N"; }
+        k
         """,
         {},
-        [["f-redefined", "one"], ["g-plain"], ["glob"]],
+        [["f-redefined", "one"], ["g-plain"], ["glob"], ["l"], ["6"]],
     ),
     "command-substitution": (
         """
