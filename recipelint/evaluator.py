@@ -3508,12 +3508,18 @@ def _new_process(ev, st, prefix=()):
     st.funcs_ver = ev._fver(funcs) if funcs else ev._funcs0
     st.errexit = False
     st.nounset = False
+    st.source_depth += 1
     return st
 
 
 def _b_bash(ev, argv, node, st, prefix=()):
     """`bash -c STRING [NAME ARGS]` and `bash other.sh ARGS`: the string or the script (when
-    it exists) is run as a new bash process (``_new_process``)."""
+    it exists) is run as a new bash process (``_new_process``), nested at most as deep as
+    `source` (a function that runs itself through `bash -c`)."""
+    if st.source_depth >= ev.limits.max_source_depth:
+        st.notes.append((node.loc, f"bash processes nested above {ev.limits.max_source_depth}: "
+                                   f"{_short(' '.join(w.shown for w in argv), 40)} not followed"))
+        return ev._external(argv, prefix, node, st, None)
     args = argv[1:]
     i = 0
     while i < len(args):
@@ -3538,12 +3544,11 @@ def _b_bash(ev, argv, node, st, prefix=()):
     if i < len(args) and args[i].text is not None and args[i].text != "-":
         # `bash other.sh args`: follow a script that exists, in a subshell
         parsed = ev.library.load(args[i].text, args[i].shown, ev.script_path, stub=False)
-        if parsed is not None and st.source_depth < ev.limits.max_source_depth:
+        if parsed is not None:
             def run(child):
                 _new_process(ev, child, prefix)
                 child.pos = tuple(args[i + 1 :])
                 child.script = str(parsed.root.src.path)
-                child.source_depth += 1
                 return ev._script(parsed.root, child)
 
             states, _ = ev._in_subshell(run, st)

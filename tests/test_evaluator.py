@@ -641,3 +641,12 @@ def test_bash_other_script_is_a_new_process(tmp_path):
     assert [argv[1:] for argv, _, _ in commands if argv and argv[0] == "emit"] == expected
     records, _ = run_bash(script=main)
     assert [argv[1:] for argv, _ in records if argv and argv[0] == "emit"] == expected
+
+
+def test_a_function_running_itself_through_bash_c_stops_at_the_nesting_limit():
+    # found by the generated-program test: each new process starts without call frames, so the
+    # call-depth limit never triggered (RecursionError); nesting of processes is bounded like `source`
+    paths, commands = evaluate("f1() { bash -c 'f1 z'; }\nexport -f f1\nf1\nemit after\n")
+    (p,) = paths
+    assert any("bash processes nested above 8" in m for _, m in p.notes)
+    assert [c[0] for c in commands if c[0][0] == "emit"] == [["emit", "after"]]
