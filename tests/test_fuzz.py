@@ -41,7 +41,7 @@ VOCABULARY = [
     "||", "|", "\n", " ", "<<EOF", "<<-'PY'", "EOF", "do", "done", "if", "then", "fi", "else", "case", "esac",
     "in", "for", "while", "until", "function", "local", "export", "declare -A", "set -euo pipefail", "shift 9",
     '"$@"', "${!x}", "${x:?boom}", "${#a[@]}", "${a[@]:1:2}", "$((1/0))", "$((2**64))", "exit 3", "return",
-    "break 99", "eval \"$X\"", "source \"$0\"", ". \"${BASH_SOURCE[0]}\"", "bash -c \"$CMD\"", "vllm serve",
+    "break 99", "eval \"$X\"", "source \"$0\"", ". \"${BASH_SOURCE[0]}\"", "bash -c \"$CMD\"", "export -f", "bash \"$0\"", "vllm serve",
     "python3 -m sglang.launch_server", "--max-num-seqs", "--kv-transfer-config '{\"kv_connector\":'",
     "--speculative-config \"{$X}\"", "=", "+=", "[0]=", "~", "*", "?", "!", "#", "%q", "\x00", "\udcff",
 ]
@@ -49,6 +49,8 @@ VOCABULARY = [
 SNIPPETS = [
     "f() { f \"$@\"; }\nf\n",
     "g() { h; }\nh() { g; }\ng\n",
+    "f() { bash -c 'f; f'; }\nexport -f f\nf\n",
+    "bash \"$0\"\nbash \"$0\"\nvllm serve m\n",
     "A=(" + " ".join(str(i) for i in range(5000)) + ")\n",
     "(" * 300 + "true" + ")" * 300 + "\n",
     "if true; then\n" * 200 + "fi\n" * 200,
