@@ -127,6 +127,7 @@ def _convert(ts_root, src, problems) -> tuple[Node, int]:
     # iterative conversion: (ts_node, node, depth)
     stack = [(ts_root, root, 0)]
     max_depth = 0
+    lt_at: set[int] = set()  # where a `<>` of the form `cmd <>file` starts (see _read_write_redirect)
     while stack:
         ts_node, node, depth = stack.pop()
         if depth > max_depth:
@@ -142,7 +143,15 @@ def _convert(ts_root, src, problems) -> tuple[Node, int]:
         fields = []
         for i in range(n):
             c = ts_node.child(i)
-            child = Node(c.type, c.start_byte, c.end_byte, c.is_named, src)
+            if c.is_error and c.end_byte - c.start_byte == 1 and _read_write_redirect(ts_node, i, c, src.data, kids, lt_at):
+                continue
+            ctype = c.type
+            start = c.start_byte
+            if ctype == "file_redirect" and start - 1 in lt_at:
+                start -= 1
+            elif ctype == ">" and start - 1 in lt_at:
+                ctype, start = "<", start - 1
+            child = Node(ctype, start, c.end_byte, c.is_named, src)
             kids.append(child)
             fields.append(ts_node.field_name_for_child(i))
             if c.child_count or c.is_error or c.is_missing:
@@ -150,6 +159,25 @@ def _convert(ts_root, src, problems) -> tuple[Node, int]:
         node.children = tuple(kids)
         node.fields = tuple(fields)
     return root, max_depth
+
+
+def _read_write_redirect(ts_node, i, c, data: bytes, kids: list, lt_at: set) -> bool:
+    """tree-sitter-bash has no ``<>`` (open read-write: ``exec 3<>/dev/tcp/host/port``); it
+    makes a one-character ERROR of half of it.  Recover it as a ``<`` redirection covering both
+    characters (what the evaluator needs: where the file is read from): ``N<>file`` is
+    ``file_redirect(N, '<', ERROR('>'), file)``, and ``<>file`` is ``ERROR('<')`` then
+    ``file_redirect('>', file)``.  Whether ERROR ``c`` (child ``i`` of ``ts_node``) is one of
+    these — then it is left out of the tree."""
+    text = data[c.start_byte : c.end_byte]
+    if text == b">" and kids and kids[-1].type == "<" and kids[-1].end == c.start_byte and ts_node.type == "file_redirect":
+        kids[-1].end = c.end_byte
+        return True
+    if text == b"<" and i + 1 < ts_node.child_count:
+        nxt = ts_node.child(i + 1)
+        if nxt.type == "file_redirect" and nxt.start_byte == c.end_byte and nxt.child_count and nxt.child(0).type == ">":
+            lt_at.add(c.start_byte)
+            return True
+    return False
 
 
 _STRUCTURAL = frozenset({"if", "then", "for", "while", "until", "do", "case", "function", "select", ";", "&", "\n", "elif", "else"})

@@ -274,6 +274,16 @@ CASES = {
         {},
         [["f-redefined", "one"], ["g-plain"], ["glob"], ["l"], ["6"]],
     ),
+    "read-write-redirect": (  # `<>`, which tree-sitter-bash does not know (recovered by the parser)
+        """
+        echo hi > f
+        X=$(cat <>f)
+        exec 3<>f
+        (exec 4<> "f") 2>/dev/null && emit "$X"
+        """,
+        {},
+        [["hi"]],
+    ),
     "command-substitution": (
         """
         D=$(dirname /a/b/c.sh)

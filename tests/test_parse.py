@@ -35,6 +35,25 @@ def test_missing_node_is_reported():
     assert any("missing" in p.message or "syntax error" in p.message for p in parsed.problems)
 
 
+def test_read_write_redirect_is_not_a_syntax_error():
+    # tree-sitter-bash has no `<>`: it leaves half of it as an ERROR; both forms are recovered as
+    # a `<` redirection spanning the two characters (InferenceX: `until (exec 3<>"/dev/tcp/$h/$p")`)
+    data = b'until (exec 3<>"/dev/tcp/h/p") 2>/dev/null; do sleep 5; done\ncat <>f\nexec 3<> g\n'
+    parsed = parse(SourceFile("x.sh", data))
+    assert parsed.problems == []
+    ops = []
+    stack = [parsed.root]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        if n.type == "file_redirect":
+            ops.append((n.text, [(c.type, c.text) for c in n.children if not c.named]))
+    assert sorted(ops) == sorted([('3<>"/dev/tcp/h/p"', [("<", "<>")]), ("2>/dev/null", [(">", ">")]),
+                                  ("<>f", [("<", "<>")]), ("3<> g", [("<", "<>")])])
+    bad = parse(SourceFile("y.sh", b"cat <<>f\n"))
+    assert bad.problems  # not every stray `<`/`>` is taken for it
+
+
 def test_dash_before_heredoc_is_recovered_in_lists():
     _, commands = evaluate("[ 1 = 1 ] && emit - <<'PY' || true\nprint(1)\nPY\n")
     assert ["emit", "-"] in [c[0] for c in commands]
