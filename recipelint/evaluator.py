@@ -22,7 +22,7 @@ from pathlib import Path
 
 from . import arith, memo
 from .parse import MAX_DEPTH, Node, Parsed, parse
-from .patterns import glob_match, replace_pattern, strip_pattern
+from .patterns import MAX_WILDCARD_TEXT, glob_match, replace_pattern, strip_pattern
 from .source import Loc, SourceFile, VirtualSource
 from .values import (
     EMPTY,
@@ -121,7 +121,11 @@ class Limits:
     max_launches: int = 512  # per sweep point (InferenceX's most: 16, a SPEED-Bench loop)
     max_call_depth: int = 48
     max_source_depth: int = 8
+    #: the longest text one expansion or virtual file may hold, and the most words (or chunks)
+    #: one expansion may make: beyond them the value is unknown (a loop doubling `X="$X$X"`
+    #: would otherwise grow without bound within the step limit)
     max_output: int = 1 << 20
+    max_words: int = 1 << 16
     #: replay calls and statements from summaries of identical earlier runs (recipelint.memo);
     #: off gives the same results, slower (the tests compare both)
     summaries: bool = True
@@ -1688,7 +1692,8 @@ class Evaluator:
                     path = text_of(out_target)
                     if path is not None and path not in ("/dev/null", "/dev/stderr", "/dev/stdout"):
                         old = r.files.get(path, EMPTY) if out_append else EMPTY
-                        r.files[path] = old + data if data is not None and old is not None else unknown(path, loc)
+                        r.files[path] = self._bounded(old + data, loc, r) if data is not None and old is not None \
+                            else unknown(path, loc)
                     elif path == "/dev/stdout" and out_saved is not None:
                         r.out = out_saved + data
                     elif path == "/dev/stderr" and data:
@@ -2123,9 +2128,37 @@ class Evaluator:
         segs: list = []
         self._segments(node, st, segs, quoted=False)
         res = _fields(segs, node.loc)
+        if len(res) > self.limits.max_words:
+            st.notes.append((node.loc, f"expansion makes more than {self.limits.max_words} words: taken as unknown"))
+            res = [Word(unknown("an expansion too long to follow", node.loc, multi=True), node.loc)]
+        for i, w in enumerate(res):
+            if self._too_long(w.chunks):
+                res[i] = Word(self._bounded(w.chunks, node.loc, st), w.loc)
         if self._static(node):  # the same words every time (words are never changed once made)
             self._static_words[id(node)] = tuple(res)
         return res
+
+    def _too_long(self, s) -> bool:
+        """Whether a value is beyond ``Limits.max_output`` characters or ``max_words`` chunks."""
+        n = len(s)
+        if n == 1:
+            t = s[0].text
+            return t is not None and len(t) > self.limits.max_output
+        if n > self.limits.max_words:
+            return True
+        total = 0
+        for c in s:
+            t = c.text
+            if t is not None:
+                total += len(t)
+        return total > self.limits.max_output
+
+    def _bounded(self, s, loc, st):
+        """``s``, or an unknown value (with a note) when it is too long to follow."""
+        if not self._too_long(s):
+            return s
+        st.notes.append((loc, f"value longer than {self.limits.max_output} characters: taken as unknown"))
+        return unknown("a value too long to follow", loc, nonempty=True)
 
     def expand_scalar(self, node: Node, st: State):
         """Expand without word splitting (assignment right-hand sides, ``case`` words, ...)."""
@@ -2142,7 +2175,7 @@ class Evaluator:
                 out.append(Chunk(" ", None))
             elif s[0] == "t":
                 out.extend(s[1])
-        res = tuple(c for c in out if c.text is None or c.text)
+        res = self._bounded(tuple(c for c in out if c.text is None or c.text), node.loc, st)
         if self._static(node):
             self._static_scalars[id(node)] = res
         return res
@@ -2579,6 +2612,8 @@ class Evaluator:
                     pass
                 return unknown(node.text, node.loc)
             new = strip_pattern(txt, segs, op)
+            if new is None:
+                return self._too_long_for_pattern(node, st)
             if op in ("#", "##"):
                 return slice_str(val, len(txt) - len(new))
             return slice_str(val, 0, len(new))
@@ -2597,6 +2632,8 @@ class Evaluator:
             if txt is None or segs is None or rep_txt is None:
                 return unknown(node.text, node.loc)
             new = replace_pattern(txt, segs, rep_txt, op)
+            if new is None:
+                return self._too_long_for_pattern(node, st)
             return (Chunk(new, first_loc(val) or node.loc),) if new else EMPTY
         if op == ":":
             nums = [c for c in operand_nodes if c.named]
@@ -2613,6 +2650,11 @@ class Evaluator:
                 off = max(0, len(txt) + off)
             end = None if ln is None else (off + ln if ln >= 0 else len(txt) + ln)
             return slice_str(val, off, end)
+        return unknown(node.text, node.loc)
+
+    def _too_long_for_pattern(self, node, st):
+        st.notes.append((node.loc, f"value longer than {MAX_WILDCARD_TEXT} characters for a pattern with "
+                                   "wildcards: taken as unknown"))
         return unknown(node.text, node.loc)
 
     def _pattern_from_nodes(self, nodes, node, st):
@@ -3024,6 +3066,10 @@ def _printf(fmt: str, args: list[Word], loc):
             consumed = True
             w = args[idx] if idx < len(args) else None
             idx += 1
+            if any(g and g != "*" and len(g) > 6 for g in (m.group(2), m.group(3))):
+                # a field width or precision of a million characters or more: not made
+                out.append(Chunk(None, loc, f"printf {m.group(0)[:20]}..."))
+                continue
             if w is None:
                 if conv in "diouxXfeEgG":
                     out.append(Chunk("0", loc))
@@ -3096,7 +3142,7 @@ def _b_tee(ev, argv, node, st):
         if p is None or p.startswith("-"):
             continue
         old = st.files.get(p, EMPTY) if append else EMPTY
-        st.files[p] = (old or EMPTY) + data
+        st.files[p] = ev._bounded((old or EMPTY) + data, node.loc, st)
     if st.out is not None:
         st.out = st.out + data
     st.status = 0

@@ -131,8 +131,42 @@ def glob_match(segments: list[tuple[str, bool]], text: str) -> bool:
     return compiled(glob_regex(segments)).fullmatch(text) is not None
 
 
-def strip_pattern(text: str, segments: list[tuple[str, bool]], op: str) -> str:
-    """``${X#p}`` ``${X##p}`` ``${X%p}`` ``${X%%p}``."""
+#: a pattern with wildcards is matched at every position of the value, each try a regex match:
+#: quadratic, so values longer than this are not followed (a literal pattern has no such limit)
+MAX_WILDCARD_TEXT = 1024
+
+
+def literal(segments: list[tuple[str, bool]]) -> str | None:
+    """The text a pattern without wildcards matches (and only that text), else None."""
+    out = []
+    for text, quoted in segments:
+        if quoted:
+            out.append(text)
+            continue
+        i, n = 0, len(text)
+        while i < n:
+            c = text[i]
+            if c == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if c in "*?[" or (c in "+@!" and i + 1 < n and text[i + 1] == "("):
+                return None
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def strip_pattern(text: str, segments: list[tuple[str, bool]], op: str) -> str | None:
+    """``${X#p}`` ``${X##p}`` ``${X%p}`` ``${X%%p}``; None for a value too long to try a
+    pattern with wildcards on (``MAX_WILDCARD_TEXT``)."""
+    lit = literal(segments)
+    if lit is not None:
+        if op in ("#", "##"):
+            return text[len(lit):] if text.startswith(lit) else text
+        return text[: len(text) - len(lit)] if text.endswith(lit) else text
+    if len(text) > MAX_WILDCARD_TEXT:
+        return None
     rx = compiled(glob_regex(segments))
     n = len(text)
     if op in ("#", "##"):
@@ -148,11 +182,23 @@ def strip_pattern(text: str, segments: list[tuple[str, bool]], op: str) -> str:
     return text
 
 
-def replace_pattern(text: str, segments: list[tuple[str, bool]], repl: str, op: str) -> str:
-    """``${X/p/r}`` ``${X//p/r}`` ``${X/#p/r}`` ``${X/%p/r}`` (longest match, as bash)."""
+def replace_pattern(text: str, segments: list[tuple[str, bool]], repl: str, op: str) -> str | None:
+    """``${X/p/r}`` ``${X//p/r}`` ``${X/#p/r}`` ``${X/%p/r}`` (longest match, as bash); None for
+    a value too long to try a pattern with wildcards on (``MAX_WILDCARD_TEXT``)."""
     regex = glob_regex(segments)
     if not regex:
         return text
+    lit = literal(segments)
+    if lit is not None:
+        if op == "//":
+            return text.replace(lit, repl)
+        if op == "/":
+            return text.replace(lit, repl, 1)
+        if op == "/#":
+            return repl + text[len(lit):] if text.startswith(lit) else text
+        return text[: len(text) - len(lit)] + repl if text.endswith(lit) else text
+    if len(text) > MAX_WILDCARD_TEXT:
+        return None
     if op == "/#":
         k = _longest_prefix(regex, text)
         return repl + text[k:] if k is not None else text

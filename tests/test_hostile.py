@@ -242,3 +242,35 @@ def test_values_with_newlines_keep_findings_on_one_line(tmp_path):
     r = runner.invoke(app, ["check", "--no-cache", "-o", "github", str(p)])
     lines = [ln for ln in r.output.splitlines() if ln.strip()]
     assert lines and all(ln.startswith("::") for ln in lines), r.output
+
+
+GROWING = {
+    # each doubles a value per iteration: 2**40 characters or words if followed to the end
+    "concatenation": 'X=a\nfor i in $(seq 40); do X="$X$X"; done\n',
+    "pattern-replacement": "X=abc\nfor i in $(seq 40); do X=${X//a/aa}; done\n",
+    "pattern-with-wildcards": 'X=ab\nfor i in $(seq 40); do X="$X$X"; Y=${X//a?/c}; Z=${X%%b*}; done\n',
+    "command-output": 'X=a\nfor i in $(seq 40); do X=$(echo "$X$X"); done\n',
+    "files": 'X=a\nfor i in $(seq 40); do echo "$X$X" > f; X=$(cat f f); done\n',
+    "array": 'A=(a)\nfor i in $(seq 30); do A=("${A[@]}" "${A[@]}"); done\n',
+    "positional-parameters": 'set -- a\nfor i in $(seq 30); do set -- "$@" "$@"; done\n',
+    "printf-width": 'X=$(printf "%100000000s|%.100000000f" x 1)\n',
+}
+
+
+@pytest.mark.parametrize("name", list(GROWING))
+def test_values_that_grow_without_bound_are_cut(tmp_path, name):
+    # found while testing this session: `X="$X$X"` in a loop ran out of time and memory (2**40
+    # characters within the step limit); `${X//a/aa}` tried its quadratic match on megabytes
+    import time
+
+    from recipelint.analysis import Analyzer
+    from recipelint.points import SweepPoint
+
+    p = tmp_path / "grow.sh"
+    p.write_text(GROWING[name] + "vllm serve m --max-num-seqs 4\n")
+    t0 = time.perf_counter()
+    res = Analyzer().analyze(p, "grow.sh", [SweepPoint("p", {"TP": "8"})])
+    assert time.perf_counter() - t0 < 20
+    (pr,) = res.points
+    assert [lc.value("--max-num-seqs") for lc in pr.launches] == ["4"]
+    assert check(p).exit_code in (0, 1)
