@@ -250,6 +250,8 @@ class State:
             scope[name] = var
 
 
+_KEYED_ELEMENT = re.compile(r"^\[([^\]]*)\]\+?=")  # `[key]=value` in an array literal
+
 #: the function table's entry that marks function NAME exported (`export -f NAME`) is this prefix +
 #: NAME: no command name contains a NUL byte
 _EXPORTED_FUNCTION = "\0export -f "
@@ -2086,11 +2088,14 @@ class Evaluator:
         elems: list[Word] = []
         keyed: dict = {}
         has_keys = False
+        # each element is a step of the evaluation: a script assigning a 5,000-element array in
+        # each of hundreds of copies of itself stops at the step limit (found by the fuzz suite)
+        self.steps += len(node.children)
         for c in node.children:
             if not c.named or c.type == "comment":
                 continue
             raw = c.text
-            m = re.match(r"^\[([^\]]*)\]\+?=", raw)
+            m = _KEYED_ELEMENT.match(raw) if raw.startswith("[") else None
             if m:
                 has_keys = True
                 val = self.expand_scalar(c, st)
@@ -2128,6 +2133,8 @@ class Evaluator:
         segs: list = []
         self._segments(node, st, segs, quoted=False)
         res = _fields(segs, node.loc)
+        if len(res) > 64:  # "${A[@]}" of a big array: its words count as steps (see array_elements)
+            self.steps += len(res)
         if len(res) > self.limits.max_words:
             st.notes.append((node.loc, f"expansion makes more than {self.limits.max_words} words: taken as unknown"))
             res = [Word(unknown("an expansion too long to follow", node.loc, multi=True), node.loc)]

@@ -272,5 +272,27 @@ def test_values_that_grow_without_bound_are_cut(tmp_path, name):
     res = Analyzer().analyze(p, "grow.sh", [SweepPoint("p", {"TP": "8"})])
     assert time.perf_counter() - t0 < 20
     (pr,) = res.points
-    assert [lc.value("--max-num-seqs") for lc in pr.launches] == ["4"]
+    notes = [m for path in pr.paths for _, m in path.notes]
+    if name in ("array", "positional-parameters"):  # millions of words: cut by the step limit
+        assert any(m.startswith("evaluation stopped after") for m in notes), notes
+    else:  # cut by the size limits; the launch after the loop is still found
+        assert name == "printf-width" or any("taken as unknown" in m for m in notes), notes
+        assert [lc.value("--max-num-seqs") for lc in pr.launches] == ["4"]
+    assert check(p).exit_code in (0, 1)
+
+
+def test_a_big_array_in_a_script_that_runs_itself_twice(tmp_path):
+    # found by the fuzz suite: `bash "$0"` twice per level, eight levels: 511 copies of a
+    # 5,000-element array assignment per sweep point (218 s) — array elements now count as steps
+    import time
+
+    from recipelint.analysis import Analyzer
+    from recipelint.points import SweepPoint
+
+    p = tmp_path / "twice.sh"
+    p.write_text("A=(" + " ".join(map(str, range(5000))) + ')\nbash "$0"\nbash "$0"\nvllm serve m\n')
+    t0 = time.perf_counter()
+    (pr,) = Analyzer().analyze(p, "twice.sh", [SweepPoint("p", {"TP": "8"})]).points
+    assert time.perf_counter() - t0 < 20
+    assert any(m.startswith("evaluation stopped after") for path in pr.paths for _, m in path.notes)
     assert check(p).exit_code in (0, 1)
