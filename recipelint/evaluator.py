@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,6 +121,7 @@ class Limits:
     max_steps: int = 100_000  # ~10x the most any InferenceX sweep point needs
     max_launches: int = 512  # per sweep point (InferenceX's most: 16, a SPEED-Bench loop)
     max_call_depth: int = 48
+    max_recursion: int = 8  # calls of one function inside itself (one that may launch)
     max_source_depth: int = 8
     #: the longest text one expansion or virtual file may hold, and the most words (or chunks)
     #: one expansion may make: beyond them the value is unknown (a loop doubling `X="$X$X"`
@@ -249,6 +251,11 @@ class State:
         else:
             scope[name] = var
 
+
+#: Python frames the evaluation may nest: 48 calls (``Limits.max_call_depth``, counted across
+#: `bash -c` processes), each through command substitutions and compound statements, take a few
+#: thousand (Python 3.11+ nests Python calls without growing the C stack)
+_RECURSION_LIMIT = 20_000
 
 _KEYED_ELEMENT = re.compile(r"^\[([^\]]*)\]\+?=")  # `[key]=value` in an array literal
 
@@ -459,7 +466,17 @@ class Evaluator:
             states = [st]
         else:
             self._root = parsed.root
-            states = self._script(parsed.root, st)
+            if sys.getrecursionlimit() < _RECURSION_LIMIT:
+                sys.setrecursionlimit(_RECURSION_LIMIT)
+            try:
+                states = self._script(parsed.root, st)
+            except RecursionError:
+                # nesting of calls, command substitutions and statements beyond what Python's
+                # stack holds (a launching function that runs itself through `$(...)`): the
+                # sweep point ends here, cut, rather than the whole run
+                st.truncated = True
+                st.notes.append((parsed.root.loc, "evaluation nested too deeply: stopped"))
+                states = [st]
         results = []
         for s in states:
             ex = None
@@ -1745,7 +1762,7 @@ class Evaluator:
     def call_function(self, name, args, prefix, node, st, stdin, out_target):
         """Run a function, or replay the summary of an earlier identical call (recipelint.memo)."""
         body = st.funcs[name]
-        if body in self._unsummarizable or not self.limits.summaries or len(st.frames) >= self.limits.max_call_depth \
+        if body in self._unsummarizable or not self.limits.summaries or len(st.calls) >= self.limits.max_call_depth \
                 or any(c[0] == name for c in st.calls):
             return self._call_function(name, body, args, prefix, node, st, stdin, out_target)
         # without a redirection the function reads the caller's stdin (a pipe into it)
@@ -1821,8 +1838,16 @@ class Evaluator:
         return res
 
     def _call_function(self, name, body, args, prefix, node, st, stdin, out_target):
-        if len(st.frames) >= self.limits.max_call_depth:
-            st.notes.append((node.loc, f"call depth above {self.limits.max_call_depth}: `{name}` not followed"))
+        # the call stack, not the local frames: it goes on through `bash -c` (a new process starts
+        # without frames), so a function running itself that way is bounded too
+        why = None
+        if len(st.calls) >= self.limits.max_call_depth:
+            why = f"call depth above {self.limits.max_call_depth}: `{name}` not followed"
+        elif sum(1 for c in st.calls if c[0] == name) >= self.limits.max_recursion:
+            # a function that may launch, running itself (directly, through `$(...)` or `bash -c`)
+            why = f"`{name}` running itself more than {self.limits.max_recursion} deep: not followed"
+        if why is not None:
+            st.notes.append((node.loc, why))
             st.truncated = True
             st.status = None
             return [st]
