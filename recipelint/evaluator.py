@@ -256,6 +256,8 @@ class State:
 #: `bash -c` processes), each through command substitutions and compound statements, take a few
 #: thousand (Python 3.11+ nests Python calls without growing the C stack)
 _RECURSION_LIMIT = 20_000
+if sys.getrecursionlimit() < _RECURSION_LIMIT:  # set once, when the evaluator is first imported
+    sys.setrecursionlimit(_RECURSION_LIMIT)
 
 _KEYED_ELEMENT = re.compile(r"^\[([^\]]*)\]\+?=")  # `[key]=value` in an array literal
 
@@ -466,8 +468,6 @@ class Evaluator:
             states = [st]
         else:
             self._root = parsed.root
-            if sys.getrecursionlimit() < _RECURSION_LIMIT:
-                sys.setrecursionlimit(_RECURSION_LIMIT)
             try:
                 states = self._script(parsed.root, st)
             except RecursionError:
