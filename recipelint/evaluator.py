@@ -2162,11 +2162,15 @@ class Evaluator:
             self.steps += len(res)
         if len(res) > self.limits.max_words:
             st.notes.append((node.loc, f"expansion makes more than {self.limits.max_words} words: taken as unknown"))
-            res = [Word(unknown("an expansion too long to follow", node.loc, multi=True), node.loc)]
+            return [Word(unknown("an expansion too long to follow", node.loc, multi=True), node.loc)]
+        cut = False
         for i, w in enumerate(res):
             if self._too_long(w.chunks):
                 res[i] = Word(self._bounded(w.chunks, node.loc, st), w.loc)
-        if self._static(node):  # the same words every time (words are never changed once made)
+                cut = True
+        # the same words every time (words are never changed once made); a cut one is not kept,
+        # so that every evaluation notes the cut
+        if not cut and self._static(node):
             self._static_words[id(node)] = tuple(res)
         return res
 
@@ -2207,7 +2211,9 @@ class Evaluator:
                 out.append(Chunk(" ", None))
             elif s[0] == "t":
                 out.extend(s[1])
-        res = self._bounded(tuple(c for c in out if c.text is None or c.text), node.loc, st)
+        res = tuple(c for c in out if c.text is None or c.text)
+        if self._too_long(res):  # (not kept below: every evaluation notes the cut)
+            return self._bounded(res, node.loc, st)
         if self._static(node):
             self._static_scalars[id(node)] = res
         return res

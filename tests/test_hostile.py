@@ -296,3 +296,17 @@ def test_a_big_array_in_a_script_that_runs_itself_twice(tmp_path):
     assert time.perf_counter() - t0 < 20
     assert any(m.startswith("evaluation stopped after") for path in pr.paths for _, m in path.notes)
     assert check(p).exit_code in (0, 1)
+
+
+def test_a_literal_too_long_to_follow_is_noted_at_every_sweep_point(tmp_path):
+    # the expansion of a literal is kept per syntax node; a cut one is not, so each point says so
+    from recipelint.analysis import Analyzer
+    from recipelint.points import SweepPoint
+
+    p = tmp_path / "big.sh"
+    p.write_text('X="' + "a" * (1 << 20) + "b" + '"\nvllm serve m --max-num-seqs "$CONC"\n')
+    res = Analyzer().analyze(p, "big.sh", [SweepPoint("p1", {"CONC": "1"}), SweepPoint("p2", {"CONC": "2"})])
+    for pr in res.points:
+        notes = [m for path in pr.paths for _, m in path.notes]
+        assert any("taken as unknown" in m for m in notes), notes
+    assert [lc.value("--max-num-seqs") for pr in res.points for lc in pr.launches] == ["1", "2"]
