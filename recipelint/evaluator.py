@@ -2166,7 +2166,7 @@ class Evaluator:
         cut = False
         for i, w in enumerate(res):
             if self._too_long(w.chunks):
-                res[i] = Word(self._bounded(w.chunks, node.loc, st), w.loc)
+                res[i] = Word(self._cut(node.loc, st), w.loc)
                 cut = True
         # the same words every time (words are never changed once made); a cut one is not kept,
         # so that every evaluation notes the cut
@@ -2191,8 +2191,10 @@ class Evaluator:
 
     def _bounded(self, s, loc, st):
         """``s``, or an unknown value (with a note) when it is too long to follow."""
-        if not self._too_long(s):
-            return s
+        return self._cut(loc, st) if self._too_long(s) else s
+
+    def _cut(self, loc, st):
+        """The unknown value that stands for one too long to follow (with a note)."""
         st.notes.append((loc, f"value longer than {self.limits.max_output} characters: taken as unknown"))
         return unknown("a value too long to follow", loc, nonempty=True)
 
@@ -2213,7 +2215,7 @@ class Evaluator:
                 out.extend(s[1])
         res = tuple(c for c in out if c.text is None or c.text)
         if self._too_long(res):  # (not kept below: every evaluation notes the cut)
-            return self._bounded(res, node.loc, st)
+            return self._cut(node.loc, st)
         if self._static(node):
             self._static_scalars[id(node)] = res
         return res
@@ -3547,10 +3549,8 @@ def _b_eval(ev, argv, node, st, subshell=False, process=None):
         p = parsed.problems[0]
         st.notes.append((node.loc, f"eval string does not parse: {p.message}"))
     if subshell:
-        if process is not None:
-            states, _ = ev._in_subshell(lambda c: ev.run_node(parsed.root, _new_process(ev, c, process)), st)
-        else:
-            states, _ = ev._in_subshell(lambda c: ev.run_node(parsed.root, c), st)
+        start = (lambda c: c) if process is None else (lambda c: _new_process(ev, c, process))
+        states, _ = ev._in_subshell(lambda c: ev.run_node(parsed.root, start(c)), st)
         return states
     return ev.run_node(parsed.root, st)
 

@@ -16,23 +16,35 @@ _CLASSES = {
 
 
 def glob_regex(segments: list[tuple[str, bool]]) -> str:
+    return glob_parts(segments)[0]
+
+
+def glob_parts(segments: list[tuple[str, bool]]) -> tuple[str, str | None]:
+    """The pattern's regex, and the one text it matches when it has no wildcard (else None)."""
     out: list[str] = []
+    lit: list = []  # the literal characters; None once a wildcard is met
     for text, quoted in segments:
         if quoted:
             out.append(re.escape(text))
+            lit.append(text)
         else:
-            out.append(_unquoted(text))
-    return "".join(out)
+            out.append(_unquoted(text, lit))
+    return "".join(out), (None if None in lit else "".join(lit))
 
 
-def _unquoted(p: str) -> str:
+def _unquoted(p: str, lit: list | None = None) -> str:
+    """The regex of unquoted glob text; its literal characters are appended to ``lit`` (None for
+    a wildcard)."""
     out = []
     i = 0
     n = len(p)
+    if lit is None:
+        lit = []
     while i < n:
         c = p[i]
         if c == "\\" and i + 1 < n:
             out.append(re.escape(p[i + 1]))
+            lit.append(p[i + 1])
             i += 2
             continue
         if c in "?*+@!" and i + 1 < n and p[i + 1] == "(":
@@ -58,12 +70,15 @@ def _unquoted(p: str) -> str:
                     out.append(f"(?:{alts})")
                 else:  # !(...)
                     out.append(f"(?:(?!(?:{alts})$).)*")
+                lit.append(None)
                 i = j + 1
                 continue
         if c == "*":
             out.append(".*")
+            lit.append(None)
         elif c == "?":
             out.append(".")
+            lit.append(None)
         elif c == "[":
             j = i + 1
             if j < n and p[j] in "!^":
@@ -78,7 +93,9 @@ def _unquoted(p: str) -> str:
                 j += 1
             if j >= n:
                 out.append(re.escape(c))
+                lit.append(c)
             else:
+                lit.append(None)
                 body = p[i + 1 : j]
                 neg = body[:1] in ("!", "^")
                 if neg:
@@ -100,6 +117,7 @@ def _unquoted(p: str) -> str:
                 continue
         else:
             out.append(re.escape(c))
+            lit.append(c)
         i += 1
     return "".join(out)
 
@@ -136,38 +154,17 @@ def glob_match(segments: list[tuple[str, bool]], text: str) -> bool:
 MAX_WILDCARD_TEXT = 1024
 
 
-def literal(segments: list[tuple[str, bool]]) -> str | None:
-    """The text a pattern without wildcards matches (and only that text), else None."""
-    out = []
-    for text, quoted in segments:
-        if quoted:
-            out.append(text)
-            continue
-        i, n = 0, len(text)
-        while i < n:
-            c = text[i]
-            if c == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 2
-                continue
-            if c in "*?[" or (c in "+@!" and i + 1 < n and text[i + 1] == "("):
-                return None
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
 def strip_pattern(text: str, segments: list[tuple[str, bool]], op: str) -> str | None:
     """``${X#p}`` ``${X##p}`` ``${X%p}`` ``${X%%p}``; None for a value too long to try a
     pattern with wildcards on (``MAX_WILDCARD_TEXT``)."""
-    lit = literal(segments)
+    regex, lit = glob_parts(segments)
     if lit is not None:
         if op in ("#", "##"):
             return text[len(lit):] if text.startswith(lit) else text
         return text[: len(text) - len(lit)] if text.endswith(lit) else text
     if len(text) > MAX_WILDCARD_TEXT:
         return None
-    rx = compiled(glob_regex(segments))
+    rx = compiled(regex)
     n = len(text)
     if op in ("#", "##"):
         rng = range(0, n + 1) if op == "#" else range(n, -1, -1)
@@ -185,10 +182,9 @@ def strip_pattern(text: str, segments: list[tuple[str, bool]], op: str) -> str |
 def replace_pattern(text: str, segments: list[tuple[str, bool]], repl: str, op: str) -> str | None:
     """``${X/p/r}`` ``${X//p/r}`` ``${X/#p/r}`` ``${X/%p/r}`` (longest match, as bash); None for
     a value too long to try a pattern with wildcards on (``MAX_WILDCARD_TEXT``)."""
-    regex = glob_regex(segments)
+    regex, lit = glob_parts(segments)
     if not regex:
         return text
-    lit = literal(segments)
     if lit is not None:
         if op == "//":
             return text.replace(lit, repl)
