@@ -2061,6 +2061,8 @@ class Evaluator:
                         # empty, to hold them; outside a function (an error in bash) it is set empty
                         if st.frames and not attrs:
                             st.frames[-1][name] = None
+                        elif st.frames:
+                            st.frames[-1][name] = Var("s", EMPTY)
                         else:
                             st.vars[name] = Var("s", EMPTY)
                 self._apply_attrs(st, name, attrs, unset_attrs, local and kw != "export", create=kw == "export")

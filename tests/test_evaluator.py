@@ -274,6 +274,18 @@ CASES = {
         {},
         [["f-redefined", "one"], ["g-plain"], ["glob"], ["l"], ["6"]],
     ),
+    "declare-with-attributes-in-a-function-is-local": (
+        # `declare -x X` / `declare -i Y` inside a function make locals: the globals are kept
+        """
+        X=outer-x
+        Y=7
+        f() { declare -x X; declare -i Y; typeset -x Z; Y=2+3; emit "$Y"; }
+        f
+        emit "$X" "$Y" "${Z-unset}"
+        """,
+        {},
+        [["5"], ["outer-x", "7", "unset"]],
+    ),
     "read-write-redirect": (  # `<>`, which tree-sitter-bash does not know (recovered by the parser)
         """
         echo hi > f
