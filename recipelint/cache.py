@@ -179,6 +179,10 @@ def key(paths: list[Path], files: list[Path], options: str) -> str | None:
     for p in files:  # inputs outside the root (and their exact order)
         _file_digest(p, f"input {p}", h)
     ok = _tree_digest(root, h)
+    from .configs import workflow_files
+
+    for p in workflow_files(root):  # sweep sources under .github/, which the tree walk skips
+        _file_digest(str(p), f"workflow {p}", h)
     _index().save()
     return h.hexdigest() if ok else None
 

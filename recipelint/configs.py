@@ -127,7 +127,113 @@ def load(root: Path | None, explicit: list[Path] | None = None, cache_dir: Path 
             except (KeyError, TypeError, ValueError, AttributeError) as e:
                 line = _line(data, key)
                 cs.problems.append(ConfigProblem(Span(str(f), line, 1, line, 1), f"entry `{key}`: cannot expand ({_why(e)})"))
+    if not explicit:
+        for wf in spec.get("dispatch_workflows") or []:
+            _load_workflow(cs, root, wf, cache_dir)
     return cs
+
+
+def workflow_files(root: Path) -> list[Path]:
+    """The dispatch workflows (``rules/data/inferencex.yaml``) present under ``root``."""
+    out = []
+    for wf in facts.load("inferencex").get("dispatch_workflows") or []:
+        p = root / wf["file"]
+        if p.is_file():
+            out.append(p)
+    return out
+
+
+_EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+_INPUT = re.compile(r"inputs\.([A-Za-z_][A-Za-z0-9_-]*)")
+
+
+def _load_workflow(cs: ConfigSet, root: Path, wf: dict, cache_dir: Path | None) -> None:
+    """A workflow dispatched by hand that runs a recipe itself (``rules/data/inferencex.yaml``,
+    ``dispatch_workflows``): each recipe its script pattern matches gets one sweep point, the
+    workflow's environment with every ``${{ inputs.NAME }}`` at its default — the input the
+    pattern spans bound to the recipe's part of the name, and the inputs that go with that one
+    (``follows``: the model of the default model prefix) unknown for another recipe.  Other
+    expressions (secrets, variables) are unknown, set and non-empty."""
+    path = root / wf["file"]
+    if not path.is_file():
+        return
+    data = _load_yaml(path, cs, required=False, cache_dir=cache_dir)
+    if not hasattr(data, "get"):
+        return
+    cs.files.append(path)
+    name = path.name
+    trigger = data.get("on") or {}
+    dispatch = trigger.get("workflow_dispatch") if hasattr(trigger, "get") else None
+    inputs = (dispatch.get("inputs") if hasattr(dispatch, "get") else None) or {}
+    env = data.get("env") or {}
+    script_key = wf["script"]
+    raw = env.get(script_key) if hasattr(env, "get") else None
+    line, col = _value_pos(env, script_key, 1) if raw is not None else (1, 1)
+    bound = _INPUT.findall(str(raw or ""))
+    if raw is None or len(set(bound)) != 1 or not hasattr(inputs, "get"):
+        cs.problems.append(ConfigProblem(Span(str(path), line, col, line, col),
+                                         f"workflow `{name}`: `{script_key}` must name the recipe with one input"))
+        return
+    bound = bound[0]
+    defaults = {str(k): _input_default(v) for k, v in inputs.items()}
+    pattern = _EXPR.sub(lambda m: "\0", str(raw))
+    rx = re.compile("^" + "([A-Za-z0-9._-]+)".join(re.escape(p) for p in pattern.split("\0")) + "$")
+    try:
+        found = sorted(p.relative_to(root).as_posix() for p in root.glob(pattern.replace("\0", "*")) if p.is_file())
+    except (OSError, ValueError):
+        found = []
+    ce = ConfigEntry(name, path, line, str(defaults.get("runner") or ""), str(env.get("FRAMEWORK", "")), False)
+    cs.entries.append(ce)
+    for rel in found:
+        m = rx.match(rel)
+        if m is None or len(set(m.groups())) != 1:
+            continue
+        value = m.group(1)
+        mine = dict(defaults)
+        mine[bound] = value
+        if value != defaults.get(bound):
+            for k in wf.get("follows") or []:
+                mine[str(k)] = Opaque()
+        penv = {str(k): _substitute(v, mine) for k, v in env.items()}
+        for k in wf.get("runner_env_opaque") or []:
+            penv.setdefault(str(k), Opaque())
+        if not ce.image and isinstance(penv.get("IMAGE"), str):
+            ce.image, ce.image_line, ce.image_col = penv["IMAGE"], *_value_pos(env, "IMAGE", line)
+        point = SweepPoint(f"{name}:{line}:{bound}={value}", penv, origin=Span(str(path), line, col, line, col),
+                           config_key=name, extra={"config": str(path)})
+        ce.points.append(point)
+        ce.scripts.append(rel)
+        key = str((root / rel).resolve())
+        ce.resolved.append(key)
+        cs.by_script.setdefault(key, []).append(point)
+
+
+def _input_default(spec):
+    d = spec.get("default") if hasattr(spec, "get") else None
+    if d is None:
+        return Opaque(nonempty=False)  # no default: whatever the dispatcher types, maybe nothing
+    if isinstance(d, bool):
+        return "true" if d else "false"
+    return str(d)
+
+
+def _substitute(value, inputs: dict):
+    """A workflow env value with its expressions replaced: str, or Opaque when one is unknown."""
+    text = "" if value is None else ("true" if value is True else "false" if value is False else str(value))
+    unknown = []
+
+    def sub(m):
+        k = _INPUT.fullmatch(m.group(1))
+        v = (inputs.get(k.group(1), "") if k else Opaque()) or ""  # an undeclared input is empty
+        if isinstance(v, str):
+            return v
+        unknown.append(v)
+        return ""
+
+    out = _EXPR.sub(sub, text)
+    if unknown:
+        return Opaque(nonempty=bool(out) or any(u.nonempty for u in unknown))
+    return out
 
 
 def _why(e: Exception) -> str:

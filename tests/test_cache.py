@@ -144,3 +144,19 @@ def test_rule_facts_are_kept_as_json_in_the_cache_only_when_json_keeps_them(tmp_
     finally:
         facts.cache_in(None)
     assert facts._parse(text) == first == {"a": [1, 2.5, True, None, "x"], "b": {"c": "d"}}
+
+
+def test_changing_a_dispatch_workflow_misses(repo):
+    """Workflows under .github/ that run recipes (``dispatch_workflows``) are inputs too, though the
+    tree walk skips dot-directories."""
+    root, cache = repo
+    wf = root / ".github" / "workflows" / "speedbench-al.yml"
+    wf.parent.mkdir(parents=True)
+    wf.write_text("on:\n  workflow_dispatch:\n    inputs:\n      p: {default: mdl}\n"
+                  "env:\n  TP: '8'\n  BENCH_SCRIPT_OVERRIDE: benchmarks/single_node/${{ inputs.p }}_x.sh\n")
+    _check()
+    _check()
+    assert len(list(cache.glob("*.json"))) == 1
+    wf.write_text(wf.read_text().replace("TP: '8'", "TP: '4'"))
+    _check()
+    assert len(list(cache.glob("*.json"))) == 2

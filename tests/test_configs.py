@@ -255,3 +255,98 @@ def test_one_recipe_runs_see_the_same_points_and_findings_as_full_runs(monkeypat
                 r = lint([f], options=Options(jobs=1))
                 runs.append((render_concise(r.findings), [p.point.label for res in r.files for p in res.points]))
             assert runs[0] == runs[1], f
+
+
+WORKFLOW = """
+name: AL collection
+on:
+  workflow_dispatch:
+    inputs:
+      model:
+        type: string
+        default: 'org/Alpha-1'
+      model-prefix:
+        type: string
+        default: 'alpha'
+      image:
+        type: string
+        default: 'vllm/vllm-openai:v0.21.0'
+      levels:
+        type: string
+        default: '1 2'
+      note:
+        type: string
+env:
+  HF_TOKEN: ${{ secrets.TOKEN }}
+  MODEL: ${{ inputs.model }}
+  MODEL_PREFIX: ${{ inputs.model-prefix }}
+  IMAGE: ${{ inputs.image }}
+  EXP_NAME: ${{ inputs.model-prefix }}_al
+  TP: '8'
+  LEVELS: ${{ inputs.levels }}
+  NOTE: ${{ inputs.note }}
+  BENCH_SCRIPT_OVERRIDE: benchmarks/single_node/al/${{ inputs.model-prefix }}_fp4_b300_vllm.sh
+jobs: {}
+"""
+
+
+def workflow_repo(tmp_path: Path, text: str = WORKFLOW) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    root = repo(tmp_path, entry(), ["fixed_seq_len/m_fp8_b200_vllm.sh", "al/alpha_fp4_b300_vllm.sh", "al/beta.2_fp4_b300_vllm.sh",
+                                    "al/beta_fp4_b300_vllm_extra.sh"])
+    (root / ".github" / "workflows").mkdir(parents=True)
+    (root / ".github" / "workflows" / "speedbench-al.yml").write_text(textwrap.dedent(text))
+    return root
+
+
+def test_dispatch_workflow_runs_each_recipe_its_script_pattern_matches(tmp_path):
+    from recipelint.values import Opaque
+
+    root = workflow_repo(tmp_path)
+    cs = configs.load(root)
+    assert not cs.problems, cs.problems
+    (wf,) = [e for e in cs.entries if e.key == "speedbench-al.yml"]
+    assert wf.scripts == ["benchmarks/single_node/al/alpha_fp4_b300_vllm.sh", "benchmarks/single_node/al/beta.2_fp4_b300_vllm.sh"]
+    assert (wf.line, wf.image, wf.image_line) == (29, "vllm/vllm-openai:v0.21.0", 24)
+    (alpha,) = cs.points_for(root / wf.scripts[0])
+    (beta,) = cs.points_for(root / wf.scripts[1])
+    assert alpha.label == "speedbench-al.yml:29:model-prefix=alpha" and alpha.config_key == "speedbench-al.yml"
+    assert (alpha.origin.line, alpha.origin.col) == (29, 26)
+    # the default recipe: every input at its default
+    assert {k: alpha.env[k] for k in ("MODEL", "MODEL_PREFIX", "IMAGE", "EXP_NAME", "TP", "LEVELS")} == {
+        "MODEL": "org/Alpha-1", "MODEL_PREFIX": "alpha", "IMAGE": "vllm/vllm-openai:v0.21.0", "EXP_NAME": "alpha_al",
+        "TP": "8", "LEVELS": "1 2"}
+    # another recipe: the bound input from its name; the model and image of the default are not its own
+    assert (beta.env["MODEL_PREFIX"], beta.env["EXP_NAME"], beta.env["LEVELS"]) == ("beta.2", "beta.2_al", "1 2")
+    assert isinstance(beta.env["MODEL"], Opaque) and beta.env["MODEL"].nonempty
+    assert isinstance(beta.env["IMAGE"], Opaque)
+    # secrets are set and unknown; an input without a default may be empty
+    assert isinstance(alpha.env["HF_TOKEN"], Opaque) and alpha.env["HF_TOKEN"].nonempty
+    assert isinstance(alpha.env["NOTE"], Opaque) and not alpha.env["NOTE"].nonempty
+    # the master config's recipes are untouched
+    assert [p.config_key for p in cs.points_for(root / "benchmarks/single_node/fixed_seq_len/m_fp8_b200_vllm.sh")] == ["m-fp8-b200-vllm"]
+
+
+def test_dispatch_workflow_problems_are_findings_not_crashes(tmp_path):
+    root = workflow_repo(tmp_path, WORKFLOW.replace("${{ inputs.model-prefix }}_fp4", "${{ inputs.model }}-${{ inputs.image }}"))
+    cs = configs.load(root)
+    (p,) = cs.problems
+    assert (p.span.line, p.span.col) == (29, 26) and "must name the recipe with one input" in p.message
+    root2 = workflow_repo(tmp_path / "b", "env: [unclosed\n")
+    assert [x.message.split(":")[0] for x in configs.load(root2).problems] == ["invalid YAML"]
+    # a workflow file that is not there is no problem; no env, no points
+    root3 = workflow_repo(tmp_path / "c", "name: x\n")
+    assert [x.message for x in configs.load(root3).problems] == ["workflow `speedbench-al.yml`: `BENCH_SCRIPT_OVERRIDE` must name the recipe with one input"]
+
+
+def test_check_evaluates_workflow_recipes_under_their_workflow_point(tmp_path):
+    from recipelint.lint import Options, lint
+
+    root = workflow_repo(tmp_path)
+    res = lint([root / "benchmarks"], options=Options(jobs=1, cache=False))
+    labels = {r.display.rsplit("/", 1)[-1]: [pr.point.label for pr in r.points] for r in res.files}
+    assert labels["alpha_fp4_b300_vllm.sh"] == ["speedbench-al.yml:29:model-prefix=alpha"]
+    assert labels["beta.2_fp4_b300_vllm.sh"] == ["speedbench-al.yml:29:model-prefix=beta.2"]
+    assert len(labels["beta_fp4_b300_vllm_extra.sh"]) == 6  # no workflow runs it: the default matrix
+    (pr,) = [r for r in res.files if r.display.endswith("alpha_fp4_b300_vllm.sh")][0].points
+    assert [w.text for w in pr.launches[0].argv] == ["vllm", "serve", "m"]
