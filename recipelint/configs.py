@@ -177,6 +177,11 @@ def _load_workflow(cs: ConfigSet, root: Path, wf: dict, cache_dir: Path | None) 
     bound = bound[0]
     defaults = {str(k): _input_default(v) for k, v in inputs.items()}
     pattern = _EXPR.sub(lambda m: "\0", str(raw))
+    parts = pattern.split("/")
+    if pattern.startswith("/") or any(p in ("", ".", "..") for p in parts) or any(c in pattern for c in "*?[]\\"):
+        cs.problems.append(ConfigProblem(Span(str(path), line, col, line, col),
+                                         f"workflow `{name}`: `{script_key}` must name a recipe file inside the repository"))
+        return
     rx = re.compile("^" + "([A-Za-z0-9._-]+)".join(re.escape(p) for p in pattern.split("\0")) + "$")
     try:
         found = sorted(p.relative_to(root).as_posix() for p in root.glob(pattern.replace("\0", "*")) if p.is_file())

@@ -334,7 +334,13 @@ def test_dispatch_workflow_problems_are_findings_not_crashes(tmp_path):
     assert (p.span.line, p.span.col) == (29, 26) and "must name the recipe with one input" in p.message
     root2 = workflow_repo(tmp_path / "b", "env: [unclosed\n")
     assert [x.message.split(":")[0] for x in configs.load(root2).problems] == ["invalid YAML"]
-    # a workflow file that is not there is no problem; no env, no points
+    # a pattern that reaches outside the repository, or globs, is refused (never a traceback)
+    for i, bad in enumerate(["/abs/${{ inputs.p }}.sh", "../${{ inputs.p }}.sh", "a/**/${{ inputs.p }}.sh",
+                             "a/[${{ inputs.p }}.sh", "a//${{ inputs.p }}.sh"]):
+        text = "on:\n  workflow_dispatch:\n    inputs:\n      p: {default: x}\nenv:\n  BENCH_SCRIPT_OVERRIDE: '%s'\n" % bad
+        (p,) = configs.load(workflow_repo(tmp_path / f"bad{i}", text)).problems
+        assert (p.span.line, p.span.col) == (6, 26) and "must name a recipe file inside the repository" in p.message
+    # no env, no points
     root3 = workflow_repo(tmp_path / "c", "name: x\n")
     assert [x.message for x in configs.load(root3).problems] == ["workflow `speedbench-al.yml`: `BENCH_SCRIPT_OVERRIDE` must name the recipe with one input"]
 
