@@ -116,3 +116,37 @@ def test_mutated_recipes_never_crash(text):
         assert dump([fr.points for fr in result.files]) == dump([fr.points for fr in plain.files])
         assert [(f.code, f.span, f.message) for f in result.findings] == \
             [(f.code, f.span, f.message) for f in plain.findings]
+
+
+# -- dispatch workflows (recipelint.configs._load_workflow): any YAML shape, no exception --------
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(
+    ["", "x", "${{ inputs.p }}", "a/${{ inputs.p }}_x.sh", "${{ secrets.T }}", "${{ inputs.q }}-${{ inputs.p }}",
+     "/abs/${{ inputs.p }}", "../${{ inputs.p }}", "a/*/${{ inputs.p }}", "${{", "}}", "${{ inputs. }}"]))
+_YAMLISH = st.recursive(_SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(
+        ["on", "workflow_dispatch", "inputs", "p", "q", "default", "env", "BENCH_SCRIPT_OVERRIDE", "IMAGE"]),
+        inner, max_size=4)), max_leaves=12)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(_YAMLISH)
+def test_any_dispatch_workflow_document_gives_points_or_problems(doc):
+    from recipelint import configs
+    from recipelint.points import SweepPoint
+
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        (root / "configs").mkdir()
+        (root / "configs" / "x-master.yaml").write_text("{}\n")
+        (root / "a").mkdir()
+        (root / "a" / "p_x.sh").write_text("vllm serve m\n")
+        wf = root / ".github" / "workflows" / "speedbench-al.yml"
+        wf.parent.mkdir(parents=True)
+        wf.write_text(json.dumps(doc))  # JSON is YAML
+        cs = configs.load(root)
+        for p in cs.problems:
+            assert p.span.line >= 1 and p.message
+        for pts in cs.by_script.values():
+            assert all(isinstance(p, SweepPoint) and isinstance(p.env, dict) for p in pts)
