@@ -154,6 +154,8 @@ def check(
         result = lint(paths, options=opts)
     except (UsageError, DiffError) as e:
         _fail(str(e))
+    for p in result.skipped:
+        typer.echo(f"recipelint: {p}: not a recipe, master config or dispatch workflow: skipped", err=True)
     findings = result.findings
     if statistics:
         text = render_statistics(findings)

@@ -127,9 +127,8 @@ def load(root: Path | None, explicit: list[Path] | None = None, cache_dir: Path 
             except (KeyError, TypeError, ValueError, AttributeError) as e:
                 line = _line(data, key)
                 cs.problems.append(ConfigProblem(Span(str(f), line, 1, line, 1), f"entry `{key}`: cannot expand ({_why(e)})"))
-    if not explicit:
-        for wf in spec.get("dispatch_workflows") or []:
-            _load_workflow(cs, root, wf, cache_dir)
+    for wf in spec.get("dispatch_workflows") or []:
+        _load_workflow(cs, root, wf, cache_dir)
     return cs
 
 

@@ -30,6 +30,8 @@ class LintResult:
     configs: object = None
     file_count: int = 0  # files checked (also for a result from the cache, which has no `files`)
     cached: bool = False
+    #: YAML files named on the command line that are neither master configs nor dispatch workflows
+    skipped: list[Path] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -108,6 +110,19 @@ def _is_master_config(p: Path) -> bool:
     return p.suffix in (".yaml", ".yml") and p.name.endswith(("-master.yaml", "-master.yml"))
 
 
+def _is_yaml(p: Path) -> bool:
+    return p.suffix in (".yaml", ".yml") and not p.is_dir()
+
+
+def _is_dispatch_workflow(p: Path) -> bool:
+    """Whether ``p`` is a dispatch workflow (``rules/data/inferencex.yaml``) of the benchmark
+    repository above it."""
+    from .configs import find_root, workflow_files
+
+    root = find_root(p)
+    return root is not None and any(_same(p, w) for w in workflow_files(root))
+
+
 def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] | None = None,
          analyzer: Analyzer | None = None, use_suppressions: bool = True, points_for=None,
          config_paths: list[Path] | None = None, use_configs: bool = True, options: Options | None = None) -> LintResult:
@@ -122,9 +137,14 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
     ign = list(opt.ignore or []) + list(st.ignore)
     result = LintResult()
 
-    recipe_paths = [p for p in paths if not _is_master_config(p)]
-    yaml_paths = [p for p in paths if _is_master_config(p)]
-    config_list = list(opt.config_paths or []) + yaml_paths
+    # YAML named on the command line: master configs and dispatch workflows are read, and the
+    # recipes they run are linted; other YAML (a workflow a pre-commit hook passes) is not a recipe
+    recipe_paths = [p for p in paths if not _is_yaml(p)]
+    master_paths = [p for p in paths if _is_master_config(p)]
+    workflow_paths = [p for p in paths if _is_yaml(p) and not _is_master_config(p) and _is_dispatch_workflow(p)]
+    result.skipped = [p for p in paths if _is_yaml(p) and not _is_master_config(p) and p not in workflow_paths]
+    yaml_paths = master_paths + workflow_paths
+    config_list = list(opt.config_paths or []) + master_paths
     if not config_list and st.configs:
         config_list = [st.base / c for c in st.configs]
     for p in config_list:

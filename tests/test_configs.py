@@ -356,3 +356,16 @@ def test_check_evaluates_workflow_recipes_under_their_workflow_point(tmp_path):
     assert len(labels["beta_fp4_b300_vllm_extra.sh"]) == 6  # no workflow runs it: the default matrix
     (pr,) = [r for r in res.files if r.display.endswith("alpha_fp4_b300_vllm.sh")][0].points
     assert [w.text for w in pr.launches[0].argv] == ["vllm", "serve", "m"]
+
+
+def test_a_dispatch_workflow_named_on_the_command_line_lints_the_recipes_it_runs(tmp_path, monkeypatch):
+    root = workflow_repo(tmp_path)
+    monkeypatch.chdir(root)
+    (root / "other.yml").write_text("on: push\n")
+    r = runner.invoke(app, ["check", ".github/workflows/speedbench-al.yml", "--no-cache", "--jobs", "1"])
+    assert r.exit_code == 0 and "All checks passed (2 files)." in r.output, r.output
+    # YAML that is neither a master config nor a dispatch workflow is not read as bash
+    r = runner.invoke(app, ["check", "other.yml", "--no-cache"])
+    assert r.exit_code == 0, r.output
+    assert "recipelint: other.yml: not a recipe, master config or dispatch workflow: skipped" in r.output
+    assert "RL001" not in r.output and "(0 files)" in r.output

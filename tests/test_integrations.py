@@ -159,6 +159,9 @@ def test_pre_commit_hook_runs_for_real(tmp_path):
     (work / ".pre-commit-config.yaml").write_text(config)
     good = work / "benchmarks" / "single_node" / "agentic" / "clean_fp8_b200_vllm.sh"
     good.write_text(GOOD)
+    # a workflow that runs no recipe reaches the hook (its files pattern) and is skipped, not linted as bash
+    (work / ".github" / "workflows").mkdir(parents=True)
+    (work / ".github" / "workflows" / "ci.yml").write_text("on: push\njobs:\n  t:\n    steps:\n      - run: echo ${{ github.sha }}\n")
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
     _git(work, "add", "-A")
     r = subprocess.run([exe, "run", "--all-files"], cwd=work, capture_output=True, text=True, timeout=900, env=env)
