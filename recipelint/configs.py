@@ -186,6 +186,9 @@ def _load_workflow(cs: ConfigSet, root: Path, wf: dict, cache_dir: Path | None) 
         found = sorted(p.relative_to(root).as_posix() for p in root.glob(pattern.replace("\0", "*")) if p.is_file())
     except (OSError, ValueError):
         found = []
+    # where the points' environment is written: the env entries and the inputs' defaults
+    lines = tuple(sorted({_value_pos(env, k, line)[0] for k in env}
+                         | {_value_pos(v, "default", line)[0] for v in inputs.values() if hasattr(v, "get") and "default" in v}))
     ce = ConfigEntry(name, path, line, str(defaults.get("runner") or ""), str(env.get("FRAMEWORK", "")), False)
     cs.entries.append(ce)
     for rel in found:
@@ -204,7 +207,7 @@ def _load_workflow(cs: ConfigSet, root: Path, wf: dict, cache_dir: Path | None) 
         if not ce.image and isinstance(penv.get("IMAGE"), str):
             ce.image, ce.image_line, ce.image_col = penv["IMAGE"], *_value_pos(env, "IMAGE", line)
         point = SweepPoint(f"{name}:{line}:{bound}={value}", penv, origin=Span(str(path), line, col, line, col),
-                           config_key=name, extra={"config": str(path)})
+                           config_key=name, extra={"config": str(path), "lines": lines})
         ce.points.append(point)
         ce.scripts.append(rel)
         key = str((root / rel).resolve())

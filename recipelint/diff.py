@@ -86,6 +86,9 @@ def keep_changed(findings: list[Finding], changed: dict[str, set[int]], files) -
                 item = pr.point.extra.get("item_line")
                 if item:
                     lines.append((_resolved(o.path), item))
+                # the other lines the point's environment comes from (a dispatch workflow's env
+                # entries and input defaults)
+                lines.extend((_resolved(o.path), ln) for ln in pr.point.extra.get("lines", ()))
                 origins[pr.point.label] = lines
     out = []
     for f in findings:

@@ -312,6 +312,8 @@ def test_dispatch_workflow_runs_each_recipe_its_script_pattern_matches(tmp_path)
     (beta,) = cs.points_for(root / wf.scripts[1])
     assert alpha.label == "speedbench-al.yml:29:model-prefix=alpha" and alpha.config_key == "speedbench-al.yml"
     assert (alpha.origin.line, alpha.origin.col) == (29, 26)
+    # the lines its environment comes from (for --diff-base): the inputs' defaults and the env entries
+    assert alpha.extra["lines"] == (8, 11, 14, 17, *range(21, 30))
     # the default recipe: every input at its default
     assert {k: alpha.env[k] for k in ("MODEL", "MODEL_PREFIX", "IMAGE", "EXP_NAME", "TP", "LEVELS")} == {
         "MODEL": "org/Alpha-1", "MODEL_PREFIX": "alpha", "IMAGE": "vllm/vllm-openai:v0.21.0", "EXP_NAME": "alpha_al",

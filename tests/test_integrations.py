@@ -302,6 +302,31 @@ def test_diff_base_keeps_only_what_changed(tmp_path, monkeypatch):
     assert "x_fp8_b200_vllm.sh:2:" in r.output and "y_fp8_b200_vllm.sh" not in r.output.replace("y_fp8_b200_vllm.sh:3", "")
 
 
+def test_diff_base_counts_a_changed_dispatch_workflow_line(tmp_path, monkeypatch):
+    repo = tmp_path / "r"
+    (repo / "configs").mkdir(parents=True)
+    (repo / "configs" / "t-master.yaml").write_text("{}\n")
+    (repo / "al").mkdir()
+    (repo / "al" / "x_run.sh").write_text(PAIR_OLD)
+    wf = repo / ".github" / "workflows" / "speedbench-al.yml"
+    wf.parent.mkdir(parents=True)
+    wf.write_text("on:\n  workflow_dispatch:\n    inputs:\n      p: {default: x}\n"
+                  "env:\n  TP: '8'\n  CONC: '16'\n  DP_ATTENTION: 'true'\n  BENCH_SCRIPT_OVERRIDE: al/${{ inputs.p }}_run.sh\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "one")
+    monkeypatch.chdir(repo)
+    full = runner.invoke(app, ["check", "al", "-o", "concise", "--select", "RL101", "--no-cache"])
+    assert full.output.count("RL101") == 1 and "speedbench-al.yml" in runner.invoke(
+        app, ["check", "al", "-o", "json", "--select", "RL101", "--no-cache"]).output
+    r = runner.invoke(app, ["check", "al", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD"])
+    assert "RL101" not in r.output, r.output
+    # the workflow's CONC line changes: the finding of its sweep point is back
+    wf.write_text(wf.read_text().replace("CONC: '16'", "CONC: '32'"))
+    r = runner.invoke(app, ["check", "al", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD"])
+    assert "al/x_run.sh:2:" in r.output, r.output
+
+
 def test_diff_base_errors(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.sh").write_text("vllm serve m\n")
