@@ -69,13 +69,18 @@ class Use:
     def env(self) -> dict:
         return self.point.env
 
-    def engine_version(self):
-        """The engine release(s) this point's image runs (``recipelint.versions.EngineVersion``),
-        or None when the engine has no catalog (TRT-LLM, ATOM)."""
+    def engine_version(self, engine: str | None = None):
+        """The engine release(s) this point's image runs (``recipelint.versions.EngineVersion``) —
+        of the launch's engine, or of ``engine`` —, or None when there is no catalog to judge with:
+        the engine has none (TRT-LLM, ATOM), or the image's release is older than every one."""
         from .catalog import versions
         from .versions import of_point
 
-        return of_point(self.launch.engine, self.point) if versions(self.launch.engine) else None
+        engine = engine or self.launch.engine
+        if not versions(engine):
+            return None
+        ev = of_point(engine, self.point)
+        return ev if ev.versions else None
 
 
 class FileContext:

@@ -13,9 +13,10 @@ from .catalog import version_key, versions
 @dataclass(frozen=True, slots=True)
 class EngineVersion:
     engine: str
-    versions: tuple[str, ...]  # the catalogs to judge with (one when the release is known)
+    versions: tuple[str, ...]  # the catalogs to judge with (one when the release is known; none: not judged)
     image: str | None
     exact: bool
+    older: str | None = None  # a release older than every catalogued one: what it runs is not known
 
     @property
     def label(self) -> str:
@@ -23,6 +24,8 @@ class EngineVersion:
         name = names.get(self.engine, self.engine)
         if self.exact:
             return f"{name} {self.versions[0]}"
+        if self.older:
+            return f"{name} {self.older} (older than every catalogued release: not judged)"
         if not self.versions:
             return name
         span = self.versions[0] if len(self.versions) == 1 else f"{self.versions[0]}–{self.versions[-1]}"
@@ -51,6 +54,9 @@ def resolve(engine: str, image: str | None) -> EngineVersion:
                 return EngineVersion(engine, (older[-1], newer[0]), image, False)
             if older:
                 return EngineVersion(engine, (older[-1],), image, False)
+            # older than every catalogued release: flags it still had may have been removed since,
+            # and flags added since it does not have — no catalog tells, so nothing is judged
+            return EngineVersion(engine, (), image, False, older=v)
         for short, (lo, hi) in ((data.get(engine) or {}).get("nightlies") or {}).items():
             if str(short) in tag:
                 rng = tuple(k for k in known if version_key(str(lo)) <= version_key(k) <= version_key(str(hi)))

@@ -3,7 +3,6 @@ import difflib
 from recipelint import facts
 from recipelint.catalog import version_key
 from recipelint.rulebase import Rule, kv_connector
-from recipelint.versions import of_point
 
 
 def key_ranges(spec: dict, connector_since: str) -> tuple[str, str | None]:
@@ -62,7 +61,9 @@ class UnknownConnectorKey(Rule):
             spec = conns.get(name) if name else None
             if spec is None or extra is None:
                 continue
-            ev = of_point("vllm", use.point)
+            ev = use.engine_version("vllm")
+            if ev is None:
+                continue
             since = str(spec.get("since", "0"))
             known = {k: v for k, v in spec["keys"].items()}
             for k, v in common.items():

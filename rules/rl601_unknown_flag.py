@@ -35,7 +35,8 @@ class UnknownFlag(Rule):
     ## Exceptions
     A flag of the *other* engine is RL202.  When the image is not a release (a nightly, a dev
     build), the flag is judged against every catalogued release in the range the image lies in
-    (or all of them), and the message says so.  TRT-LLM and ATOM are not catalogued.
+    (or all of them), and the message says so.  A release older than every catalogued one is not
+    judged (flags it had may have been removed since).  TRT-LLM and ATOM are not catalogued.
     """
 
     code = "RL601"

@@ -2,7 +2,6 @@ import difflib
 
 from recipelint.catalog import json_keys
 from recipelint.rulebase import Rule
-from recipelint.versions import of_point
 
 
 class UnknownConfigKey(Rule):
@@ -39,7 +38,9 @@ class UnknownConfigKey(Rule):
     def check(self, ctx):
         for use in ctx.uses("vllm"):
             lc = use.launch
-            ev = of_point("vllm", use.point)
+            ev = use.engine_version("vllm")
+            if ev is None:
+                continue
             for f in lc.flags:
                 keys = json_keys("vllm", f.base, ev.versions)
                 if keys is None:

@@ -230,3 +230,8 @@ def test_image_tags_resolve_to_releases():
     assert between.versions == ("0.25.1", "0.27.1") and not between.exact and "0.25.1–0.27.1" in between.label
     newest = resolve("vllm", "vllm/vllm-openai:v9.0.0")
     assert newest.versions == ("0.33.0",) and "not a catalogued release" in newest.label
+    # older than every catalog: nothing to judge with (flags may have been removed since)
+    old = resolve("sglang", "lmsysorg/sglang:v0.5.8.post1-cu130")
+    assert old.versions == () and old.older == "0.5.8.post1" and "older than every catalogued release" in old.label
+    unknown = resolve("vllm", "rocm/vllm:custom-build")
+    assert unknown.versions == resolve("vllm", None).versions and unknown.older is None
