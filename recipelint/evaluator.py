@@ -2009,6 +2009,7 @@ class Evaluator:
         kw = node.children[0].type if node.children else "declare"
         attrs = set()
         unset_attrs = set()
+        missing = False  # `declare -p` of a name that is not set
         in_func = bool(st.frames)
         local = kw == "local" or (kw in ("declare", "typeset") and in_func)
         if kw == "export":
@@ -2027,6 +2028,10 @@ class Evaluator:
             if "f" in attrs or "F" in attrs:  # `export -f NAME`, `declare -F NAME`: function names
                 self._export_function(st, c.text, export="x" in attrs and "n" not in attrs,
                                       unexport="x" in unset_attrs or (kw == "export" and "n" in attrs))
+                continue
+            if "p" in attrs:  # `declare -p NAME`: prints; fails for a name that is not set (a set -u guard)
+                if c.type in ("variable_name", "word") and _NAME.fullmatch(c.text) and st.lookup(c.text) is None:
+                    missing = True
                 continue
             if c.type == "variable_assignment":
                 self.assign(c, st, local=local and kw != "export", attrs="".join(attrs))
@@ -2066,7 +2071,7 @@ class Evaluator:
                         else:
                             st.vars[name] = Var("s", EMPTY)
                 self._apply_attrs(st, name, attrs, unset_attrs, local and kw != "export", create=kw == "export")
-        st.status = 0
+        st.status = 1 if missing else 0
 
     def _export_function(self, st, name, export: bool, unexport: bool) -> None:
         """Mark a function exported (or not): a new bash process started later gets it

@@ -286,6 +286,20 @@ CASES = {
         {},
         [["5"], ["outer-x", "7", "unset"]],
     ),
+    "declare-p-tests-whether-a-name-is-set": (
+        # a `set -u` guard seen in InferenceX recipes: `declare -p X` fails for an unset X, so the
+        # `&&` never expands it; `declare -p` neither creates nor changes the variable
+        """
+        set -u
+        if declare -p SLURM_JOB_ID >/dev/null 2>&1 && [ -n "$SLURM_JOB_ID" ]; then emit slurm; else emit local; fi
+        declare -p NOPE >/dev/null 2>&1; emit "$?" "${NOPE-unset}"
+        Y=1; declare -p Y >/dev/null; emit "$?"
+        f() { local L=2; declare -p L >/dev/null; emit "$?"; declare -p G >/dev/null 2>&1 || emit no-G; }
+        f
+        """,
+        {},
+        [["local"], ["1", "unset"], ["0"], ["0"], ["no-G"]],
+    ),
     "read-write-redirect": (  # `<>`, which tree-sitter-bash does not know (recovered by the parser)
         """
         echo hi > f
