@@ -438,16 +438,19 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
                 env["KV_P2P_TRANSFER"] = str(p2p) if p2p is not None else ""
                 if agentic:
                     kv = str(item.get("kv-offloading", "none"))
+                    # `{name: hicache, ...}` (with metadata the job passes as JSON), or the older
+                    # schema's bare name (`kv-offload-backend: native`, before July 2026)
                     backend = item.get("kv-offload-backend")
+                    bname = str(backend["name"]) if hasattr(backend, "get") else str(backend) if backend else ""
                     env.update({"ISL": "0", "OSL": "0", "MAX_MODEL_LEN": "0", "DURATION": "3600", "KV_OFFLOADING": kv,
-                                "KV_OFFLOAD_BACKEND": str(backend["name"]) if backend else "",
-                                "KV_OFFLOAD_BACKEND_METADATA": json.dumps(_plain(backend)) if backend else ""})
+                                "KV_OFFLOAD_BACKEND": bname,
+                                "KV_OFFLOAD_BACKEND_METADATA": json.dumps(_plain(backend)) if hasattr(backend, "get") else ""})
                     if kv == "dram":
                         gb = _dram_gb(hw, group.get("dram-utilization", 1), tp * pp * pcp, cap)
                         env["TOTAL_CPU_DRAM_GB"] = str(gb) if gb is not None else Opaque()
                     else:
                         env["TOTAL_CPU_DRAM_GB"] = "0"
-                    suffix = "kvnone" if kv == "none" else f"kv{kv}-{backend['name'] if backend else ''}"
+                    suffix = "kvnone" if kv == "none" else f"kv{kv}-{bname}"
                     exp = f"{model_prefix}_tp{{tp}}_conc{{conc}}_{suffix}" + (f"_spec-{sd}" if sd != "none" else "")
                     tag = f"tp{tp}-ep{env['EP_SIZE']}-dpa{env['DP_ATTENTION']}" + (f"-{env['KV_OFFLOAD_BACKEND']}" if env["KV_OFFLOAD_BACKEND"] else "")
                 else:

@@ -112,6 +112,17 @@ def test_point_env_and_dram_budget(tmp_path):
     assert p.origin.line == 14 and p.config_key == "m-fp8-b200-vllm"
 
 
+def test_older_schema_names_the_offload_backend_bare(tmp_path):
+    # before July 2026 InferenceX wrote `kv-offload-backend: native` (a name, no metadata)
+    master = entry(scenario="agentic-coding", extra="kv-offloading: dram, kv-offload-backend: native, ")
+    cs = configs.load(repo(tmp_path, master, ["agentic/m_fp8_b200_vllm.sh"]))
+    assert not cs.problems, cs.problems
+    (p,) = cs.entries[0].points
+    assert (p.env["KV_OFFLOAD_BACKEND"], p.env["KV_OFFLOAD_BACKEND_METADATA"], p.env["EXP_NAME"]) == (
+        "native", "", "m_tp8_conc4_kvdram-native")
+    assert p.label.endswith("tp8-ep1-dpafalse-native-conc4")
+
+
 def test_dram_budget_matches_the_generator():
     # InferenceX: min(available MiB, 2,861,022) * 2^20 * utilization * gpus / gpus-per-node / 1e9
     hw = {"available-cpu-dram-mib": 3_095_781, "gpus-per-node": 8}
