@@ -9,6 +9,7 @@ recovered as literal words so the evaluator sees them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import tree_sitter
@@ -114,12 +115,92 @@ _GAP_IS_CONTENT = frozenset(
 
 def parse(src) -> Parsed:
     """Parse ``src`` (a SourceFile or VirtualSource)."""
-    tree = _parser().parse(src.data)
+    data = src.data
+    body = data[:-1] if data.endswith(b"\\\n") else data
+    if body.endswith(b"\\") and (len(body) - len(body.rstrip(b"\\"))) % 2:
+        # a backslash ending the file (alone, or continuing a line into the end) is dropped by
+        # bash; tree-sitter-bash calls it a syntax error (InferenceX's history: a recipe ending in
+        # `rm -rf ./utils/bench_serving\` and a newline)
+        data = body[:-1]
+    tree = _parser().parse(data)
     problems: list[ParseProblem] = []
-    root, depth = _convert(tree.root_node, src, problems)
+    joins = _word_joins(tree.root_node, data) if _JOIN_HINT.search(data) else []
+    if joins:
+        # bash removes a backslash-newline before it splits words, so `'{'\<newline>'"a": 1}'`
+        # is one word; tree-sitter-bash splits there.  Parse without those pairs, then map every
+        # position back to the file (the pairs stay in the text of the nodes that span them)
+        shown = b"".join(data[a:b] for a, b in zip([0] + [j + 2 for j in joins], joins + [len(data)]))
+        tree = _parser().parse(shown)
+        root, depth = _convert(tree.root_node, _Rewritten(src, shown), problems)
+        problems[:] = _remap(root, problems, joins, src)
+    else:
+        root, depth = _convert(tree.root_node, src, problems)
     _gap_check(root, src, problems)
     problems.sort(key=lambda p: p.loc.start)
     return Parsed(root, problems, depth)
+
+
+#: a backslash-newline with a token character on each side (cheap test before walking the tree)
+_JOIN_HINT = re.compile(rb"[^\s\\]\\\n[^\s]")
+
+
+class _Rewritten:
+    """The text tree-sitter parsed when it differs from the file (see ``parse``)."""
+
+    __slots__ = ("data", "orig")
+
+    def __init__(self, orig, data: bytes):
+        self.orig = orig
+        self.data = data
+
+    def __getattr__(self, name):
+        return getattr(self.orig, name)
+
+
+def _word_joins(ts_root, data: bytes) -> list[int]:
+    """Offsets of the backslash-newlines that tree-sitter took for a word break but bash
+    removes inside a word: the two bytes between two sibling tokens, with nothing else around."""
+    out = []
+    stack = [ts_root]
+    while stack:
+        n = stack.pop()
+        k = n.child_count
+        if not k:
+            continue
+        prev = None
+        for i in range(k):
+            c = n.child(i)
+            if prev is not None and c.start_byte - prev.end_byte == 2 and data[prev.end_byte : c.start_byte] == b"\\\n":
+                out.append(prev.end_byte)
+            prev = c
+            stack.append(c)
+    return sorted(set(out))
+
+
+def _remap(root: Node, problems: list, joins: list[int], src) -> list:
+    """Move the nodes and problems of a parse of the text without ``joins`` to the file's
+    positions (a node's text stays the parsed one, which has no backslash-newline pairs)."""
+    import bisect
+
+    at = [j - 2 * i for i, j in enumerate(joins)]  # where each removed pair was, in the parsed text
+
+    def start(p: int) -> int:
+        return p + 2 * bisect.bisect_right(at, p)
+
+    def end(p: int) -> int:
+        return p + 2 * bisect.bisect_left(at, p)
+
+    shown = root.src.data
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        a, b = n.start, n.end
+        # a node that spans a removed pair keeps the text bash reads (without it)
+        n._text = shown[a:b].decode("utf-8", "replace") if bisect.bisect_right(at, a) < bisect.bisect_left(at, b) else None
+        n.start, n.end, n.src, n._loc = start(a), end(b), src, None
+        stack.extend(n.children)
+        stack.extend(n.extra)
+    return [ParseProblem(Loc(src, start(p.loc.start), max(start(p.loc.start), end(p.loc.end))), p.message) for p in problems]
 
 
 def _convert(ts_root, src, problems) -> tuple[Node, int]:

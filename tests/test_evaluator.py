@@ -286,6 +286,23 @@ CASES = {
         {},
         [["5"], ["outer-x", "7", "unset"]],
     ),
+    "line-continuation-inside-a-word": (
+        # bash removes backslash-newline before splitting words: these are single words
+        # (InferenceX, 2025: a JSON --compilation-config written as quoted pieces, one per line)
+        """
+        F='{'\\
+        '"a": 1,'\\
+        '"b": [2]'\\
+        '}'
+        G=x\\
+        y
+        emit "$F" "$G" pre\\
+        fix --flag \\
+        value
+        """,
+        {},
+        [['{"a": 1,"b": [2]}', "xy", "prefix", "--flag", "value"]],
+    ),
     "declare-p-tests-whether-a-name-is-set": (
         # a `set -u` guard seen in InferenceX recipes: `declare -p X` fails for an unset X, so the
         # `&&` never expands it; `declare -p` neither creates nor changes the variable

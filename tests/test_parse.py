@@ -54,6 +54,34 @@ def test_read_write_redirect_is_not_a_syntax_error():
     assert bad.problems  # not every stray `<`/`>` is taken for it
 
 
+def test_a_backslash_ending_the_file_is_not_a_syntax_error():
+    # bash drops a backslash at the very end of its input (no newline after it); seen in
+    # InferenceX's history: `rm -rf ./utils/bench_serving\` as a recipe's last bytes
+    parsed = parse(SourceFile("x.sh", b"vllm serve m --port 1 &\nrm -rf ./utils/bench_serving\\"))
+    assert parsed.problems == []
+    assert parsed.root.children[-1].text == "rm -rf ./utils/bench_serving"
+    assert parse(SourceFile("w.sh", b"vllm serve m &\nrm -rf ./x\\\n")).problems == []  # continued into the end
+    assert parse(SourceFile("y.sh", b"echo a\\\\")).problems == []  # an escaped backslash stays
+    assert parse(SourceFile("z.sh", b"echo 'a\\")).problems  # an unterminated quote is still an error
+
+
+def test_a_backslash_newline_inside_a_word_joins_it_and_positions_stay_exact(tmp_path):
+    data = b"F='{'\\\n'\"a\": 1,'\\\n'\"b\": [2]'\\\n'}'\nvllm serve m --compilation-config \"$F\" --max-num-seqs 8\\\n4 &\n"
+    parsed = parse(SourceFile("x.sh", data))
+    assert parsed.problems == []
+    assign = parsed.root.children[0]
+    assert assign.type == "variable_assignment"
+    pieces = [c for c in assign.field("value").children]
+    assert [(c.text, c.loc.span.line, c.loc.span.col) for c in pieces] == [
+        ("'{'", 1, 3), ("'\"a\": 1,'", 2, 1), ("'\"b\": [2]'", 3, 1), ("'}'", 4, 1)]
+    f = tmp_path / "r.sh"
+    f.write_bytes(data)
+    (lc,) = Analyzer().analyze(f, "r.sh", [SweepPoint("p", {})]).launches
+    cfg = lc.get("--compilation-config")
+    assert cfg.json is not None and [(k.value, k.loc.span.line) for k, _ in cfg.json.items] == [("a", 2), ("b", 3)]
+    assert lc.value("--max-num-seqs") == "84"  # `8\<newline>4` is one word in bash
+
+
 def test_dash_before_heredoc_is_recovered_in_lists():
     _, commands = evaluate("[ 1 = 1 ] && emit - <<'PY' || true\nprint(1)\nPY\n")
     assert ["emit", "-"] in [c[0] for c in commands]
