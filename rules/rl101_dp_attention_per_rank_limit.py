@@ -87,8 +87,10 @@ class DpAttentionPerRankLimit(Rule):
             for origin, items in by_origin.values():
                 names = " and ".join(f"`{f.name}`" if f.name != "--compilation-config" else "`cudagraph_capture_sizes`" for f, _ in items)
                 v = items[0][1]
+                suggested = -(-v // dp)  # at least one request per rank
+                if suggested >= v:
+                    continue  # nothing to divide: a cap of 1 (CONC=1) is already the smallest
                 factor = v / conc
-                suggested = round(v / dp)
                 shown = f"{int(factor)}·CONC/DP" if factor == int(factor) else "CONC/DP-scaled"
                 verb = "are" if len(items) > 1 else "is"
                 msg = (f"{names} {verb} {v} for each of the {dp} DP engines at CONC={conc}: vLLM applies it per engine, "
