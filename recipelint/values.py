@@ -121,17 +121,22 @@ def first_loc(s: Str) -> Loc | None:
 
 
 def slice_str(s: Str, start: int, end: int | None = None) -> Str:
-    """Characters [start:end) of a known string, keeping each chunk's location."""
+    """Characters [start:end) of a string, keeping each chunk's location.  Positions count the
+    known text; an unknown chunk takes no room and is kept when it lies in the range (the
+    `$MODEL` of `--model-path=$MODEL` after the `=`)."""
     out = []
     pos = 0
     for c in s:
-        t = c.text or ""
-        a, b = pos, pos + len(t)
+        if c.text is None:
+            if start <= pos and (end is None or pos < end):
+                out.append(c)
+            continue
+        a, b = pos, pos + len(c.text)
         pos = b
         lo = max(a, start)
         hi = b if end is None else min(b, end)
         if lo < hi:
-            out.append(c.part(lo - a, hi - a) if c.text is not None else c)
+            out.append(c.part(lo - a, hi - a))
     return tuple(out)
 
 

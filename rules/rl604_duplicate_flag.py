@@ -50,7 +50,12 @@ class DuplicateFlag(Rule):
                 for o in occ[:-1]:
                     if o.text == last.text:
                         continue
-                    msg = (f"`{full}` is given more than once: {o.text} here is overridden by {last.text} at line "
-                           f"{last.word.loc.real().span.line} (the last one wins)")
-                    yield ctx.finding(o.word.loc, msg, use.point, [(last.word.loc, f"{last.name} {last.text} wins")],
+                    msg = (f"`{full}` is given more than once: {_shown(o.text)} here is overridden by {_shown(last.text)} "
+                           f"at line {last.word.loc.real().span.line} (the last one wins)")
+                    yield ctx.finding(o.word.loc, msg, use.point, [(last.word.loc, f"{last.name} {_shown(last.text)} wins")],
                                       key=f"{full}|{o.text}|{last.text}")
+
+
+def _shown(text: str) -> str:
+    """A flag value in a message: quoted, so that an empty one is visible."""
+    return f"`{text}`" if text else "an empty value"

@@ -76,6 +76,21 @@ def test_flag_forms():
     assert lc.has("--compilation-config")
 
 
+def test_an_inline_unknown_value_stays_unknown():
+    # `--served-model-name=$MODEL` with MODEL set but not known: the value is that unknown, not ""
+    from recipelint.values import Opaque
+
+    src = "X=$MODEL; env A=$MODEL vllm serve m --served-model-name=$MODEL --max-num-seqs=${N}4 --served-model-name x\n"
+    (lc,) = launches_of(src, {"MODEL": Opaque(), "N": "1"})
+    first = lc.all("--served-model-name")[0]
+    assert first.text is None and [c.why for c in first.value.chunks] == ["$MODEL"]
+    assert lc.value("--max-num-seqs") == "14"
+    assert [c.why for c in lc.env["A"]] == ["$MODEL"]
+    # an unknown launcher operand (`timeout "$T"`) ends the launcher's options, as a known one does
+    (lc2,) = launches_of('timeout "$T" vllm serve m2\n', {"T": Opaque()})
+    assert lc2.launcher == ("timeout",) and lc2.model.text == "m2"
+
+
 def test_json_values_are_decoded_with_positions():
     src = """
     CFG=$(cat <<EOF
