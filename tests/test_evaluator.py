@@ -726,3 +726,12 @@ def test_a_launching_function_running_itself_through_command_substitution_is_cut
     notes = [m for path in pr.paths for _, m in path.notes]
     assert any("`f1` running itself more than 8 deep" in m for m in notes), notes
     assert "after" in [lc.model.text for lc in pr.launches]
+
+
+def test_keyed_array_elements_keep_unknown_values():
+    # `[k]=$X` with X set but not known: the element is that unknown (it was empty)
+    from recipelint.values import Opaque
+
+    _, commands = evaluate('declare -A M=([a]=$X [b]=pre$X)\nrun "${M[a]}" "${M[b]}"\n', {"X": Opaque()})
+    (argv, _, cmd) = commands[-1]
+    assert [[c.text if c.text is not None else c.why for c in w.chunks] for w in cmd.argv[1:]] == [["$X"], ["pre", "$X"]]
