@@ -116,6 +116,9 @@ class Analyzer:
             res.error = f"{display}: empty file"
             return res, None
         parsed = parse(res.source)
+        if parsed.too_large:
+            res.error = f"{display}: {parsed.too_large}: not analysed"
+            return res, None
         res.problems = parsed.problems
         if b"recipelint" in res.source.data:  # only suppression comments need statement extents
             res.blocks = _blocks(parsed.root, res.source)

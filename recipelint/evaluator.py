@@ -3552,6 +3552,8 @@ def _b_eval(ev, argv, node, st, subshell=False, process=None):
     src = VirtualSource(bytes(buf), pieces, node.loc)
     src.unknowns = marks
     parsed = parse(src)
+    if parsed.too_large:
+        st.notes.append((node.loc, f"eval string not evaluated: {parsed.too_large}"))
     if parsed.problems:
         p = parsed.problems[0]
         st.notes.append((node.loc, f"eval string does not parse: {p.message}"))
@@ -4307,7 +4309,11 @@ class Library:
             return None
         src = SourceFile(str(path), data)
         parsed = parse(src)
+        if parsed.too_large:  # taken as absent, like a file that cannot be read (`source` notes it)
+            parsed = None
         self.cache[key] = parsed
+        if parsed is None:
+            return None
         self.sources.add(id(src))
         return parsed
 

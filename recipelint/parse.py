@@ -21,6 +21,11 @@ _PARSER: tree_sitter.Parser | None = None
 
 #: Deeper trees are not evaluated (they are reported instead): bash recipes nest a few levels.
 MAX_DEPTH = 256
+#: A file with more lines, or more syntax nodes, is not analysed (a finding says so): InferenceX's
+#: largest recipe has ~1,300 lines and ~10,000 nodes; two million one-word statements took 50 s and
+#: 4 GB before these bounds (tree-sitter's own tree of them takes 1 GB, hence the line count first)
+MAX_LINES = 200_000
+MAX_NODES = 500_000
 
 
 def _parser() -> tree_sitter.Parser:
@@ -96,6 +101,9 @@ class Parsed:
     root: Node
     problems: list[ParseProblem]
     depth: int
+    #: why the text was not parsed or converted (beyond ``MAX_LINES`` or ``MAX_NODES``): the tree
+    #: is then left empty
+    too_large: str = ""
 
 
 # Node types whose byte range is covered by literal text between children (strings,
@@ -116,6 +124,9 @@ _GAP_IS_CONTENT = frozenset(
 def parse(src) -> Parsed:
     """Parse ``src`` (a SourceFile or VirtualSource)."""
     data = src.data
+    lines = data.count(b"\n")
+    if lines > MAX_LINES:
+        return _not_parsed(src, f"{lines:,} lines, more than the {MAX_LINES:,}")
     body = data[:-1] if data.endswith(b"\\\n") else data
     if body.endswith(b"\\") and (len(body) - len(body.rstrip(b"\\"))) % 2:
         # a backslash ending the file (alone, or continuing a line into the end) is dropped by
@@ -124,6 +135,9 @@ def parse(src) -> Parsed:
         data = body[:-1]
     tree = _parser().parse(data)
     problems: list[ParseProblem] = []
+    count = tree.root_node.descendant_count
+    if count > MAX_NODES:  # not converted: our tree of it would take gigabytes
+        return _not_parsed(src, f"{count:,} syntax nodes, more than the {MAX_NODES:,}")
     joins = _word_joins(tree.root_node, data) if _JOIN_HINT.search(data) else []
     if joins:
         # bash removes a backslash-newline before it splits words, so `'{'\<newline>'"a": 1}'`
@@ -138,6 +152,10 @@ def parse(src) -> Parsed:
     _gap_check(root, src, problems)
     problems.sort(key=lambda p: p.loc.start)
     return Parsed(root, problems, depth)
+
+
+def _not_parsed(src, why: str) -> Parsed:
+    return Parsed(Node("program", 0, len(src.data), True, src), [], 0, too_large=f"{why} recipelint analyses")
 
 
 #: a backslash-newline with a token character on each side (cheap test before walking the tree)

@@ -7,7 +7,8 @@ class UnreadableFile(Rule):
     """
     ## What it does
     Reports a recipe that cannot be analysed at all: a binary file, text that is not UTF-8,
-    or a file that cannot be read.
+    a file that cannot be read, or one too large to analyse (over 16 MiB, 200,000 lines or
+    500,000 syntax nodes).
 
     ## Why is this bad?
     A `.sh` file under the benchmark tree that is not a readable bash script is either a

@@ -49,11 +49,29 @@ def test_empty_file_passes(tmp_path):
 
 
 def test_ten_megabyte_script(tmp_path):
+    # ~145,000 statements, ~730,000 syntax nodes: beyond MAX_NODES, so one RL003 finding instead of
+    # gigabytes of tree; a script under the bounds (below) is analysed
     p = tmp_path / "big.sh"
     line = b'echo "padding padding padding padding padding padding padding padding"\n'
     p.write_bytes(line * (10 * 1024 * 1024 // len(line)) + b"vllm serve m --max-num-seqs 8\n")
-    r = check(p)
-    assert r.exit_code in (0, 1)
+    r = check(p, "-o", "concise")
+    assert r.exit_code == 1
+    assert "big.sh:1:1: RL003 [unreadable-file]" in r.output and "syntax nodes, more than the 500,000" in r.output
+
+
+def test_two_million_lines_are_refused_before_parsing(tmp_path):
+    # tree-sitter's own tree of two million statements takes 1 GB: refused on the line count
+    p = tmp_path / "lines.sh"
+    p.write_bytes(b"echo a\n" * 2_000_000)
+    r = check(p, "-o", "concise")
+    assert r.exit_code == 1 and "2,000,000 lines, more than the 200,000 recipelint analyses: not analysed" in r.output
+
+
+def test_a_long_script_under_the_bounds_is_analysed(tmp_path):
+    p = tmp_path / "long.sh"
+    p.write_bytes(b"echo padding\n" * 40_000 + b"vllm serve m --max-num-seqs 8 --max-num-seqs 16\n")
+    r = check(p, "-o", "concise")
+    assert "RL003" not in r.output and "long.sh:40001:" in r.output  # RL604 on the duplicated flag
 
 
 def test_five_thousand_levels_of_nesting(tmp_path):
@@ -310,3 +328,11 @@ def test_a_literal_too_long_to_follow_is_noted_at_every_sweep_point(tmp_path):
         notes = [m for path in pr.paths for _, m in path.notes]
         assert any("taken as unknown" in m for m in notes), notes
     assert [lc.value("--max-num-seqs") for pr in res.points for lc in pr.launches] == ["1", "2"]
+
+
+def test_a_sourced_file_too_large_to_analyse_is_skipped(tmp_path):
+    (tmp_path / "huge.sh").write_bytes(b"X=1\n" * 250_000)
+    r = tmp_path / "r.sh"
+    r.write_text('source "$(dirname "$0")/huge.sh"\nvllm serve m --max-num-seqs 8 --max-num-seqs 16\n')
+    out = check(r, "-o", "concise")
+    assert out.exit_code == 1 and "r.sh:2:" in out.output and "RL604" in out.output  # the recipe is still analysed
