@@ -285,7 +285,7 @@ def _skip_launcher(spec, texts, i, argv, env):
             # `env A=$UNKNOWN cmd`: an assignment whose value is not known; any other unknown word
             # ends the options (an operand — `timeout "$T" cmd` — or the command)
             head = _known_prefix(argv[i])
-            if not (spec.get("leading_assignments") and "=" in head and _ASSIGN.match(head)):
+            if not (spec.get("leading_assignments") and _ASSIGN.match(head)):
                 break
             t = head
         if t == "--":

@@ -145,10 +145,10 @@ def parse(src) -> Parsed:
         # position back to the file (the pairs stay in the text of the nodes that span them)
         shown = b"".join(data[a:b] for a, b in zip([0] + [j + 2 for j in joins], joins + [len(data)]))
         tree = _parser().parse(shown)
-        root, depth = _convert(tree.root_node, _Rewritten(src, shown), problems)
-        problems[:] = _remap(root, problems, joins, src)
+        root, depth = _convert(tree.root_node, src, problems, shown)
+        problems[:] = _remap(root, problems, joins, shown)
     else:
-        root, depth = _convert(tree.root_node, src, problems)
+        root, depth = _convert(tree.root_node, src, problems, data)
     _gap_check(root, src, problems)
     problems.sort(key=lambda p: p.loc.start)
     return Parsed(root, problems, depth)
@@ -160,19 +160,6 @@ def _not_parsed(src, why: str) -> Parsed:
 
 #: a backslash-newline with a token character on each side (cheap test before walking the tree)
 _JOIN_HINT = re.compile(rb"[^\s\\]\\\n[^\s]")
-
-
-class _Rewritten:
-    """The text tree-sitter parsed when it differs from the file (see ``parse``)."""
-
-    __slots__ = ("data", "orig")
-
-    def __init__(self, orig, data: bytes):
-        self.orig = orig
-        self.data = data
-
-    def __getattr__(self, name):
-        return getattr(self.orig, name)
 
 
 def _word_joins(ts_root, data: bytes) -> list[int]:
@@ -195,9 +182,9 @@ def _word_joins(ts_root, data: bytes) -> list[int]:
     return sorted(set(out))
 
 
-def _remap(root: Node, problems: list, joins: list[int], src) -> list:
-    """Move the nodes and problems of a parse of the text without ``joins`` to the file's
-    positions (a node's text stays the parsed one, which has no backslash-newline pairs)."""
+def _remap(root: Node, problems: list, joins: list[int], shown: bytes) -> list:
+    """Move the nodes and problems of a parse of ``shown`` (the text without ``joins``) to the
+    file's positions (a node's text stays the parsed one, which has no backslash-newline pairs)."""
     import bisect
 
     at = [j - 2 * i for i, j in enumerate(joins)]  # where each removed pair was, in the parsed text
@@ -208,20 +195,22 @@ def _remap(root: Node, problems: list, joins: list[int], src) -> list:
     def end(p: int) -> int:
         return p + 2 * bisect.bisect_left(at, p)
 
-    shown = root.src.data
+    src = root.src
     stack = [root]
     while stack:
         n = stack.pop()
         a, b = n.start, n.end
         # a node that spans a removed pair keeps the text bash reads (without it)
         n._text = shown[a:b].decode("utf-8", "replace") if bisect.bisect_right(at, a) < bisect.bisect_left(at, b) else None
-        n.start, n.end, n.src, n._loc = start(a), end(b), src, None
+        n.start, n.end, n._loc = start(a), end(b), None
         stack.extend(n.children)
         stack.extend(n.extra)
     return [ParseProblem(Loc(src, start(p.loc.start), max(start(p.loc.start), end(p.loc.end))), p.message) for p in problems]
 
 
-def _convert(ts_root, src, problems) -> tuple[Node, int]:
+def _convert(ts_root, src, problems, data: bytes) -> tuple[Node, int]:
+    """Our tree of tree-sitter's, which parsed ``data`` (the file's text, or the text ``parse``
+    rewrote: positions are then ``data``'s until ``_remap``)."""
     root = Node(ts_root.type, ts_root.start_byte, ts_root.end_byte, True, src)
     # iterative conversion: (ts_node, node, depth)
     stack = [(ts_root, root, 0)]
@@ -232,7 +221,7 @@ def _convert(ts_root, src, problems) -> tuple[Node, int]:
         if depth > max_depth:
             max_depth = depth
         if ts_node.is_error:
-            problems.append(_error_problem(ts_node, src))
+            problems.append(_error_problem(ts_node, src, data))
         elif ts_node.is_missing:
             problems.append(ParseProblem(node.loc, f"syntax error: missing '{ts_node.type}'"))
         n = ts_node.child_count
@@ -242,7 +231,7 @@ def _convert(ts_root, src, problems) -> tuple[Node, int]:
         fields = []
         for i in range(n):
             c = ts_node.child(i)
-            if c.is_error and c.end_byte - c.start_byte == 1 and _read_write_redirect(ts_node, i, c, src.data, kids, lt_at):
+            if c.is_error and c.end_byte - c.start_byte == 1 and _read_write_redirect(ts_node, i, c, data, kids, lt_at):
                 continue
             ctype = c.type
             start = c.start_byte
@@ -287,7 +276,7 @@ _STATEMENTS = frozenset({
 })
 
 
-def _error_problem(ts_node, src) -> ParseProblem:
+def _error_problem(ts_node, src, data: bytes) -> ParseProblem:
     """tree-sitter's ERROR node often wraps far more than the mistake: point at the first
     token inside it that cannot start or continue a statement."""
     target = None
@@ -304,7 +293,7 @@ def _error_problem(ts_node, src) -> ParseProblem:
                 break
     if target is None:
         target = ts_node
-    text = src.data[target.start_byte : target.end_byte].decode("utf-8", "replace")
+    text = data[target.start_byte : target.end_byte].decode("utf-8", "replace")
     first = text.strip().split("\n", 1)[0][:40]
     msg = f"syntax error near '{first}'" if first else "syntax error"
     return ParseProblem(Loc(src, target.start_byte, target.end_byte), msg)
