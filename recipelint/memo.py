@@ -10,7 +10,8 @@ conditions, notes, status, exit and positional parameters (`shift` in a loop or 
 file).  A later call replays those changes when
 
 * its key is equal: the function body, its arguments and stdin (with the source locations of
-  every value), the function table, the shell options, the call stack, which names each
+  every value), the function table, the shell options, the names on the call stack (an exit
+  replayed under other callers reports their frames), which names each
   caller scope holds, the virtual files (and the number of paths so far, when that decided a
   fork or a join); and
 * every variable the first call read holds an equal value (text, unknown-ness *and* where the
@@ -136,7 +137,8 @@ def key(node, extra: tuple, st):
     """``extra``: what else the node sees (a call's arguments and redirections)."""
     return (
         node, extra, st.funcs_ver, st.errexit, st.nounset, st.cond_ctx, st.out is None, st.status, st.script,
-        st.source_depth, st.truncated, sig(st.calls), tuple([frozenset(f) for f in st.frames]), sig(st.files),
+        st.source_depth, st.truncated, tuple([c[0] for c in st.calls]), tuple([frozenset(f) for f in st.frames]),
+        sig(st.files),
     )
 
 
@@ -282,10 +284,14 @@ def replay(s: Summary, st, recs, rebind, frame=None) -> list:
         if outp is not None:
             r.out = r.out + outp
         r.notes.extend(notes)
-        if frame is not None and ctl is not None and ctl[0] == "exit" and len(ctl) > 4 and len(ctl[4]) > len(st.calls):
-            # an exit inside a replayed function call: the stack names this call's site
+        if ctl is not None and ctl[0] == "exit" and len(ctl) > 4 and len(ctl[4]) >= len(st.calls):
+            # an exit inside a replayed run: the stack names this run's callers (the key holds
+            # only their names) and, for a function call, this call's site
             i = len(st.calls)
-            ctl = ctl[:4] + (ctl[4][:i] + (frame,) + ctl[4][i + 1 :],) + ctl[5:]
+            inner = ctl[4][i:]
+            if frame is not None and inner:
+                inner = (frame,) + inner[1:]
+            ctl = ctl[:4] + (st.calls + inner,) + ctl[5:]
         r.errexit, r.nounset, r.status, r.ctl = errexit, nounset, status, ctl
         if last_err is not _SAME:
             r.last_err = last_err

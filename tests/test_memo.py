@@ -112,6 +112,29 @@ def test_output_arguments_exit_and_stack_are_replayed_per_call():
     assert replays >= 1
 
 
+def test_a_call_under_callers_with_other_arguments_is_replayed_with_their_stack():
+    # the key holds only the callers' names: `inner` under `outer 1` is replayed under `outer 2`,
+    # `outer 3` ..., and an exit reports the arguments of the callers it was replayed under
+    on, replays = on_and_off("""
+        inner() { [[ "$MODE" == bad ]] && exit 4; echo "i=$MODE"; }
+        outer() { inner; echo "o=$1"; }
+        A=$(outer 1)
+        B=$(outer 2)
+        serve "$A" "$B"
+        outer "$CONC"
+        serve after
+    """, [{"MODE": "ok", "CONC": "1"}, {"MODE": "bad", "CONC": "2"}, {"MODE": "bad", "CONC": "3"}])
+    assert replays >= 2
+    first, second, third = on
+    assert served(first) == [("i=ok\no=1", "i=ok\no=2"), ("after",)]
+    for paths, conc in ((second, "2"), (third, "3")):
+        ex = paths[0].exit
+        assert ex is not None and ex.code == 4
+        assert [(c[0], c[1]) for c in ex.stack] == [("outer", (conc,)), ("inner", ())]
+    # the exits in `$(outer 1)` and `$(outer 2)` end only their subshells
+    assert served(second) == served(third) == [("", "")]
+
+
 def test_functions_defined_by_a_function_and_nested_calls():
     paths, replays = both("""
         h() { H="$X"; }
