@@ -901,9 +901,9 @@ class Evaluator:
         return out
 
     def _join(self, states, node, force: bool = False):
-        """Merge the continuing paths of a fork when none of them recorded an event: the
-        variables they set differently become unknown.  Paths that launched or exited stay
-        separate.  At the script's top level a fork is kept as separate paths (each with its
+        """Merge the continuing paths of a fork when none of them recorded a launch: the
+        variables they set differently become unknown, the other events (engine changes) each
+        recorded are kept, once.  Paths that launched or exited stay separate.  At the script's top level a fork is kept as separate paths (each with its
         condition) until ``Limits.soft_paths`` is reached; inside functions and loops (helper
         libraries, retry loops) paths are joined at once."""
         states = self._join_exits(states)
@@ -916,14 +916,17 @@ class Evaluator:
             if self.paths <= self.limits.soft_paths:
                 return states
         first = cont[0]
-        n = len(first.events)
+        events = first.events
         for s in cont[1:]:
-            if len(s.events) != n or any(a is not b for a, b in zip(s.events, first.events)):
-                return states
+            if s.events is not events:
+                events = self._merged_events(events, s.events)
+                if events is None:
+                    return states
             if len(s.frames) != len(first.frames) or s.pos is not first.pos and len(s.pos) != len(first.pos):
                 return states
         loc = node.loc
         recs = first.recs
+        first.events = events
         for other in cont[1:]:
             if recs:  # the merged values depend on the values the paths had: a recorded read
                 for i, (a, b) in enumerate(zip([first.vars] + first.frames, [other.vars] + other.frames)):
@@ -962,6 +965,22 @@ class Evaluator:
                 continue
             out.append(s)
         return out
+
+    def _merged_events(self, a: list, b: list):
+        """The events of two joined paths: those they share, then what each recorded since they
+        parted (engine changes one branch made: `grep -q marker || git apply fix.diff`), each
+        once; None when either recorded a launch since (launching paths stay separate)."""
+        n = 0
+        for x, y in zip(a, b):
+            if x is not y:
+                break
+            n += 1
+        if n == len(a) == len(b):
+            return a
+        rest = a[n:] + [e for e in b[n:] if not any(e is x for x in a[n:])]
+        if any(self.is_launch(e) for e in rest):
+            return None
+        return a[:n] + rest
 
     def _exits_in(self, bodies) -> bool:
         """Whether one of the statement lists runs ``exit`` directly: as one of its own

@@ -735,3 +735,33 @@ def test_keyed_array_elements_keep_unknown_values():
     _, commands = evaluate('declare -A M=([a]=$X [b]=pre$X)\nrun "${M[a]}" "${M[b]}"\n', {"X": Opaque()})
     (argv, _, cmd) = commands[-1]
     assert [[c.text if c.text is not None else c.why for c in w.chunks] for w in cmd.argv[1:]] == [["$X"], ["pre", "$X"]]
+
+
+def test_paths_that_differ_only_in_engine_changes_are_joined(tmp_path):
+    # a marker-gated patch helper (`grep -q marker f || git apply d.diff`) forks on the unknown
+    # grep: one branch applies the diff, the other does not.  The branches are joined with the
+    # change recorded once, instead of doubling the paths at every call (six calls: 64 paths)
+    from recipelint.analysis import Analyzer
+    from recipelint.commands import EngineChange
+    from recipelint.launches import Launch
+    from recipelint.points import SweepPoint
+
+    script = tmp_path / "r.sh"
+    script.write_text(dedent("""\
+        apply_one() {
+          if grep -qF "$2" "/opt/engine/$1" 2>/dev/null; then echo "skip $1"; return; fi
+          git apply "/patches/$1.diff"
+        }
+        for f in a b c d e g; do apply_one "$f" MARKER; done
+        if [[ -d /opt/engine/extra ]]; then vllm serve m --max-num-seqs 8; else vllm serve m --max-num-seqs 16; fi
+        """))
+    an = Analyzer()
+    res = an.analyze(script, "r.sh", [SweepPoint("p", {})])
+    paths = res.points[0].paths
+    # the fork around the launches still gives two paths (launching paths stay apart)
+    assert len(paths) == 2
+    for p in paths:
+        changes = [e for e in p.events if isinstance(e, EngineChange)]
+        assert [c.argv[2].text for c in changes] == [f"/patches/{f}.diff" for f in "abcdeg"]
+        assert sum(isinstance(e, Launch) for e in p.events) == 1
+    assert sorted(e.argv[-1].text for p in paths for e in p.events if isinstance(e, Launch)) == ["16", "8"]
