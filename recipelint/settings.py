@@ -66,6 +66,8 @@ class Settings:
             return None
 
     def excluded(self, path: Path) -> bool:
+        if not self.exclude:  # (resolving every path of a big tree costs ~50 ms)
+            return False
         rel = self._rel(path)
         if rel is None:
             return False
