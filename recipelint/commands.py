@@ -42,13 +42,19 @@ def _engine_path(text: str | None, paths) -> bool:
     return bool(text) and any(p in text for p in paths)
 
 
+_PY_OR_PIP = re.compile(r"python[0-9.]*|pip[0-9.]*")
+
+
 def classify(argv: list[Word], loc: Loc, stdin=None) -> EngineChange | None:
-    texts = [w.text for w in argv]
-    if not texts or texts[0] is None:
+    first = argv[0].text if argv else None
+    if first is None:
         return None
     pol = facts.load("policy")
+    name = os.path.basename(first)
+    if name not in ("patch", "git", "uv") and name not in pol["writers"] and not _PY_OR_PIP.fullmatch(name):
+        return None  # (most commands: their words are not looked at)
+    texts = [w.text for w in argv]
     paths = pol["engine_paths"]
-    name = os.path.basename(texts[0])
     args = [t for t in texts[1:]]
     known = [t for t in args if t is not None]
     if name == "patch":

@@ -4096,6 +4096,11 @@ _IFS_INSIDE = re.compile(r"[^ \t\n][ \t\n]+[^ \t\n]")  # whitespace between two 
 
 def _fields(segs, loc) -> list[Word]:
     """Word splitting over expansion segments."""
+    for s in segs:
+        if s[0] == "t" and s[3]:
+            break
+    else:  # no unquoted expansion to split (quoted words, "${A[@]}"): what the loop below makes
+        return _unsplit_fields(segs, loc)
     fields: list[Word] = []
     cur: list[Chunk] = []
     exists = False
@@ -4160,6 +4165,38 @@ def _fields(segs, loc) -> list[Word]:
                 cur.append(c.part(start, len(t)))
                 exists = True
     flush()
+    return fields
+
+
+def _unsplit_fields(segs, loc) -> list[Word]:
+    """``_fields`` of segments none of which is split: words end only at separators."""
+    fields: list[Word] = []
+    cur: list[Chunk] = []
+    exists = False
+    wloc = None
+    for s in segs:
+        kind = s[0]
+        if kind == "t":
+            chunks = s[1]
+            if wloc is None and not cur and len(s) > 4 and s[4] is not None:
+                wloc = s[4]
+            if chunks:
+                cur.extend(chunks)
+                if not exists:
+                    for c in chunks:
+                        if c.text is None or c.text:
+                            exists = True
+                            break
+        elif kind == "sep":
+            if cur or exists:
+                fields.append(Word(tuple([c for c in cur if c.text is None or c.text]), wloc or loc))
+            cur = []
+            exists = False
+            wloc = None
+        else:  # "exists"
+            exists = True
+    if cur or exists:
+        fields.append(Word(tuple([c for c in cur if c.text is None or c.text]), wloc or loc))
     return fields
 
 

@@ -218,6 +218,9 @@ def strip_launchers(argv: list[Word], env: dict | None = None) -> tuple[int, lis
     """Index of the command a launcher prefix runs (``setsid nohup timeout 60 CMD``), with the
     launchers' names; ``env NAME=VALUE`` assignments go into ``env``.  None when unknown."""
     cat = catalog()
+    first = argv[0].text if argv else None
+    if first is not None and os.path.basename(first) not in cat.launchers:
+        return 0, []  # no launcher in front (most commands: the other words are not looked at)
     texts = [w.text for w in argv]
     env = env if env is not None else {}
     i = 0
@@ -247,6 +250,9 @@ def detect(argv: list[Word], prefix_env: dict, exported, loc: Loc) -> Launch | N
     """The launch ``argv`` makes, or None.  ``exported``: the exported environment, or a function
     that computes it (called only for a command that may be a launch)."""
     cat = catalog()
+    first = argv[0].text if argv else None
+    if first is not None and os.path.basename(first) not in cat.launchers and not _could_start(first, cat):
+        return None  # neither a launcher nor an entry point in front: the other words do not matter
     texts = [w.text for w in argv]
     if not any(t is None or _could_start(t, cat) for t in texts):
         return None
