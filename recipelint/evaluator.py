@@ -2173,14 +2173,15 @@ class Evaluator:
 
     def expand_word(self, node: Node, st: State) -> list[Word]:
         """Expand one word node into argv fields (with word splitting)."""
+        hit = self._static_words.get(id(node))
+        if hit is not None:
+            return list(hit)
         if node.type == "word" and not isinstance(node.src, VirtualSource):
             # a plain literal (`--port`, `serve`): one field, as the general path would make it
             text = _unescape_unquoted(node.text)
             if text:
-                return [Word((Chunk(text, node.loc),), node.loc)]
-        hit = self._static_words.get(id(node))
-        if hit is not None:
-            return list(hit)
+                hit = self._static_words[id(node)] = (Word((Chunk(text, node.loc),), node.loc),)
+                return list(hit)
         segs: list = []
         self._segments(node, st, segs, quoted=False)
         res = _fields(segs, node.loc)
