@@ -407,6 +407,7 @@ class Evaluator:
         self._static_scalars: dict[int, tuple] = {}
         self._static_nodes: dict[int, bool] = {}
         self._tail_cache: dict = {}
+        self._strict_cache: dict = {}
         self._exit_cache: dict = {}
         self._root = None
         self._launch_var_cache = None
@@ -609,8 +610,13 @@ class Evaluator:
         loose, watched, var_cmds, names = self._command_syntax(node)
         if strict:
             # after a launch, a command run from a variable counts only when that variable is
-            # assigned a launch somewhere (`DECODE_CMD=(vllm serve ...)`)
-            return watched or any(self._names_launch_var(t) for t in var_cmds), names
+            # assigned a launch somewhere (`DECODE_CMD=(vllm serve ...)`): known for this script
+            # (the node is kept with the answer, so that its id stays its own)
+            hit = self._strict_cache.get(id(node))
+            if hit is None:
+                hit = self._strict_cache[id(node)] = (
+                    watched or any(self._names_launch_var(t) for t in var_cmds), node)
+            return hit[0], names
         return loose, names
 
     def _command_syntax(self, node) -> tuple:
