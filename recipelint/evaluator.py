@@ -415,7 +415,11 @@ class Evaluator:
         self._fp = frozenset()
         self._assign_cache: dict[int, frozenset] = {}
         #: function-table versions: equal versions, equal tables (across sweep points too)
-        self._funcs0 = next(_FUNCS_VERSION)
+        self._funcs0 = self.library.funcs0
+        #: what else a summary shared through the library depends on: the hooks' code, the
+        #: limits, and the recipe's directory (a relative `source` is resolved from there)
+        self._share_key = tuple(id(getattr(f, "__code__", f)) for f in (on_command, unwrap, is_launch, rebind)) \
+            + (id(self.watch), id(self.launch_watch), id(self.limits), str(script_path.parent))
         self._fver_steps: dict = {}
         self._fver_tables: dict = {}
         #: summaries of calls to functions that cannot launch (recipelint.memo), and the calls
@@ -1771,17 +1775,30 @@ class Evaluator:
         return [st]
 
     def _fver_step(self, ver, name, body):
+        lib = self.library
+        shared = ver in lib.fver_shared and (body is None or id(body.src) in lib.sources)
+        steps = lib.fver_steps if shared else self._fver_steps
         k = (ver, name, body)
-        v = self._fver_steps.get(k)
+        v = steps.get(k)
         if v is None:
-            v = self._fver_steps[k] = next(_FUNCS_VERSION)
+            v = steps[k] = next(_FUNCS_VERSION)
+            if shared:
+                lib.fver_shared.add(v)
         return v
 
     def _fver(self, funcs):
+        """The version of a function table: tables of the library's functions only (helpers
+        sourced by every recipe) are numbered by the library, so that every evaluator using it
+        agrees; a table holding a recipe's own function is numbered by this evaluator."""
+        lib = self.library
+        shared = all(id(b.src) in lib.sources for b in funcs.values())
+        tables = lib.fver_tables if shared else self._fver_tables
         k = frozenset(funcs.items())
-        v = self._fver_tables.get(k)
+        v = tables.get(k)
         if v is None:
-            v = self._fver_tables[k] = next(_FUNCS_VERSION)
+            v = tables[k] = next(_FUNCS_VERSION)
+            if shared:
+                lib.fver_shared.add(v)
         return v
 
     def call_function(self, name, args, prefix, node, st, stdin, out_target):
@@ -1832,18 +1849,26 @@ class Evaluator:
     def _summarized(self, node, extra, st, run, frame=None) -> list[State]:
         # whether the path launched already decides top-level pruning (a script sourcing itself)
         key = memo.key(node, (extra, self._launched(st.events)), st)
-        found = self._memo.get(key)
-        if found:
-            for summ in found:
+        stores = [(self._memo, key)]
+        if st.funcs_ver in self.library.fver_shared and id(node.src) in self.library.sources:
+            # the library's code under the library's functions: what other recipes recorded
+            # first (this evaluator's own summaries once the shared ones are as many as kept)
+            stores.insert(0, (self.library.memo, (key, self._share_key)))
+        for store, k in stores:
+            for summ in store.get(k, ()):
                 if (summ.paths_at is None or summ.paths_at == self.paths) \
                         and self.steps + summ.steps <= self.limits.max_steps and memo.matches(summ, st):
                     self.steps += summ.steps
                     self.paths += summ.paths
                     self.replays += 1
                     return memo.replay(summ, st, self._recs, self.rebind, frame)
-            if len(found) >= memo.MAX_ENTRIES:
-                # it reads something different nearly every time: recording costs more than it saves
-                return run()
+        for store, key in stores:
+            found = store.get(key)
+            if found is None or len(found) < memo.MAX_ENTRIES:
+                break
+        else:
+            # it reads something different nearly every time: recording costs more than it saves
+            return run()
         entry = memo.Entry(st, self.steps, self.paths)
         rec = entry.rec
         self._recs.append(rec)
@@ -1858,7 +1883,7 @@ class Evaluator:
             self._unsummarizable.add(node)
         else:
             if found is None:
-                found = self._memo[key] = []
+                found = store[key] = []
             found.append(summ)
         return res
 
@@ -2434,6 +2459,8 @@ class Evaluator:
         if name.isdigit():
             i = int(name)
             if i == 0:
+                if st.recs:
+                    memo.note_script(st.recs)
                 return (Chunk(st.script, None),)
             return st.pos[i - 1].chunks if i <= len(st.pos) else None
         if name == "#":
@@ -2448,6 +2475,8 @@ class Evaluator:
         var = st.lookup(name)
         if var is None:
             if name in ("BASH_SOURCE",):
+                if st.recs:
+                    memo.note_script(st.recs)
                 return (Chunk(st.script, None),)
             if name == "FUNCNAME":
                 return unknown("$FUNCNAME", node.loc, nonempty=True)
@@ -4347,6 +4376,15 @@ class Library:
         #: nodes are shared by every evaluator using this library
         self.sources: set[int] = set()
         self.launch_cache: dict = {}
+        #: summaries of runs of the library's own code (recipelint.memo), shared by the
+        #: evaluators using this library: a helper every recipe calls the same way is evaluated
+        #: once per process, not once per recipe
+        self.memo: dict = {}
+        #: function-table versions of tables holding only the library's functions (and the empty one)
+        self.fver_tables: dict = {}
+        self.fver_steps: dict = {}
+        self.funcs0 = next(_FUNCS_VERSION)
+        self.fver_shared: set[int] = {self.funcs0}
 
     def load(self, target: str | None, shown: str, script: Path, stub: bool = True) -> Parsed | None:
         path = self._resolve(target, script) if target is not None else None

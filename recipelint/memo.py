@@ -23,6 +23,11 @@ A replayed assignment of the very variable object a recording around it started 
 copy (that recording tells what changed by identity), and an exit replayed at another call site
 reports that site in its stack.
 
+Summaries of the sourced library's own code (``benchmark_lib.sh`` helpers), run while the function
+table holds only the library's functions, are kept by the ``Library`` and shared by every recipe
+analysed in the process (each evaluator also keeps its own, once a shared key holds as many as are
+kept); a run that read `$0` (the script's name) serves only runs started under the same name.
+
 Calls that launch a server, or that list variables wholesale, are never summarised; other
 events a call records (engine changes: ``pip install``, ``git apply``) are replayed, re-bound to
 the sweep point being evaluated.  A replay is exactly what evaluating the call again would give: the
@@ -70,7 +75,7 @@ class Recorder:
     0..depth-1: the callers' local frames), with the values those held at the call.
     ``snap`` is a copy of the state at the call."""
 
-    __slots__ = ("depth", "scopes", "reads", "opaque", "budget")
+    __slots__ = ("depth", "scopes", "reads", "opaque", "budget", "script", "script_at")
 
     def __init__(self, snap):
         self.depth = len(snap.frames)
@@ -78,6 +83,10 @@ class Recorder:
         self.reads: dict = {}
         self.opaque = False
         self.budget = False  # whether the number of paths so far decided something
+        #: the script's name at the start (``script_at``), once the run read `$0` or
+        #: `$BASH_SOURCE` (else None)
+        self.script = None
+        self.script_at = snap.script
 
     def note(self, idx: int, name: str, mode: int = VALUE) -> None:
         """A read of ``name`` in scope ``idx``: of its value (``VALUE``), only of whether it is
@@ -109,15 +118,24 @@ def _attrs(v):
 
 
 class Summary:
-    __slots__ = ("reads", "outcomes", "steps", "paths", "paths_at")
+    __slots__ = ("reads", "outcomes", "steps", "paths", "paths_at", "script")
 
-    def __init__(self, reads, outcomes, steps, paths, paths_at):
+    def __init__(self, reads, outcomes, steps, paths, paths_at, script=None):
         self.reads = reads
         self.outcomes = outcomes
         self.steps = steps
         self.paths = paths
         #: the number of paths at the start, when it decided a fork or join (else None)
         self.paths_at = paths_at
+        #: the script's name the run read (`$0`), else None
+        self.script = script
+
+
+def note_script(recs) -> None:
+    """A read of the script's name (`$0`): a summary holds only for runs started with the same
+    script name (the key leaves it out: a library helper that never reads it serves every recipe)."""
+    for r in recs:
+        r.script = r.script_at
 
 
 class Entry:
@@ -136,7 +154,7 @@ class Entry:
 def key(node, extra: tuple, st):
     """``extra``: what else the node sees (a call's arguments and redirections)."""
     return (
-        node, extra, st.funcs_ver, st.errexit, st.nounset, st.cond_ctx, st.out is None, st.status, st.script,
+        node, extra, st.funcs_ver, st.errexit, st.nounset, st.cond_ctx, st.out is None, st.status,
         st.source_depth, st.truncated, tuple([c[0] for c in st.calls]), tuple([frozenset(f) for f in st.frames]),
         sig(st.files),
     )
@@ -196,7 +214,7 @@ def summarize(e: Entry, results, steps: int, paths: int, is_launch) -> Summary |
             r.pos if r.pos is not snap.pos else _SAME,  # `shift` / `set --` in a statement or sourced file
         ))
     reads = tuple((idx, name, v, _read_sig(v, mode), mode) for (idx, name), (v, mode) in rec.reads.items())
-    return Summary(reads, tuple(outcomes), steps, paths, e.paths if rec.budget else None)
+    return Summary(reads, tuple(outcomes), steps, paths, e.paths if rec.budget else None, rec.script)
 
 
 def _read_sig(v, mode: int):
@@ -226,6 +244,8 @@ def _copy_of(a, b) -> bool:
 
 
 def matches(s: Summary, st) -> bool:
+    if s.script is not None and s.script != st.script:
+        return False
     for idx, name, v, vsig, mode in s.reads:
         scope = st.vars if idx < 0 else st.frames[idx]
         cur = scope.get(name, _ABSENT)
@@ -245,6 +265,8 @@ def replay(s: Summary, st, recs, rebind, frame=None) -> list:
     the version before it is part of the key, so the tables before, and after, are equal."""
     for idx, name, _, _, mode in s.reads:  # an enclosing call being recorded read these too
         note_all(recs, idx, name, mode)
+    if s.script is not None:
+        note_script(recs)
     if s.paths_at is not None:
         for r in recs:
             r.budget = True

@@ -408,3 +408,41 @@ def test_generated_programs_give_the_same_results_with_and_without_summaries(src
     on, _ = _run_points(src, True)
     off, _ = _run_points(src, False)
     assert dump(on) == dump(off), src
+
+
+def test_library_helpers_are_replayed_across_recipes(tmp_path):
+    # a helper of the sourced library, called the same way by two recipes, is evaluated for the
+    # first and replayed for the second (one Analyzer: one library); a helper reading `$0` is
+    # not shared, and both recipes get exactly what evaluating them alone gives
+    from recipelint.launches import Launch
+    from recipelint.points import SweepPoint
+
+    (tmp_path / "lib.sh").write_text(dedent("""
+        helper() { local out=x i; for i in 1 2 3 4 5 6 7 8 9 10 11 12; do out="$out$i"; done; HELPED="$out-$MODE"; }
+        who() { ME="$(basename "$0")"; }
+    """))
+    recipes = []
+    for name in ("a.sh", "b.sh"):
+        p = tmp_path / name
+        p.write_text('source "$(dirname "$0")/lib.sh"\nhelper\nwho\nvllm serve m --served-model-name "$HELPED" --api-key "$ME"\n')
+        recipes.append(p)
+    point = SweepPoint("p", {"MODEL": "m", "MODE": "k"})
+
+    def run_all(summaries):
+        an = Analyzer(Limits(summaries=summaries))
+        out, replays = [], []
+        for p in recipes:
+            res, parsed = an.load(p, p.name)
+            ev = an.evaluator(p)
+            out.append(an.evaluate(parsed, p, point, ev).paths)
+            replays.append(ev.replays)
+        return out, replays, an
+
+    on, replays, an = run_all(True)
+    off, _, _ = run_all(False)
+    assert dump(on) == dump(off)
+    assert replays[0] == 0 and replays[1] >= 1  # `helper` replayed from a.sh's run
+    for paths, name in zip(on, ("a.sh", "b.sh")):
+        (launch,) = [e for p in paths for e in p.events if isinstance(e, Launch)]
+        assert [w.text for w in launch.argv[-4:]] == ["--served-model-name", "x123456789101112-k", "--api-key", name]
+    assert an.library.memo  # the shared summaries
