@@ -913,9 +913,10 @@ class Evaluator:
     def _join(self, states, node, force: bool = False):
         """Merge the continuing paths of a fork when none of them recorded a launch: the
         variables they set differently become unknown, the other events (engine changes) each
-        recorded are kept, once.  Paths that launched or exited stay separate.  At the script's top level a fork is kept as separate paths (each with its
-        condition) until ``Limits.soft_paths`` is reached; inside functions and loops (helper
-        libraries, retry loops) paths are joined at once."""
+        recorded are kept, once.  Paths that launched or exited stay separate.  At the script's
+        top level a fork is kept as separate paths (each with its condition) until
+        ``Limits.soft_paths`` is reached; inside functions and loops (helper libraries, retry
+        loops) paths are joined at once."""
         states = self._join_exits(states)
         cont = [s for s in states if s.ctl is None]
         if len(cont) < 2:
@@ -1862,7 +1863,7 @@ class Evaluator:
                     self.paths += summ.paths
                     self.replays += 1
                     return memo.replay(summ, st, self._recs, self.rebind, frame)
-        for store, key in stores:
+        for store, key in stores:  # recorded where there is room
             found = store.get(key)
             if found is None or len(found) < memo.MAX_ENTRIES:
                 break
