@@ -410,6 +410,50 @@ def test_generated_programs_give_the_same_results_with_and_without_summaries(src
     assert dump(on) == dump(off), src
 
 
+@hs.composite
+def _library_and_recipes(draw):
+    funcs = [f"f{i}() {{ " + "; ".join(draw(hs.lists(_stmt(1, True), min_size=1, max_size=4))) + "; }"
+             for i in (1, 2, 3)]
+    lib = "\n".join(funcs + ['who() { C="$(basename "$0")"; }']) + "\n"
+    mains = ["\n".join(draw(hs.lists(_stmt(0, False), min_size=1, max_size=6)) + ["who", 'serve "$A" "$B" "$C" end'])
+             + "\n" for _ in range(2)]
+    return lib, mains
+
+
+def _run_recipes(root: Path, summaries: bool) -> list:
+    """The recipes under ``root`` source its library and are evaluated by evaluators sharing it
+    (as the recipes of one run are), for several sweep points each."""
+    from recipelint.evaluator import Library
+
+    library, limits = Library(), Limits(summaries=summaries, max_paths=16, soft_paths=8)
+    out = []
+    for p in sorted(root.glob("r*.sh")):
+        ev = Evaluator(p, _serve_hook, limits, library)
+        parsed = parse(SourceFile(str(p), p.read_bytes()))
+        out.append([ev.run(parsed, env) for env in ({"A": "1", "B": "2"}, {"A": "2", "B": "2"}, {"A": "1"})])
+    return [dump(x) for x in out]
+
+
+def _serve_hook(state, cmd):
+    if cmd.argv and cmd.argv[0].text == "serve":
+        return tuple(w.text for w in cmd.argv[1:])
+    return None
+
+
+@settings(max_examples=int(os.environ.get("RECIPELINT_MEMO_EXAMPLES", "150")) // 3, deadline=None, database=None,
+          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"),
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(_library_and_recipes())
+def test_generated_recipes_sharing_a_library_give_the_same_results_with_and_without_summaries(case):
+    lib, mains = case
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        (root / "lib.sh").write_text(lib)
+        for i, main in enumerate(mains):
+            (root / f"r{i}.sh").write_text('source "$(dirname "$0")/lib.sh"\n' + main)
+        assert _run_recipes(root, True) == _run_recipes(root, False), (lib, mains)
+
+
 def test_library_helpers_are_replayed_across_recipes(tmp_path):
     # a helper of the sourced library, called the same way by two recipes, is evaluated for the
     # first and replayed for the second (one Analyzer: one library); a helper reading `$0` is
