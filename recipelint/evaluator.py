@@ -110,6 +110,11 @@ class PathResult:
     inexact: tuple = ()
 
 
+#: the names a statement's text mentions, and those it assigns (``Evaluator._alone``)
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGNED_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^]=]*\])?\+?=")
+
+
 @dataclass(slots=True)
 class Limits:
     max_paths: int = 64
@@ -415,6 +420,8 @@ class Evaluator:
         #: a run gives)
         self._top_memo: dict = {}
         self._top_breaks: set = set()
+        self._top_names: dict = {}
+        self._top_assigned: dict = {}
         self.hot_names: set = set()
         self.hot_empty: set = set()
         self._env_vars: dict = {}
@@ -554,12 +561,8 @@ class Evaluator:
     def _top_run(self, kids, i, st, top: bool) -> tuple[list[State], int]:
         """The script's top-level statements from ``kids[i]`` on, for one path: replayed as one
         run from the summary of an earlier sweep point (recipelint.memo) when that read the
-        same values, else evaluated — and summarised up to the first statement that ends such
-        runs: one that launched, forked, read a value that differs between the sweep points
-        (``hot_names``, and what such a statement set), or read something that differed when
-        a summary was tried.  Returns the paths after them and the index of the next
-        statement."""
-        breaks = self._top_breaks
+        same values, else evaluated and summarised up to the next statement that is run on its
+        own (``_alone``).  Returns the paths after them and the index of the next statement."""
         key = memo.key(kids[i], ("top", memo.sig(st.pos), memo.sig(st.stdin), self._launched(st.events)), st)
         found = self._top_memo.get(key)
         if found:
@@ -570,12 +573,12 @@ class Evaluator:
                     self.paths += summ.paths
                     self.replays += 1
                     return memo.replay(summ, st, self._recs, self.rebind), end
-            for summ, end, first in found:  # the statements whose reads differ end runs from now on
+            for summ, end, first in found:  # the statements whose reads differ are run alone from now on
                 for k in memo.mismatched(summ, st, first, end):
-                    breaks.add(kids[k])
+                    self._top_breaks.add(kids[k])
             if len(found) >= memo.MAX_ENTRIES:
                 return self._step(kids, i, [st], top), i + 1
-        if kids[i] in breaks:
+        if self._alone(kids[i], st):
             return self._step(kids, i, [st], top), i + 1
         entry = memo.Entry(st, self.steps, self.paths, memo.TopRecorder)
         rec = entry.rec
@@ -583,42 +586,53 @@ class Evaluator:
         self._recs.append(rec)
         states = [st]
         j = i
-        mark = None  # the state, reads and counters before statement j (j > i)
         try:
             while True:
-                s = states[0]
-                if j > i:
-                    mark = (s.copy(), rec.checkpoint(), self.steps, self.paths, j)
                 rec.at = j
                 rec.hot = False
-                before = len(s.events)
+                before = len(states[0].events)
                 states = self._step(kids, j, states, top)
                 j += 1
                 if len(states) != 1 or rec.hot or any(self.is_launch(e) for e in states[0].events[before:]):
-                    breaks.add(kids[j - 1])
-                    if rec.hot and len(states) == 1:  # what it set differs between sweep points too
-                        was = (mark[0] if mark is not None else entry.snap).vars
-                        made = [k for k, v in states[0].vars.items() if was.get(k) is not v]
-                        self.hot_names.update(made)
-                        self.hot_empty.update(made)
-                    break
-                mark = None
-                if states[0].ctl is not None or j == len(kids) or kids[j] in breaks \
-                        or self.steps >= self.limits.max_steps:
+                    # not foreseen: run alone from now on, and this run is not summarised
+                    self._top_breaks.add(kids[j - 1])
+                    if rec.hot:
+                        self._hot_written(kids[j - 1])
+                    return states, j
+                if states[0].ctl is not None or j == len(kids) or self.steps >= self.limits.max_steps \
+                        or self._alone(kids[j], states[0]):
                     break
         finally:
             self._recs.pop()
-        if mark is not None:  # ended by the statement before j: summarised up to it
-            after, rec, steps, paths, end = mark
-            res = [after]
-        else:
-            res, rec, steps, paths, end = states, rec, self.steps, self.paths, j
-        if end - i < 2 or steps >= self.limits.max_steps:
-            return states, j
-        summ = memo.summarize(entry, res, steps - entry.steps, paths - entry.paths, self.is_launch, rec)
-        if summ is not None:
-            self._top_memo.setdefault(key, []).insert(0, (summ, end, entry.rec.first))
+        if j - i >= 2 and self.steps < self.limits.max_steps:
+            summ = memo.summarize(entry, states, self.steps - entry.steps, self.paths - entry.paths, self.is_launch)
+            if summ is not None:
+                self._top_memo.setdefault(key, []).insert(0, (summ, j, rec.first))
         return states, j
+
+    def _alone(self, node, st) -> bool:
+        """Whether a top-level statement is run on its own rather than in a summarised run: it
+        may launch, it names a value that differs between the sweep points (``hot_names``; what
+        it assigns then differs too), or it did something of the kind at an earlier point
+        (launched, forked, read a differing value)."""
+        if node in self._top_breaks or self._may_launch(node, st):
+            return True
+        names = self._top_names.get(node)
+        if names is None:
+            names = self._top_names[node] = frozenset(_NAME_RE.findall(node.text))
+        if names.isdisjoint(self.hot_names):
+            return False
+        self._hot_written(node)
+        return True
+
+    def _hot_written(self, node) -> None:
+        """The names a statement that reads differing values assigns (as written in it: what a
+        function it calls sets is found when a summary does not match) differ as well."""
+        made = self._top_assigned.get(node)
+        if made is None:
+            made = self._top_assigned[node] = frozenset(_ASSIGNED_RE.findall(node.text))
+        self.hot_names.update(made)
+        self.hot_empty.update(made)
 
     def _errexit_check(self, node: Node, st: State) -> None:
         if st.ctl is not None or not st.errexit or st.cond_ctx:
