@@ -85,23 +85,6 @@ def _env_key(env: dict) -> tuple:
     return tuple(sorted((k, ("?", v.nonempty) if isinstance(v, Opaque) else ("", v)) for k, v in env.items()))
 
 
-def _varying(envs: list[dict]) -> tuple[set, set]:
-    """The names whose values differ between environments, and those among them that are empty
-    (or unset) in some and not in others."""
-    values: dict = {}
-    for env in envs:
-        for k, v in env.items():
-            values.setdefault(k, set())
-    for k, seen in values.items():
-        for env in envs:
-            v = env.get(k)
-            seen.add(None if v is None else ("?", v.nonempty) if isinstance(v, Opaque) else ("", str(v)))
-    hot = {k for k, seen in values.items() if len(seen) > 1}
-    empty = {k for k in hot if len({x is None or (x[0] == "" and not x[1]) or (x[0] == "?" and not x[1])
-                                   for x in values[k]}) > 1}
-    return hot, empty
-
-
 def _rebound(pr: PointResult, point: SweepPoint) -> PointResult:
     """``pr``'s paths for another point with the same environment (events shared by several
     paths stay shared)."""
@@ -149,7 +132,6 @@ class Analyzer:
         if callable(points):
             points = points(res.source.data.decode("utf-8", "replace"))
         ev = self.evaluator(path)
-        ev.hot_names, ev.hot_empty = _varying([pt.env for pt in points])
         done: dict = {}
         for pt in points:
             # two sweep points with the same environment (one job on two clusters) evaluate the

@@ -27,7 +27,6 @@ from .patterns import MAX_WILDCARD_TEXT, glob_match, replace_pattern, strip_patt
 from .source import Loc, SourceFile, VirtualSource
 from .values import (
     EMPTY,
-    Var,
     Opaque,
     Chunk,
     Word,
@@ -110,11 +109,6 @@ class PathResult:
     inexact: tuple = ()
 
 
-#: the names a statement's text mentions, and those it assigns (``Evaluator._alone``)
-_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ASSIGNED_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^]=]*\])?\+?=")
-
-
 @dataclass(slots=True)
 class Limits:
     max_paths: int = 64
@@ -141,6 +135,26 @@ class Limits:
 
 # ---------------------------------------------------------------------------------------------
 # state
+
+
+class Var:
+    """kind: 's' scalar (value: Str), 'a' indexed array (dict[int, Word]), 'A' associative
+    (dict[str, Word]), 'u' an array of unknown content (value: Str describing it)."""
+
+    __slots__ = ("kind", "value", "exported", "readonly", "integer")
+
+    def __init__(self, kind, value, exported=False, readonly=False, integer=False):
+        self.kind = kind
+        self.value = value
+        self.exported = exported
+        self.readonly = readonly
+        self.integer = integer
+
+    def copy(self, **kw) -> Var:
+        v = Var(self.kind, self.value, self.exported, self.readonly, self.integer)
+        for k, val in kw.items():
+            setattr(v, k, val)
+        return v
 
 
 class _Exit(Exception):
@@ -414,37 +428,20 @@ class Evaluator:
         self._recs: list = []
         self._unsummarizable: set = set()
         self._node_steps: dict = {}
-        #: summaries of runs of top-level statements (``_top_run``), the statements that end
-        #: such runs, and the names whose values (and whose emptiness) differ between the sweep
-        #: points being evaluated (set by the caller; they decide where runs end, never what
-        #: a run gives)
-        self._top_memo: dict = {}
-        self._top_breaks: set = set()
-        self._top_names: dict = {}
-        self._top_assigned: dict = {}
-        self.hot_names: set = set()
-        self.hot_empty: set = set()
-        self._env_vars: dict = {}
         self.replays = 0  # calls and statements replayed from a summary (all runs)
 
     # -----------------------------------------------------------------------------------
     def run(self, parsed: Parsed, env: dict) -> list[PathResult]:
         st = State.__new__(State)
         st.vars = {}
-        made = self._env_vars
         for k, v in env.items():
             if v is None:
                 continue
-            opaque = isinstance(v, Opaque)
-            key = (k, opaque, v.nonempty if opaque else str(v))
-            var = made.get(key)
-            if var is None:  # the same object for every sweep point: summaries compare by identity first
-                if opaque:
-                    val = unknown(f"${k}", None, nonempty=v.nonempty)
-                else:
-                    val = (Chunk(str(v), None),) if str(v) else EMPTY
-                var = made[key] = Var("s", val, exported=True)
-            st.vars[k] = var
+            if isinstance(v, Opaque):
+                val = unknown(f"${k}", None, nonempty=v.nonempty)
+            else:
+                val = (Chunk(str(v), None),) if str(v) else EMPTY
+            st.vars[k] = Var("s", val, exported=True)
         st.frames = []
         st.funcs = {}
         st.funcs_ver = self._funcs0
@@ -515,124 +512,33 @@ class Evaluator:
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
             return [st]
 
-    def run_seq(self, nodes, st: State, top: bool = False, root: bool = False) -> list[State]:
+    def run_seq(self, nodes, st: State, top: bool = False) -> list[State]:
         """Run statements in order.  At the script's top level (``top``), a path is finished
         once no later statement can launch anything (what follows the launch, such as the
-        benchmark client, is not evaluated).  The statements of the script itself (``root``)
-        are run in stretches replayed from earlier sweep points (``_top_run``)."""
+        benchmark client, is not evaluated)."""
         kids = [n for n in nodes if n.named and n.type not in ("comment", "heredoc_body")]
         states = [st]
-        if root and self.limits.summaries and kids:
-            i, n_kids = 0, len(kids)
-            while i < n_kids:
-                if len(states) == 1 and states[0].ctl is None:
-                    states, i = self._top_run(kids, i, states[0], top)
-                else:
-                    states = self._step(kids, i, states, top)
-                    i += 1
-        else:
-            for i in range(len(kids)):
-                states = self._step(kids, i, states, top)
+        for i, n in enumerate(kids):
+            nxt: list[State] = []
+            for s in states:
+                if s.ctl is not None:
+                    nxt.append(s)
+                    continue
+                if top and not self._rest_may_launch(kids, i, s):
+                    s.ctl = ("stop",)
+                    nxt.append(s)
+                    continue
+                res = self._statement(n, s)
+                if s.errexit:
+                    for r in res:
+                        self._errexit_check(n, r)
+                nxt.extend(res)
+            states = self._join(nxt, n) if len(nxt) > 1 else nxt
         if top:
             for s in states:
                 if s.ctl == ("stop",):
                     s.ctl = None
         return states
-
-    def _step(self, kids, i, states, top) -> list[State]:
-        """Statement ``kids[i]`` on every path (a finished path passes through)."""
-        n = kids[i]
-        nxt: list[State] = []
-        for s in states:
-            if s.ctl is not None:
-                nxt.append(s)
-                continue
-            if top and not self._rest_may_launch(kids, i, s):
-                s.ctl = ("stop",)
-                nxt.append(s)
-                continue
-            res = self._statement(n, s)
-            if s.errexit:
-                for r in res:
-                    self._errexit_check(n, r)
-            nxt.extend(res)
-        return self._join(nxt, n) if len(nxt) > 1 else nxt
-
-    def _top_run(self, kids, i, st, top: bool) -> tuple[list[State], int]:
-        """The script's top-level statements from ``kids[i]`` on, for one path: replayed as one
-        run from the summary of an earlier sweep point (recipelint.memo) when that read the
-        same values, else evaluated and summarised up to the next statement that is run on its
-        own (``_alone``).  Returns the paths after them and the index of the next statement."""
-        key = memo.key(kids[i], ("top", memo.sig(st.pos), memo.sig(st.stdin), self._launched(st.events)), st)
-        found = self._top_memo.get(key)
-        if found:
-            for summ, end, _ in found:
-                if (summ.paths_at is None or summ.paths_at == self.paths) \
-                        and self.steps + summ.steps <= self.limits.max_steps and memo.matches(summ, st):
-                    self.steps += summ.steps
-                    self.paths += summ.paths
-                    self.replays += 1
-                    return memo.replay(summ, st, self._recs, self.rebind), end
-            for summ, end, first in found:  # the statements whose reads differ are run alone from now on
-                for k in memo.mismatched(summ, st, first, end):
-                    self._top_breaks.add(kids[k])
-            if len(found) >= memo.MAX_ENTRIES:
-                return self._step(kids, i, [st], top), i + 1
-        if self._alone(kids[i], st):
-            return self._step(kids, i, [st], top), i + 1
-        entry = memo.Entry(st, self.steps, self.paths, memo.TopRecorder)
-        rec = entry.rec
-        rec.hot_names, rec.hot_empty = self.hot_names, self.hot_empty
-        self._recs.append(rec)
-        states = [st]
-        j = i
-        try:
-            while True:
-                rec.at = j
-                rec.hot = False
-                before = len(states[0].events)
-                states = self._step(kids, j, states, top)
-                j += 1
-                if len(states) != 1 or rec.hot or any(self.is_launch(e) for e in states[0].events[before:]):
-                    # not foreseen: run alone from now on, and this run is not summarised
-                    self._top_breaks.add(kids[j - 1])
-                    if rec.hot:
-                        self._hot_written(kids[j - 1])
-                    return states, j
-                if states[0].ctl is not None or j == len(kids) or self.steps >= self.limits.max_steps \
-                        or self._alone(kids[j], states[0]):
-                    break
-        finally:
-            self._recs.pop()
-        if j - i >= 2 and self.steps < self.limits.max_steps:
-            summ = memo.summarize(entry, states, self.steps - entry.steps, self.paths - entry.paths, self.is_launch)
-            if summ is not None:
-                self._top_memo.setdefault(key, []).insert(0, (summ, j, rec.first))
-        return states, j
-
-    def _alone(self, node, st) -> bool:
-        """Whether a top-level statement is run on its own rather than in a summarised run: it
-        may launch, it names a value that differs between the sweep points (``hot_names``; what
-        it assigns then differs too), or it did something of the kind at an earlier point
-        (launched, forked, read a differing value)."""
-        if node in self._top_breaks or self._may_launch(node, st):
-            return True
-        names = self._top_names.get(node)
-        if names is None:
-            names = self._top_names[node] = frozenset(_NAME_RE.findall(node.text))
-        if names.isdisjoint(self.hot_names):
-            return False
-        self._hot_written(node)
-        return True
-
-    def _hot_written(self, node) -> None:
-        """The names a statement that reads differing values assigns (as written in it: what a
-        function it calls sets is found when a summary does not match) differ as well."""
-        made = self._top_assigned.get(node)
-        if made is None:
-            made = self._top_assigned[node] = frozenset(_ASSIGNED_RE.findall(node.text))
-        self.hot_names.update(made)
-        self.hot_empty.update(made)
 
     def _errexit_check(self, node: Node, st: State) -> None:
         if st.ctl is not None or not st.errexit or st.cond_ctx:
@@ -644,8 +550,8 @@ class Evaluator:
             st.ctl = ("exit", st.status, node.loc, "a command failed under `set -e`", st.calls)
 
     def _program(self, node, st):
-        root = node is self._root
-        return self.run_seq(node.children, st, top=root and self.on_command is not None and bool(self.watch), root=root)
+        top = node is self._root and self.on_command is not None and bool(self.watch)
+        return self.run_seq(node.children, st, top=top)
 
     def _rest_may_launch(self, kids, i, st) -> bool:
         # once this path has recorded an event (the server launch), only statements that name a

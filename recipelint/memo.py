@@ -28,13 +28,6 @@ table holds only the library's functions, are kept by the ``Library`` and shared
 analysed in the process (each evaluator also keeps its own, once a shared key holds as many as are
 kept); a run that read `$0` (the script's name) serves only runs started under the same name.
 
-The script's own top-level statements are summarised in stretches (``Evaluator._top_run``): the
-sweep points of one recipe differ in a few values (CONC, TP, ...), so the statements between those
-that read them (or launch, or fork) give the same for every point and are replayed as one run.
-Which names differ between the points is a hint from the caller (``TopRecorder``), refined by the
-summaries that fail to match; like every summary, a stretch is replayed only when everything it
-read is equal.
-
 Calls that launch a server, or that list variables wholesale, are never summarised; other
 events a call records (engine changes: ``pip install``, ``git apply``) are replayed, re-bound to
 the sweep point being evaluated.  A replay is exactly what evaluating the call again would give: the
@@ -44,7 +37,7 @@ evaluator is deterministic in what it reads.
 from __future__ import annotations
 
 from .source import Loc
-from .values import Chunk, Var, Word
+from .values import Chunk, Word
 
 _ABSENT = object()  # a name not present in a scope (distinct from a local that is unset: None)
 #: how much of a variable a read depends on (weakest first)
@@ -72,11 +65,8 @@ def sig(x):
         return (x.source, x.start, x.end)
     if t is dict:
         return ("d", tuple([(k, sig(v)) for k, v in x.items()]))
-    if t is Var:
-        s = x.sg
-        if s is None:
-            s = x.sg = ("v", x.kind, x.exported, x.readonly, x.integer, sig(x.value))
-        return s
+    if hasattr(x, "kind") and hasattr(x, "integer"):  # a Var
+        return ("v", x.kind, x.exported, x.readonly, x.integer, sig(x.value))
     return ("id", x)
 
 
@@ -148,52 +138,15 @@ def note_script(recs) -> None:
         r.script = r.script_at
 
 
-class TopRecorder(Recorder):
-    """A recorder of a run of top-level statements (``Evaluator._top_run``).  It also keeps which
-    statement (``at``, an index) read each name, at which strength (``first``), and whether the
-    statement at hand read the value of one of ``hot_names``, or whether one of ``hot_empty`` is
-    empty (``hot``)."""
-
-    __slots__ = ("at", "first", "hot", "hot_names", "hot_empty")
-
-    def __init__(self, snap):
-        super().__init__(snap)
-        self.at = 0
-        self.first: dict = {}
-        self.hot = False
-        self.hot_names = self.hot_empty = frozenset()
-
-    def note(self, idx: int, name: str, mode: int = VALUE) -> None:
-        if idx < self.depth:
-            key = (idx, name)
-            had = self.reads.get(key)
-            if had is None:
-                self.reads[key] = (self.scopes[idx + 1].get(name, _ABSENT), mode)
-            elif mode > had[1]:
-                self.reads[key] = (had[0], mode)
-            else:
-                return
-            self.first.setdefault(key, []).append((self.at, mode))
-            if mode > ATTRS and name in self.hot_names and (mode == VALUE or name in self.hot_empty):
-                self.hot = True
-
-    def checkpoint(self) -> Recorder:
-        """What was read so far, as a plain recorder."""
-        c = Recorder.__new__(Recorder)
-        c.depth, c.scopes, c.reads = self.depth, self.scopes, dict(self.reads)
-        c.opaque, c.budget, c.script, c.script_at = self.opaque, self.budget, self.script, self.script_at
-        return c
-
-
 class Entry:
     """A run being recorded: a copy of the state at its start, what it reads, and the step and
     path counters then."""
 
     __slots__ = ("snap", "rec", "steps", "paths")
 
-    def __init__(self, st, steps, paths, recorder=Recorder):
+    def __init__(self, st, steps, paths):
         self.snap = st.copy()
-        self.rec = recorder(self.snap)
+        self.rec = Recorder(self.snap)
         self.steps = steps
         self.paths = paths
 
@@ -226,10 +179,9 @@ def _suffix(before, after):
     return tuple(after[n:])
 
 
-def summarize(e: Entry, results, steps: int, paths: int, is_launch, rec: Recorder | None = None) -> Summary | None:
-    """The summary of a finished call, or None when it cannot be replayed.  ``rec``: what it
-    read (by default, the entry's recorder)."""
-    rec, snap = rec or e.rec, e.snap
+def summarize(e: Entry, results, steps: int, paths: int, is_launch) -> Summary | None:
+    """The summary of a finished call, or None when it cannot be replayed."""
+    rec, snap = e.rec, e.snap
     if rec.opaque:
         return None
     outcomes = []
@@ -291,14 +243,6 @@ def _copy_of(a, b) -> bool:
             and a.kind == b.kind and a.exported == b.exported and a.readonly == b.readonly and a.integer == b.integer)
 
 
-def _same_read(cur, v, vsig, mode) -> bool:
-    if cur is v or _copy_of(cur, v):
-        return True
-    if mode == VALUE:
-        return not (vsig is None or cur is _ABSENT or cur is None or sig(cur) != vsig)
-    return not (vsig is _SAME or _read_sig(cur, mode) != vsig)
-
-
 def matches(s: Summary, st) -> bool:
     if s.script is not None and s.script != st.script:
         return False
@@ -313,20 +257,6 @@ def matches(s: Summary, st) -> bool:
         elif vsig is _SAME or _read_sig(cur, mode) != vsig:
             return False
     return True
-
-
-def mismatched(s: Summary, st, first: dict, end: int) -> set:
-    """The statements (indexes below ``end``, from ``TopRecorder.first``) whose reads, of the
-    reads of ``s``, differ in ``st``: for a name read at several strengths, those at which it
-    differs."""
-    out = set()
-    for idx, name, v, _, _ in s.reads:
-        scope = st.vars if idx < 0 else st.frames[idx]
-        cur = scope.get(name, _ABSENT)
-        for at, mode in first.get((idx, name), ()):
-            if at < end and not _same_read(cur, v, _read_sig(v, mode), mode):
-                out.add(at)
-    return out
 
 
 def replay(s: Summary, st, recs, rebind, frame=None) -> list:

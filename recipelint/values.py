@@ -17,29 +17,6 @@ import shlex
 from .source import Loc
 
 
-class Var:
-    """A shell variable.  kind: 's' scalar (value: Str), 'a' indexed array (dict[int, Word]),
-    'A' associative (dict[str, Word]), 'u' an array of unknown content (value: Str describing
-    it).  A variable in a state is never changed in place (a change puts a copy): function
-    summaries (recipelint.memo) tell writes by identity, and keep its signature (``sg``)."""
-
-    __slots__ = ("kind", "value", "exported", "readonly", "integer", "sg")
-
-    def __init__(self, kind, value, exported=False, readonly=False, integer=False):
-        self.kind = kind
-        self.value = value
-        self.exported = exported
-        self.readonly = readonly
-        self.integer = integer
-        self.sg = None
-
-    def copy(self, **kw) -> Var:
-        v = Var(self.kind, self.value, self.exported, self.readonly, self.integer)
-        for k, val in kw.items():
-            setattr(v, k, val)
-        return v
-
-
 class Chunk:
     __slots__ = ("text", "loc", "why", "nonempty", "multi")
 

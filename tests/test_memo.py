@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers import FIXTURES, dedent, dump
-from recipelint.analysis import Analyzer, _varying
+from recipelint.analysis import Analyzer
 from recipelint.evaluator import Evaluator, Limits
 from recipelint.lint import Options, lint
 from recipelint.parse import parse
@@ -41,22 +41,17 @@ def both(src: str, env: dict | None = None):
     return on, ev.replays
 
 
-def on_and_off(src: str, envs: list[dict], hint: bool = False, evaluator: list | None = None):
+def on_and_off(src: str, envs: list[dict]):
     """The paths of each environment, run one after the other by one evaluator (so later points
     can replay earlier ones), after checking they equal the paths without summaries; and how
-    many replays there were.  ``hint``: the evaluator is told which names differ between the
-    environments (as the Analyzer does); ``evaluator``: a list that gets the evaluator."""
+    many replays there were."""
     parsed = parse(SourceFile("/virtual/m.sh", dedent(src).encode()))
     results = {}
     for summaries in (True, False):
         ev = Evaluator(Path("/virtual/m.sh"),
                        lambda st, c: tuple(w.text for w in c.argv[1:]) if c.argv[0].text == "serve" else None,
                        Limits(summaries=summaries))
-        if hint:
-            ev.hot_names, ev.hot_empty = _varying(envs)
         results[summaries] = ([ev.run(parsed, env) for env in envs], ev.replays)
-        if summaries and evaluator is not None:
-            evaluator.append(ev)
     assert dump(results[True][0]) == dump(results[False][0])
     return results[True]
 
@@ -178,43 +173,6 @@ def test_a_statement_is_replayed_for_every_path_and_point_that_reads_the_same():
     assert replays > 0
     assert sorted(served(results[1])) == [("a", "three.4.5.6.7.8.9.10.11.12", "8"),
                                           ("b", "three.4.5.6.7.8.9.10.11.12", "8")]
-
-
-_TOP = """
-    A=1
-    B=2
-    MAX=$((CONC * 2))
-    C=3
-    G=7
-    if [ "$MAX" -gt 10 ]; then X=big; else X=small; fi
-    D=4
-    H=8
-    [[ -n "$EXTRA" ]] && E=extra
-    F=5
-    serve "$A$B$C$D$F$G$H" "$MAX" "$X" "$E"
-"""
-
-
-@pytest.mark.parametrize("hint", [True, False], ids=["told-what-differs", "finds-out"])
-def test_top_level_statements_are_replayed_as_runs_between_those_that_differ(hint):
-    envs = [{"CONC": "4"}, {"CONC": "8"}, {"CONC": "16", "EXTRA": "1"}, {"CONC": "4"}, {"CONC": "32"},
-            {"CONC": "2"}]
-    evs: list = []
-    results, replays = on_and_off(_TOP, envs, hint=hint, evaluator=evs)
-    assert [served(r) for r in results] == [[("1234578", "8", "small", "")], [("1234578", "16", "big", "")],
-                                           [("1234578", "32", "big", "extra")], [("1234578", "8", "small", "")],
-                                           [("1234578", "64", "big", "")], [("1234578", "4", "small", "")]]
-    # `MAX=...` (it reads CONC), the `if` (it reads MAX, which `MAX=...` set), the
-    # `[[ -n $EXTRA ]]` test and the launch are run alone; told what differs, the evaluator
-    # knows it from the first point on and every later point replays `A=1; B=2`, `C=3; G=7` and
-    # `D=4; H=8`; else it finds out from the summaries that do not match
-    # (one statement a line: a run from line a up to index b covers lines a..b)
-    ev = evs[0]
-    runs = {(k[0].loc.line, end) for k, found in ev._top_memo.items() for _, end, _ in found}
-    if hint:
-        assert runs == {(1, 2), (4, 5), (7, 8)} and replays == 3 * (len(envs) - 1)
-    else:
-        assert runs >= {(1, 2), (4, 5), (7, 8)} and sorted(k.loc.line for k in ev._top_breaks) == [3, 6, 9, 11]
 
 
 @pytest.mark.parametrize("src", [
@@ -429,9 +387,7 @@ def _program(draw):
     return "\n".join(funcs + main + ['serve "$A" "$B" "$C" end']) + "\n"
 
 
-def _run_points(src: str, summaries: bool, hint: bool = True):
-    """``hint``: the evaluator is told which names differ between the points (as the Analyzer
-    does), else it finds out from the summaries that do not match."""
+def _run_points(src: str, summaries: bool):
     parsed = parse(SourceFile("/virtual/g.sh", src.encode()))
 
     def hook(state, cmd):
@@ -441,8 +397,6 @@ def _run_points(src: str, summaries: bool, hint: bool = True):
 
     ev = Evaluator(Path("/virtual/g.sh"), hook, Limits(summaries=summaries, max_paths=16, soft_paths=8))
     envs = [{"A": "1", "B": "2"}, {"A": "2", "B": "2"}, {"A": "1", "B": "2"}, {"A": "1"}, {"A": "", "B": "3"}]
-    if hint:
-        ev.hot_names, ev.hot_empty = _varying(envs)
     return [ev.run(parsed, env) for env in envs], ev.replays
 
 
@@ -451,10 +405,9 @@ def _run_points(src: str, summaries: bool, hint: bool = True):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(_program())
 def test_generated_programs_give_the_same_results_with_and_without_summaries(src):
+    on, _ = _run_points(src, True)
     off, _ = _run_points(src, False)
-    for hint in (True, False):
-        on, _ = _run_points(src, True, hint)
-        assert dump(on) == dump(off), (src, hint)
+    assert dump(on) == dump(off), src
 
 
 @hs.composite
