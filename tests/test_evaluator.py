@@ -351,6 +351,22 @@ CASES = {
         {"MODE": "bad"},
         [["before"]],
     ),
+    # tree-sitter-bash reads `A=1 B=2` and the next line's command as one command with an
+    # environment prefix; bash sets both variables (parse splits the line off)
+    "assignment-line-then-command": (
+        """
+        A=1 B="two words"  # two settings
+        emit "$A" "$B"
+        if true; then
+          C=3 D=4
+          true && emit "$C$D" | cat
+        fi
+        E=5 F=6 \\
+          emit "$E$F"
+        """,
+        {},
+        [["1", "two words"], ["34"], [""]],
+    ),
     "set-u-and-set-e": (
         """
         set -e
@@ -765,3 +781,20 @@ def test_paths_that_differ_only_in_engine_changes_are_joined(tmp_path):
         assert [c.argv[2].text for c in changes] == [f"/patches/{f}.diff" for f in "abcdeg"]
         assert sum(isinstance(e, Launch) for e in p.events) == 1
     assert sorted(e.argv[-1].text for p in paths for e in p.events if isinstance(e, Launch)) == ["16", "8"]
+
+
+def test_caches_keyed_by_node_id_do_not_answer_for_another_node_with_that_id():
+    # `eval` text is parsed afresh and its nodes are freed after the evaluation, so a later
+    # node can get the id of an earlier one: a cache keyed by id must keep its node and check it
+    # (here the reuse is simulated by filing node a's answers under node b's id)
+    from recipelint.evaluator import Evaluator
+    from recipelint.parse import parse
+    from recipelint.source import SourceFile
+
+    root = parse(SourceFile("/virtual/c.sh", b"A=1 B=2\nexit 3\n")).root
+    a, b = [n for n in root.children if n.named]
+    ev = Evaluator(Path("/virtual/c.sh"), None)
+    assert ev._assigned(a) == {"A", "B"} and not ev._exits_in([[a]])
+    ev._assign_cache[id(b)] = ev._assign_cache[id(a)]
+    ev._exit_cache[id(b)] = ev._exit_cache[id(a)]
+    assert ev._assigned(b) == frozenset() and ev._exits_in([[b]])
