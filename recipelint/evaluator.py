@@ -413,7 +413,7 @@ class Evaluator:
         self._launch_var_cache = None
         self._fp_ver = None
         self._fp = frozenset()
-        self._assign_cache: dict[int, frozenset] = {}
+        self._assign_cache: dict[int, tuple] = {}
         #: function-table versions: equal versions, equal tables (across sweep points too)
         self._funcs0 = self.library.funcs0
         #: what else a summary shared through the library depends on: the hooks' code, the
@@ -1001,7 +1001,9 @@ class Evaluator:
             for n in body or ():
                 key = id(n)
                 hit = self._exit_cache.get(key)
-                if hit is None:
+                if hit is not None and hit[1] is n:  # (kept with its node: `eval`'s nodes do not
+                    hit = hit[0]                   # outlive the evaluation, and their ids are reused)
+                else:
                     hit = False
                     stack = [n]
                     while stack:
@@ -1015,7 +1017,7 @@ class Evaluator:
                             continue
                         if t in ("redirected_statement", "list", "compound_statement", "negated_command"):
                             stack.extend(x.children)
-                    self._exit_cache[key] = hit
+                    self._exit_cache[key] = (hit, n)
                 if hit:
                     return True
         return False
@@ -1594,8 +1596,8 @@ class Evaluator:
     def _assigned(self, node) -> frozenset:
         key = id(node)
         hit = self._assign_cache.get(key)
-        if hit is not None:
-            return hit
+        if hit is not None and hit[1] is node:  # (kept with its node, as in _exits_in)
+            return hit[0]
         names = set()
         stack = [node]
         while stack:
@@ -1626,7 +1628,7 @@ class Evaluator:
                     names.add(m.group(1) or m.group(2) or m.group(3))
             stack.extend(n.children)
         fs = frozenset(names)
-        self._assign_cache[key] = fs
+        self._assign_cache[key] = (fs, node)
         return fs
 
     # -----------------------------------------------------------------------------------
