@@ -145,14 +145,12 @@ def parse(src) -> Parsed:
         # position back to the file (the pairs stay in the text of the nodes that span them)
         shown = b"".join(data[a:b] for a, b in zip([0] + [j + 2 for j in joins], joins + [len(data)]))
         tree = _parser().parse(shown)
+        tree, shown = _end_assignment_lines(tree, shown)
         root, depth = _convert(tree.root_node, src, problems, shown)
-        if _ASSIGN_LINE.search(shown):
-            _split_assignment_lines(root, shown)
         problems[:] = _remap(root, problems, joins, shown)
     else:
+        tree, data = _end_assignment_lines(tree, data)
         root, depth = _convert(tree.root_node, src, problems, data)
-        if _ASSIGN_LINE.search(data):
-            _split_assignment_lines(root, data)
     _gap_check(root, src, problems)
     problems.sort(key=lambda p: p.loc.start)
     return Parsed(root, problems, depth)
@@ -254,74 +252,58 @@ def _convert(ts_root, src, problems, data: bytes) -> tuple[Node, int]:
 
 
 #: a line that starts with an assignment and has another one after it (cheap test before walking
-#: the tree for ``_split_assignment_lines``)
+#: the tree for ``_end_assignment_lines``)
 _ASSIGN_LINE = re.compile(rb"(?m)^[ \t]*[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?\+?=[^\n]*[ \t][A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?\+?=")
-#: statements whose first command starts them
-_LEADS = {"redirected_statement": "body", "list": None, "pipeline": None}
+def _end_assignment_lines(tree, data: bytes):
+    """tree-sitter-bash 0.25 reads a line of several assignments (``A=1 B=2``) and the statement
+    on the next line as one command with an environment prefix (``A=1 B=2 echo x``; a ``{`` on
+    the next line even becomes a command name); bash ends the statement at the newline and sets
+    the variables.  Such a line is parsed again with a ``;`` in place of the blank (or newline)
+    that ends its last assignment — one byte for one, so every position stays the file's.
+    Returns the tree and the text it parsed."""
+    for _ in range(8):  # each round ends every such line found; a new parse may show more
+        if not _ASSIGN_LINE.search(data):
+            return tree, data
+        ends = []
+        stack = [tree.root_node]
+        while stack:
+            n = stack.pop()
+            if n.type == "command":
+                at = _assignment_line_end(n, data)
+                if at is not None:
+                    ends.append(at)
+            stack.extend(n.children)
+        if not ends:
+            return tree, data
+        buf = bytearray(data)
+        for at in ends:
+            buf[at] = 0x3B  # ';'
+        data = bytes(buf)
+        tree = _parser().parse(data)
+    return tree, data
 
 
-def _split_assignment_lines(root: Node, data: bytes) -> None:
-    """tree-sitter-bash 0.25 reads a line of several assignments (``A=1 B=2``) and the command on
-    the next line as one command with an environment prefix (``A=1 B=2 echo x``); bash ends the
-    statement at the newline and sets both variables.  Split such a command: its assignments
-    (and comments) before the newline become a ``variable_assignments`` statement of their own,
-    placed before the statement the command starts."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        kids = node.children
-        if kids:
-            out, fields, changed = [], [], False
-            for f, c in zip(node.fields, kids):
-                if c.named and c.type in _STATEMENT_SPLIT:
-                    lead = _split_lead(c, data)
-                    if lead is not None:
-                        out.append(lead)
-                        fields.append(None)
-                        changed = True
-                out.append(c)
-                fields.append(f)
-            if changed:
-                node.children, node.fields, node._fmap = tuple(out), tuple(fields), None
-            stack.extend(node.children)
-
-
-_STATEMENT_SPLIT = frozenset({"command", "redirected_statement", "list", "pipeline"})
-
-
-def _split_lead(stmt: Node, data: bytes) -> Node | None:
-    """The assignments split off the command that starts ``stmt`` (changed in place), or None."""
-    chain = [stmt]
-    cmd = stmt
-    while cmd.type != "command":
-        field = _LEADS.get(cmd.type, "")
-        if field == "":
+def _assignment_line_end(cmd, data: bytes) -> int | None:
+    """Where the assignment that ends a line of a command's prefix ends: only assignments (and
+    comments) stand before the command's name, and a newline (not a backslash-newline)
+    follows one of them before the name."""
+    last = None
+    for i in range(cmd.child_count):
+        c = cmd.child(i)
+        if last is not None:
+            gap = data[last.end_byte:c.start_byte]
+            at = gap.find(b"\n")
+            while at > 0 and gap[at - 1:at] == b"\\" and b"#" not in gap[:at]:  # a line continued
+                at = gap.find(b"\n", at + 1)
+            if at >= 0:
+                return last.end_byte if data[last.end_byte:last.end_byte + 1] in (b" ", b"\t", b"\n") else None
+        if cmd.field_name_for_child(i) == "name":
             return None
-        nxt = cmd.field(field) if field else next((c for c in cmd.children if c.named), None)
-        if nxt is None:
+        if c.type == "variable_assignment":
+            last = c
+        elif c.type != "comment":
             return None
-        chain.append(nxt)
-        cmd = nxt
-    name_at = next((i for i, f in enumerate(cmd.fields) if f == "name"), None)
-    if not name_at or not any(c.type == "variable_assignment" for c in cmd.children[:name_at]):
-        return None
-    if any(c.type not in ("variable_assignment", "comment") for c in cmd.children[:name_at]):
-        return None
-    lead = cmd.children[:name_at]
-    gap = data[lead[-1].end:cmd.children[name_at].start]
-    at = gap.find(b"\n")
-    while at > 0 and gap[at - 1:at] == b"\\" and lead[-1].type != "comment":  # a line continued
-        at = gap.find(b"\n", at + 1)
-    if at < 0:
-        return None
-    split = Node("variable_assignments", lead[0].start, lead[-1].end, True, stmt.src)
-    split.children, split.fields = tuple(lead), (None,) * len(lead)
-    start = cmd.children[name_at].start
-    cmd.children, cmd.fields, cmd._fmap = cmd.children[name_at:], cmd.fields[name_at:], None
-    for n in chain:
-        if n.start == lead[0].start:
-            n.start, n._text, n._loc = start, None, None
-    return split
+    return None
 
 
 def _read_write_redirect(ts_node, i, c, data: bytes, kids: list, lt_at: set) -> bool:

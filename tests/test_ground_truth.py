@@ -71,3 +71,47 @@ def test_exit_matches_real_bash():
     (path,) = res.points[0].paths
     assert path.exit is not None and path.exit.code == 1
     assert path.exit.loc.span.line == 36
+
+
+# -- lines of assignments before other statements, checked against bash ----------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as hs  # noqa: E402
+
+from helpers import bash_emits, emits  # noqa: E402
+
+_VALUES = ["1", '"a b"', "$V0", "$((2 + 3))", "''", "x$V1"]
+_ENDS = ["", "  # note", " ;"]
+_USES = [
+    'emit "$V0" "$V1" "$V2"',
+    'true && emit "$V1"',
+    'emit "$V2" | cat',
+    'emit "$V0" > /dev/null',
+    'if true; then emit "$V1" "$V0"; fi',
+    'V2=z emit "$V2"',
+    '{ emit "$V0"; }',
+]
+
+
+@hs.composite
+def _assignment_lines(draw):
+    lines = []
+    for _ in range(draw(hs.integers(1, 4))):
+        if draw(hs.booleans()):
+            names = draw(hs.lists(hs.sampled_from(["V0", "V1", "V2"]), min_size=1, max_size=3))
+            line = " ".join(f"{n}={draw(hs.sampled_from(_VALUES))}" for n in names)
+            lines.append(line + draw(hs.sampled_from(_ENDS)))
+        lines.append(draw(hs.sampled_from(_USES)))
+    body = "\n".join(lines)
+    if draw(hs.booleans()):
+        body = "if true; then\n" + "\n".join("  " + ln for ln in lines) + "\nfi"
+    return body + '\nemit "$V0" "$V1" "$V2"\n'
+
+
+@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
+          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@given(_assignment_lines())
+def test_assignment_lines_match_real_bash(src):
+    # tree-sitter-bash reads `A=1 B=2` and the command on the next line as one command (parse
+    # splits them); whatever the shape, the values every `emit` sees must be bash's
+    assert emits(src) == bash_emits(src), src
