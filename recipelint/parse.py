@@ -251,9 +251,13 @@ def _convert(ts_root, src, problems, data: bytes) -> tuple[Node, int]:
     return root, max_depth
 
 
-#: a line that starts with an assignment and has another one after it (cheap test before walking
-#: the tree for ``_end_assignment_lines``)
-_ASSIGN_LINE = re.compile(rb"(?m)^[ \t]*[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?\+?=[^\n]*[ \t][A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?\+?=")
+#: a line that starts with two assignments (``A=1 B="x y"``): the cheap test before
+#: ``_end_assignment_lines`` asks tree-sitter for prefixed commands
+_ASSIGNED_VALUE = rb"""(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|\$\(\([^\n]*?\)\)|\$\([^()\n]*\)|\$\{[^}\n]*\}|\([^()\n]*\)|`[^`\n]*`|\\.|[^\s"'`$()\\;&|<>]|\$)*+"""
+_ASSIGNED_NAME = rb"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?\+?="
+_ASSIGN_LINE = re.compile(rb"(?m)^[ \t]*" + _ASSIGNED_NAME + _ASSIGNED_VALUE + rb"[ \t]+" + _ASSIGNED_NAME)
+
+
 def _end_assignment_lines(tree, data: bytes):
     """tree-sitter-bash 0.25 reads a line of several assignments (``A=1 B=2``) and the statement
     on the next line as one command with an environment prefix (``A=1 B=2 echo x``; a ``{`` on
@@ -265,14 +269,10 @@ def _end_assignment_lines(tree, data: bytes):
         if not _ASSIGN_LINE.search(data):
             return tree, data
         ends = []
-        stack = [tree.root_node]
-        while stack:
-            n = stack.pop()
-            if n.type == "command":
-                at = _assignment_line_end(n, data)
-                if at is not None:
-                    ends.append(at)
-            stack.extend(n.children)
+        for n in _prefixed_commands(tree.root_node):
+            at = _assignment_line_end(n, data)
+            if at is not None:
+                ends.append(at)
         if not ends:
             return tree, data
         buf = bytearray(data)
@@ -281,6 +281,17 @@ def _end_assignment_lines(tree, data: bytes):
         data = bytes(buf)
         tree = _parser().parse(data)
     return tree, data
+
+
+_PREFIXED = None
+
+
+def _prefixed_commands(root) -> list:
+    """The commands with an assignment before their name (found by tree-sitter, not walked)."""
+    global _PREFIXED
+    if _PREFIXED is None:
+        _PREFIXED = tree_sitter.Query(_parser().language, "(command (variable_assignment)) @cmd")
+    return tree_sitter.QueryCursor(_PREFIXED).captures(root).get("cmd", [])
 
 
 def _assignment_line_end(cmd, data: bytes) -> int | None:
