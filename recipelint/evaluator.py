@@ -4240,10 +4240,12 @@ def _unsplit_fields(segs, loc) -> list[Word]:
 
 
 def _is_at_expansion(node) -> bool:
+    """Whether an expansion is ``${A[@]}`` / ``${@...}``: in double quotes it may make no word at
+    all (``"${A[*]}"`` always makes one, even of an unset array)."""
     for c in node.children:
         if c.type == "subscript":
             idx = c.field("index")
-            if idx is not None and idx.text in ("@", "*"):
+            if idx is not None and idx.text == "@":
                 return True
         if c.type == "special_variable_name" and c.text == "@":
             return True

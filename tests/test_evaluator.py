@@ -367,6 +367,16 @@ CASES = {
         {},
         [["1", "two words"], ["34"], [""]],
     ),
+    # "${A[*]}" is always one word, even of an unset array; "${A[@]}" of one is none
+    "star-of-unset-array": (
+        """
+        emit "${UNSET_A[*]}" "${UNSET_A[@]}" end
+        B=()
+        emit "${B[*]}" "${B[@]}" end
+        """,
+        {},
+        [["", "end"], ["", "end"]],
+    ),
     "set-u-and-set-e": (
         """
         set -e
