@@ -3707,6 +3707,10 @@ def _b_bash(ev, argv, node, st, prefix=()):
     return ev._external(argv, (), node, st, None)
 
 
+#: `read` options that take a value (as the rest of their word, or the next word)
+_READ_VALUE_OPTS = frozenset("adinNptu")
+
+
 def _b_read(ev, argv, node, st):
     names = []
     args = argv[1:]
@@ -3714,20 +3718,24 @@ def _b_read(ev, argv, node, st):
     array = False
     while i < len(args):
         t = args[i].text
-        if t in ("-a",):
-            array = True
-            if i + 1 < len(args):
-                names.append(args[i + 1].text)
-            i += 2
-            continue
-        if t in ("-d", "-p", "-n", "-N", "-t", "-u", "-i"):
-            i += 2
-            continue
-        if t is not None and t.startswith("-"):
-            i += 1
-            continue
-        names.append(t)
         i += 1
+        if t == "--":
+            names.extend(a.text for a in args[i:])
+            break
+        if t is None or not t.startswith("-") or len(t) < 2:
+            names.append(t)
+            continue
+        for j in range(1, len(t)):  # bundled options: `-ra NAME`, `-rn1`
+            if t[j] in _READ_VALUE_OPTS:
+                if j + 1 < len(t):
+                    value = t[j + 1:]
+                else:
+                    value = args[i].text if i < len(args) else None
+                    i += 1
+                if t[j] == "a":
+                    array = True
+                    names.append(value)
+                break
     for n in names or ["REPLY"]:
         if n is None:
             continue

@@ -808,3 +808,11 @@ def test_caches_keyed_by_node_id_do_not_answer_for_another_node_with_that_id():
     ev._assign_cache[id(b)] = ev._assign_cache[id(a)]
     ev._exit_cache[id(b)] = ev._exit_cache[id(a)]
     assert ev._assigned(b) == frozenset() and ev._exits_in([[b]])
+
+
+def test_read_with_bundled_options_fills_an_array_of_unknown_length():
+    # `read -ra A` is `-r -a A`: A is an array of unknown content, so its length is unknown (it
+    # was taken for a scalar `A`, whose `${#A[@]}` is 1); the value word after `-t` is no name
+    src = 'IFS=- read -ra A <<< "a-z"\nemit "${#A[@]}"\nread -t 5 -r Z <<< zz\nemit "${Z:-unset}" "$t"\n'
+    assert emits(src) == [[None], [None, ""]]
+    assert bash_emits(src) == [["2"], ["zz", ""]]
