@@ -827,7 +827,12 @@ class Evaluator:
                 st.status = 1
                 continue
             if idx is None:
-                st.put(name, None)
+                if st.frames and name in st.frames[-1]:
+                    # a local of the running function stays local, unset (the caller's value is
+                    # not revealed, as it is for a local of a calling function)
+                    st.frames[-1][name] = None
+                else:
+                    st.put(name, None)
             elif var is not None and var.kind in ("a", "A"):
                 d = dict(var.value)
                 key = idx if var.kind == "A" else self._arith_int(idx, st, c.loc)
@@ -2001,6 +2006,11 @@ class Evaluator:
         val = self.expand_scalar(value, st) if value is not None else EMPTY
         if (var is not None and var.integer) or "i" in attrs:
             n = self._arith_int(text_of(val) if is_known(val) else None, st, node.loc)
+            if op == "+=" and index is None and var is not None and var.kind == "s":
+                # `N+=2` on an integer adds (`declare -i N=0; N+=2` is 2, not 02)
+                old = self._arith_int(text_of(var.value) if is_known(var.value) else None, st, node.loc)
+                n = None if n is None or old is None else old + n
+                op = "="
             val = unknown(f"${name}", node.loc) if n is None else (Chunk(str(n), value.loc if value else node.loc),)
         if index is not None:
             if var is not None and var.kind == "A":

@@ -367,6 +367,34 @@ CASES = {
         {},
         [["1", "two words"], ["34"], [""]],
     ),
+    # `unset` of the running function's local leaves it unset; of a caller's local, it reveals
+    # the value outside
+    "unset-local": (
+        """
+        V=g
+        f() { local V=loc; unset V; emit "${V-unset}"; }
+        f
+        h() { local V=loc; k; }
+        k() { unset V; emit "${V-unset}"; }
+        h
+        """,
+        {},
+        [["unset"], ["g"]],
+    ),
+    # `+=` on an integer variable adds
+    "integer-append": (
+        """
+        declare -i N=0
+        N+=2
+        f() { local -i K=2; K+="1+2"; emit "$N" "$K"; }
+        f
+        S=1
+        S+=2
+        emit "$S"
+        """,
+        {},
+        [["2", "5"], ["12"]],
+    ),
     # "${A[*]}" is always one word, even of an unset array; "${A[@]}" of one is none
     "star-of-unset-array": (
         """
