@@ -129,6 +129,7 @@ def test_assignment_lines_match_real_bash(src):
 _V = ["V0", "V1", "V2"]
 _LIT = ["a", "b c", "3", "ab", "", "x y z", "12", "a-c"]
 
+
 @hs.composite
 def _value(draw):
     v = draw(hs.sampled_from(_V))
@@ -139,9 +140,11 @@ def _value(draw):
         f'"${{{v}^^}}"', f'"${{{v}:1}}"', f'"pre${v}post"', f'"$(({draw(hs.integers(0, 9))} + 2))"',
     ]))
 
+
 @hs.composite
 def _stmt(draw, depth=0):
-    v = draw(hs.sampled_from(_V)); w = draw(hs.sampled_from(_V))
+    v = draw(hs.sampled_from(_V))
+    w = draw(hs.sampled_from(_V))
     kinds = ["assign", "assign", "emit", "emitq", "array", "arrayemit", "misc", "misc"]
     if depth < 2:
         kinds += ["if", "case", "for", "func"]
@@ -185,6 +188,7 @@ def _stmt(draw, depth=0):
         return f'for {w} in a "b c" ${v}; do {body}; done'
     if k == "func":
         return f'f{depth}() {{ local {w}=loc; {body}; emit "$1" "${w}"; }}; f{depth} "${v}"'
+
 
 @hs.composite
 def _bash_program(draw):
