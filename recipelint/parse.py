@@ -210,6 +210,10 @@ def _remap(root: Node, problems: list, joins: list[int], shown: bytes) -> list:
     return [ParseProblem(Loc(src, start(p.loc.start), max(start(p.loc.start), end(p.loc.end))), p.message) for p in problems]
 
 
+_LEADING_BLANK = frozenset({"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"})
+_BLANKS = b" \t\n"
+
+
 def _convert(ts_root, src, problems, data: bytes) -> tuple[Node, int]:
     """Our tree of tree-sitter's, which parsed ``data`` (the file's text, or the text ``parse``
     rewrote: positions are then ``data``'s until ``_remap``)."""
@@ -241,6 +245,17 @@ def _convert(ts_root, src, problems, data: bytes) -> tuple[Node, int]:
                 start -= 1
             elif ctype == ">" and start - 1 in lt_at:
                 ctype, start = "<", start - 1
+            if ctype in _LEADING_BLANK and data[start] in _BLANKS and node.type in ("string", "heredoc_body"):
+                # tree-sitter-bash starts an expansion after another at the blank between them
+                # (`"$A $B"`: ` $B`): the blank is the string's text
+                ws = start
+                while ws < c.end_byte and data[ws] in _BLANKS:
+                    ws += 1
+                kids.append(Node("string_content", start, ws, True, src))
+                fields.append(None)
+                start = ws
+            elif start < node.start:  # a token of such an expansion (` $`)
+                start = node.start
             child = Node(ctype, start, c.end_byte, c.is_named, src)
             kids.append(child)
             fields.append(ts_node.field_name_for_child(i))

@@ -82,6 +82,16 @@ def test_a_backslash_newline_inside_a_word_joins_it_and_positions_stay_exact(tmp
     assert lc.value("--max-num-seqs") == "84"  # `8\<newline>4` is one word in bash
 
 
+def test_the_blank_before_an_expansion_in_a_string_is_the_strings_text():
+    # tree-sitter-bash 0.25 starts ` $B` (and ` ${B}`, ` $(b)`) at the blank after `$A`
+    parsed = parse(SourceFile("x.sh", b'X="$A ${B}\t$(b)"\n'))
+    string = parsed.root.children[0].field("value")
+    assert [(c.type, c.text) for c in string.children if c.named] == [
+        ("simple_expansion", "$A"), ("string_content", " "), ("expansion", "${B}"),
+        ("string_content", "\t"), ("command_substitution", "$(b)")]
+    assert all(k.start >= c.start for c in string.children for k in c.children)
+
+
 def test_dash_before_heredoc_is_recovered_in_lists():
     _, commands = evaluate("[ 1 = 1 ] && emit - <<'PY' || true\nprint(1)\nPY\n")
     assert ["emit", "-"] in [c[0] for c in commands]
