@@ -287,6 +287,18 @@ def _unset_marker(v):
 # environment values
 
 
+def _flat_redirects(redirects):
+    """The redirections in order: tree-sitter-bash puts those written on a here-document's
+    first line (`cat <<EOF > out.yaml`) inside the here-document's node."""
+    for r in redirects:
+        yield r
+        if r.type == "heredoc_redirect":
+            for c in r.children:
+                if c.type in ("file_redirect", "herestring_redirect"):
+                    yield c
+
+
+_BACKTICK = re.compile(r"(?<!\\)(?:\\\\)*`")  # an unescaped backquote
 EXPANSION_TYPES = frozenset(
     {"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion", "process_substitution"}
 )
@@ -806,40 +818,58 @@ class Evaluator:
         return [st]
 
     def _unset(self, node, st):
-        kids = [c for c in node.children if c.named]
         mode = "v"
-        for c in kids:
-            txt = c.text
-            if txt in ("-f", "-v", "-n"):
-                mode = txt[1]
+        status = 0
+        for c in node.children:
+            if not c.named:
                 continue
-            if mode == "f":
-                st.funcs.pop(txt, None)
-                st.funcs_ver = self._fver_step(st.funcs_ver, txt, None)
-                self._export_function(st, txt, export=False, unexport=True)
-                continue
-            m = _NAME_SUB.fullmatch(txt)
-            if not m:
-                continue
-            name, idx = m.group(1), m.group(2)
-            var = st.lookup(name)
-            if var is not None and var.readonly:
-                st.status = 1
-                continue
-            if idx is None:
-                if st.frames and name in st.frames[-1]:
-                    # a local of the running function stays local, unset (the caller's value is
-                    # not revealed, as it is for a local of a calling function)
-                    st.frames[-1][name] = None
-                else:
-                    st.put(name, None)
-            elif var is not None and var.kind in ("a", "A"):
-                d = dict(var.value)
-                key = idx if var.kind == "A" else self._arith_int(idx, st, c.loc)
-                d.pop(key, None)
-                st.put(name, var.copy(value=d))
-        st.status = 0
+            try:
+                words = self.expand_word(c, st)  # `unset "A[0]"`, `unset $NAME`
+            except (_Exit, _CmdError):
+                words = []
+            for w in words:
+                txt = w.text
+                if txt in ("-f", "-v", "-n"):
+                    mode = txt[1]
+                elif txt is not None and not self._unset_one(txt, mode, st, c.loc):
+                    status = 1
+        st.status = status
         return [st]
+
+    def _unset_one(self, txt, mode, st, loc) -> bool:
+        """Unset one variable, array element or (``mode`` "f") function; False when readonly."""
+        if mode == "f":
+            st.funcs.pop(txt, None)
+            st.funcs_ver = self._fver_step(st.funcs_ver, txt, None)
+            self._export_function(st, txt, export=False, unexport=True)
+            return True
+        m = _NAME_SUB.fullmatch(txt)
+        if not m:
+            return True
+        name, idx = m.group(1), m.group(2)
+        var = st.lookup(name)
+        if var is not None and var.readonly:
+            return False
+        if idx is None:
+            if st.frames and name in st.frames[-1]:
+                # a local of the running function stays local, unset (the caller's value is
+                # not revealed, as it is for a local of a calling function)
+                st.frames[-1][name] = None
+            else:
+                st.put(name, None)
+        elif var is not None and var.kind in ("a", "A"):
+            d = dict(var.value)
+            key = idx if var.kind == "A" else self._arith_int(idx, st, loc)
+            if key is None:  # which element: unknown
+                st.put(name, Var("u", unknown(f"${{{name}[@]}}", loc, multi=True), var.exported))
+                return True
+            if var.kind == "a" and key < 0:
+                key += max(d) + 1 if d else 0
+            d.pop(key, None)
+            st.put(name, var.copy(value=d))
+        elif var is not None and var.kind == "s" and self._arith_int(idx, st, loc) in (0, -1):
+            st.put(name, None)  # element 0 of a scalar is the scalar
+        return True
 
     def _function_definition(self, node, st):
         name = node.field("name")
@@ -1179,9 +1209,12 @@ class Evaluator:
         vtext = text_of(value)
         out = []
         pending = [st]
+        ran = set()  # ids of pending states that ran a body ending in `;;&` (they keep its status)
         for idx, item in enumerate(items):
             patterns, body, term = self._case_item_parts(item)
             nxt_pending = []
+            # `;;&`: after the body, the next patterns are tested too
+            done = nxt_pending if term == ";;&" else out
             for s in pending:
                 if s.ctl is not None:
                     out.append(s)
@@ -1190,7 +1223,10 @@ class Evaluator:
                 if m is True and self._exits_in([body]):
                     self._guard(s, [item], True, text=f"case {value_node.text if value_node is not None else ''} in {' | '.join(p.text for p in patterns)})")
                 if m is True:
-                    out.extend(self._run_case_body(items, idx, s))
+                    res = self._run_case_body(items, idx, s)
+                    done.extend(res)
+                    if done is nxt_pending:
+                        ran.update(id(r) for r in res)
                 elif m is False:
                     nxt_pending.append(s)
                 else:
@@ -1200,14 +1236,17 @@ class Evaluator:
                         self.paths += 1
                         s.cond = s.cond + (Decision(item.loc, _short(text), True),)
                         s2.cond = s2.cond + (Decision(item.loc, _short(text), False),)
-                        out.extend(self._run_case_body(items, idx, s))
+                        res = self._run_case_body(items, idx, s)
+                        done.extend(res)
+                        if done is nxt_pending:
+                            ran.update(id(r) for r in res)
                         nxt_pending.append(s2)
                     else:
                         self._havoc(body, s)
                         nxt_pending.append(s)
             pending = nxt_pending
         for s in pending:
-            if s.ctl is None:
+            if s.ctl is None and id(s) not in ran:
                 s.status = 0
             out.append(s)
         return self._join(out, node)
@@ -1398,6 +1437,9 @@ class Evaluator:
         done = []
         quiet = not any(self._may_launch(n, st) for n in body_nodes + conds)
         polls = 0  # iterations of a quiet loop that depended on unknown values
+        # a loop whose condition reads what its body assigns (`while [ $i -lt 4 ]; do i=...`)
+        # counts: an unknown status at the end of its body is not a poll
+        counting = quiet and self._counting(conds, body_nodes)
         for i in range(self.limits.max_loop):
             if quiet and (polls >= self.limits.quiet_loop or i >= self.limits.quiet_loop_max):
                 break
@@ -1424,7 +1466,7 @@ class Evaluator:
                     else:
                         for b in self.run_seq(body_nodes, r):
                             (done if self._loop_ctl(b) == "stop" else nxt).append(b)
-            if self.paths > forks_before or len(nxt) > 1 or any(s.status is None for s in nxt):
+            if self.paths > forks_before or len(nxt) > 1 or (not counting and any(s.status is None for s in nxt)):
                 polls += 1
             elif len(nxt) == 1 and before is not None and before.same_as(nxt[0]):
                 # one known path whose variables did not change: bash would loop forever here
@@ -1448,6 +1490,14 @@ class Evaluator:
             if quiet and len(done) > 1:
                 done = self._join(done, node, force=True)
         return done
+
+    def _counting(self, conds, body_nodes) -> bool:
+        # (`while read -r line` progresses through its stdin)
+        names = {n.rstrip("[]") for b in body_nodes + conds for n in self._assigned(b)}
+        if not names:
+            return False
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join(c.text for c in conds)))
+        return not names.isdisjoint(words)
 
     def _test_command(self, node, st):
         try:
@@ -1480,7 +1530,8 @@ class Evaluator:
 
     def _redirected(self, node, st):
         body = node.field("body")
-        redirects = [c for f, c in zip(node.fields, node.children) if f == "redirect"]
+        # tree-sitter-bash gives a here-string after a compound statement no field name
+        redirects = [c for f, c in zip(node.fields, node.children) if f == "redirect" or c.type == "herestring_redirect"]
         if body is None:
             return [st]
         if body.type == "command":
@@ -1684,7 +1735,7 @@ class Evaluator:
         stdin = None
         out_target = None
         out_append = False
-        for r in redirects:
+        for r in _flat_redirects(redirects):
             if r.type == "heredoc_redirect":
                 stdin = self.heredoc_value(r, st)
             elif r.type == "herestring_redirect":
@@ -1732,7 +1783,7 @@ class Evaluator:
                 st.out = ()
             try:
                 # a new bash process gets the command's NAME=VALUE prefix in its environment
-                res = _b_bash(self, argv, node, st, prefix) if handler is _b_bash else handler(self, argv, node, st)
+                res = handler(self, argv, node, st, prefix) if handler in _TAKES_PREFIX else handler(self, argv, node, st)
             except _Exit as e:
                 st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
                 res = [st]
@@ -1741,7 +1792,10 @@ class Evaluator:
                 st.status = 1
                 res = [st]
             for r in res:
-                r.stdin = saved_in
+                if stdin is not None:  # its own redirection (else what it read of stdin is gone)
+                    r.stdin = saved_in
+                elif handler in _STDIN_FILTERS and r.stdin is not None:
+                    r.stdin = None  # how much of stdin a filter took is not modelled: the rest is unknown
                 if redirected:
                     data = r.out
                     r.out = out_saved
@@ -1939,7 +1993,8 @@ class Evaluator:
                 r.frames.pop()
             r.calls = saved_calls
             r.pos = saved_pos
-            r.stdin = saved_in
+            if stdin is not None:  # its own redirection (else what it read of stdin is gone)
+                r.stdin = saved_in
             if out_target is not None:
                 r.out = saved_out
             if r.ctl is not None and r.ctl[0] == "return":
@@ -2676,9 +2731,24 @@ class Evaluator:
             if off is None or (len(nums) > 1 and ln is None) or any(any(c.multi for c in w.chunks) for w in val):
                 segs.append(("t", unknown(node.text, node.loc, multi=True), quoted, False))
                 return
+            # bash slices by index, not position: `${@:1}` starts at $1 ($0 is index 0) and a
+            # sparse array's `${A[@]:2}` starts at the first element whose index is >= 2
+            if name in ("@", "*"):
+                val = [Word(self.param_value("0", None, node, st), node.loc), *val]
+                keys = list(range(len(val)))
+            else:
+                var = st.lookup(name)
+                keys = sorted(var.value) if var is not None and var.kind == "a" else list(range(len(val)))
+            top = keys[-1] + 1 if keys else 0
             if off < 0:
-                off = max(0, len(val) + off)
-            sel = val[off:] if ln is None else val[off : off + ln if ln >= 0 else len(val) + ln]
+                off += top
+            if off < 0 or off > top:
+                sel = []
+            elif ln is not None and ln < 0:
+                raise _Exit(1, node.loc, f"{ln}: substring expression < 0")
+            else:
+                sel = [w for k, w in zip(keys, val) if k >= off]
+                sel = sel if ln is None else sel[:ln]
             self._splice(sel, segs, quoted, scalar, node, star=(index == "*"), st=st)
             return
         items = val if is_list else [Word(val, node.loc)]
@@ -2761,9 +2831,15 @@ class Evaluator:
                 return unknown(node.text, node.loc)
             if off is None or (len(nums) > 1 and ln is None):
                 return unknown(node.text, node.loc)
+            # bash: an offset before the start or past the end gives nothing; a negative length
+            # counts from the end and must not end before the offset (an expansion error)
             if off < 0:
-                off = max(0, len(txt) + off)
+                off += len(txt)
+            if off < 0 or off > len(txt):
+                return EMPTY
             end = None if ln is None else (off + ln if ln >= 0 else len(txt) + ln)
+            if end is not None and end < off:
+                raise _Exit(1, node.loc, f"{ln}: substring expression < 0")
             return slice_str(val, off, end)
         return unknown(node.text, node.loc)
 
@@ -2868,7 +2944,15 @@ class Evaluator:
                 if c.start > pos:
                     self._heredoc_literal(body, pos, c.start, segs, dash, first)
                     first = False
-                if c.type in EXPANSION_TYPES:
+                if c.type == "command_substitution" and c.text.startswith("$((") and c.text.endswith("))"):
+                    # tree-sitter-bash reads `$(( ... ))` in a here-document as `$( ( ... ) )`
+                    try:
+                        v = self.arith_expansion(c, st)
+                    except _CmdError as e:
+                        st.notes.append((e.loc, e.reason))
+                        v = None
+                    segs.append(("t", (Chunk(str(v), c.loc),) if v is not None else unknown(c.text, c.loc), True, False))
+                elif c.type in EXPANSION_TYPES:
                     self._expansion(c, st, segs, quoted=True, scalar=True)
                 elif c.type == "heredoc_content":
                     self._heredoc_literal(body, c.start, c.end, segs, dash, first)
@@ -2880,6 +2964,10 @@ class Evaluator:
 
     def _heredoc_literal(self, body, a, b, segs, dash, at_start):
         raw = body.src.data[a:b].decode("utf-8", "replace")
+        if _BACKTICK.search(raw):
+            # tree-sitter-bash leaves `cmd` in a here-document as text: its output is unknown
+            segs.append(("t", unknown(raw.strip()[:40], body.loc), True, False))
+            return
         txt = re.sub(r"\\([$`\\])", r"\1", raw.replace("\\\n", ""))
         if dash:
             txt = _strip_tabs(txt, at_start)
@@ -3030,6 +3118,36 @@ class Evaluator:
             argv.extend(self.expand_word(k, st))
         return _test_argv([w.chunks for w in argv], st, self)
 
+    def _compare(self, left, op, right, node, st, double):
+        """A comparison `[[ LEFT OP RIGHT ]]` (patterns, regexes, strings, numbers)."""
+        lval = self.expand_scalar(left, st) if left is not None else EMPTY
+        if op in ("==", "=", "!=") and double and right is not None:
+            segs = self.pattern_segments(right, st)
+            lt = text_of(lval)
+            if segs is None or lt is None:
+                return None
+            m = glob_match(segs, lt)
+            return m if op != "!=" else not m
+        if op == "=~":
+            rt = text_of(self.expand_scalar(right, st)) if right is not None and right.type not in ("regex",) else (right.text if right is not None else "")
+            lt = text_of(lval)
+            m = None
+            if rt is not None and lt is not None:
+                try:
+                    m = re.search(_posix_ere(rt), lt)
+                except re.error:
+                    rt = None
+            if rt is None or lt is None:  # BASH_REMATCH as unknown as the test
+                st.put("BASH_REMATCH", Var("u", unknown("${BASH_REMATCH[@]}", node.loc, multi=True)))
+                return None
+            # bash sets BASH_REMATCH to the match and its groups (unmatched: empty), or to ()
+            groups = [(m.start(g), m.end(g)) for g in range(len(m.groups()) + 1)] if m else []
+            st.put("BASH_REMATCH", Var("a", {k: Word(slice_str(lval, max(a, 0), max(b, 0)), node.loc)
+                                             for k, (a, b) in enumerate(groups)}))
+            return m is not None
+        rval = self.expand_scalar(right, st) if right is not None else EMPTY
+        return _binary_test(op, lval, rval, st, self, node.loc)
+
     def _test_expr(self, node: Node, st: State, double: bool):
         t = node.type
         if t == "parenthesized_expression":
@@ -3070,25 +3188,15 @@ class Evaluator:
                 if rv is True:
                     return True
                 return None if lv is None or rv is None else False
-            lval = self.expand_scalar(left, st) if left is not None else EMPTY
-            if op in ("==", "=", "!=") and double and right is not None:
-                segs = self.pattern_segments(right, st)
-                lt = text_of(lval)
-                if segs is None or lt is None:
-                    return None
-                m = glob_match(segs, lt)
-                return m if op != "!=" else not m
-            if op == "=~":
-                rt = text_of(self.expand_scalar(right, st)) if right is not None and right.type not in ("regex",) else (right.text if right is not None else "")
-                lt = text_of(lval)
-                if rt is None or lt is None:
-                    return None
-                try:
-                    return re.search(_posix_ere(rt), lt) is not None
-                except re.error:
-                    return None
-            rval = self.expand_scalar(right, st) if right is not None else EMPTY
-            return _binary_test(op, lval, rval, st, self, node.loc)
+            neg = False
+            while left is not None and left.type == "unary_expression" \
+                    and (left.field("operator") or left.children[0]).text == "!":
+                # tree-sitter-bash reads `[[ ! A == B ]]` as `(! A) == B`; bash negates the comparison
+                neg = not neg
+                inner = [c for c in left.children if c.named and c.text != "!"]
+                left = inner[0] if inner else None
+            v = self._compare(left, op, right, node, st, double)
+            return v if v is None or not neg else not v
         # a lone word: non-empty test
         val = self.expand_scalar(node, st)
         e = emptiness(val)
@@ -3721,11 +3829,13 @@ def _b_bash(ev, argv, node, st, prefix=()):
 _READ_VALUE_OPTS = frozenset("adinNptu")
 
 
-def _b_read(ev, argv, node, st):
+def _b_read(ev, argv, node, st, prefix=()):
     names = []
     args = argv[1:]
     i = 0
     array = False
+    raw = False
+    delim: str | None = "\n"  # None: an option recipelint does not model (`-n 3`, `-u 4`)
     while i < len(args):
         t = args[i].text
         i += 1
@@ -3736,6 +3846,8 @@ def _b_read(ev, argv, node, st):
             names.append(t)
             continue
         for j in range(1, len(t)):  # bundled options: `-ra NAME`, `-rn1`
+            if t[j] == "r":
+                raw = True
             if t[j] in _READ_VALUE_OPTS:
                 if j + 1 < len(t):
                     value = t[j + 1:]
@@ -3745,16 +3857,97 @@ def _b_read(ev, argv, node, st):
                 if t[j] == "a":
                     array = True
                     names.append(value)
+                elif t[j] == "d":
+                    delim = None if value is None else (value[:1] or "\0")
+                elif t[j] in "nNu":
+                    delim = None
                 break
-    for n in names or ["REPLY"]:
-        if n is None:
-            continue
-        if array:
-            st.put(n, Var("u", unknown(f"${{{n}[@]}}", node.loc, multi=True)))
-        else:
-            ev.set_scalar(st, n, unknown(f"${n}", node.loc), node.loc)
-    st.status = None
+    got = _read_line(st, prefix, delim, raw, array, names)
+    if got is None:  # what it reads is unknown
+        for n in names or ["REPLY"]:
+            if n is None:
+                continue
+            if array:
+                st.put(n, Var("u", unknown(f"${{{n}[@]}}", node.loc, multi=True)))
+            else:
+                ev.set_scalar(st, n, unknown(f"${n}", node.loc), node.loc)
+        st.status = None
+        return [st]
+    values, st.stdin, st.status = got
+    if array:
+        if names and names[0] is not None:
+            st.put(names[0], Var("a", {k: Word(v, node.loc) for k, v in enumerate(values)}))
+        return [st]
+    for n, v in zip(names or ["REPLY"], values):
+        if n is not None:
+            ev.set_scalar(st, n, v, node.loc)
     return [st]
+
+
+def _read_line(st, prefix, delim, raw, array, names):
+    """What `read` takes from a known stdin, as bash does: (values for the names or the array,
+    the rest of stdin, status) — or None when stdin, IFS or an option leaves it unknown."""
+    data = st.stdin
+    text = text_of(data) if data is not None and delim is not None else None
+    if text is None:
+        return None
+    ifs_val = dict(prefix).get("IFS")  # `IFS=, read ...`
+    if ifs_val is None:
+        var = st.lookup("IFS")
+        ifs_val = (Chunk(" \t\n", None),) if var is None else var.value if var.kind == "s" else None
+    ifs = text_of(ifs_val) if ifs_val is not None else None
+    if ifs is None:
+        return None
+    end = text.find(delim)
+    line_end, rest_start, status = (end, end + 1, 0) if end >= 0 else (len(text), len(text), 1)
+    if not raw and "\\" in text[:line_end]:
+        return None  # backslash escapes and continuations: not modelled
+    rest = slice_str(data, rest_start)
+    line = slice_str(data, 0, line_end)
+    if not names and not array:
+        return [line], rest, status  # REPLY: the line as it is
+    ws = "".join(c for c in ifs if c in " \t\n")
+    pos, n = 0, line_end
+    while pos < n and text[pos] in ws:
+        pos += 1
+
+    def word(p):  # a field from p, and where the next starts (its delimiter consumed)
+        q = p
+        while q < n and text[q] not in ifs:
+            q += 1
+        r = q
+        while r < n and text[r] in ws:
+            r += 1
+        if r < n and text[r] in ifs and text[r] not in ws:
+            r += 1
+            while r < n and text[r] in ws:
+                r += 1
+        return q, r
+
+    values = []
+    if array:
+        while pos < n:
+            q, pos_next = word(pos)
+            values.append(slice_str(line, pos, q))
+            pos = pos_next
+            end_ws = n
+            while end_ws > pos and text[end_ws - 1] in ws:
+                end_ws -= 1
+            if pos >= end_ws:
+                break
+        return values, rest, status
+    for k in range(len(names)):
+        if k < len(names) - 1:
+            q, pos_next = word(pos)
+            values.append(slice_str(line, pos, q))
+            pos = pos_next
+            continue
+        last = n  # the last name takes the rest, less trailing IFS whitespace
+        while last > pos and text[last - 1] in ws:
+            last -= 1
+        q, after = word(pos)
+        values.append(slice_str(line, pos, q if after >= last else last))
+    return values, rest, status
 
 
 def _b_mapfile(ev, argv, node, st):
@@ -3875,6 +4068,10 @@ _BUILTINS = {
     "export": _b_local_cmd, "local": _b_local_cmd, "declare": _b_local_cmd, "typeset": _b_local_cmd,
     "readonly": _b_local_cmd,
 }
+#: builtins that see the command's NAME=VALUE prefix (`IFS=, read ...`, `A=1 bash -c ...`)
+_TAKES_PREFIX = (_b_bash, _b_read)
+#: builtins that may read the stdin they inherit (`read` takes its line exactly)
+_STDIN_FILTERS = frozenset({_b_cat, _b_tee, _b_sort, _b_paste, _b_tr, _b_headtail, _b_mapfile})
 
 
 # ---------------------------------------------------------------------------------------------

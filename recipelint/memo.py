@@ -212,6 +212,7 @@ def summarize(e: Entry, results, steps: int, paths: int, is_launch) -> Summary |
             r.nounset,
             r.status, r.ctl, r.last_err if r.last_err is not snap.last_err else _SAME, r.truncated,
             r.pos if r.pos is not snap.pos else _SAME,  # `shift` / `set --` in a statement or sourced file
+            r.stdin if r.stdin is not snap.stdin else _SAME,  # what `read` took of stdin
         ))
     reads = tuple((idx, name, v, _read_sig(v, mode), mode) for (idx, name), (v, mode) in rec.reads.items())
     return Summary(reads, tuple(outcomes), steps, paths, e.paths if rec.budget else None, rec.script)
@@ -274,7 +275,7 @@ def replay(s: Summary, st, recs, rebind, frame=None) -> list:
     n = len(s.outcomes)
     for i, o in enumerate(s.outcomes):
         (writes, funcs, funcs_ver, files, events, cond, guards, inexact, outp, notes, errexit, nounset, status, ctl,
-         last_err, trunc, pos) = o
+         last_err, trunc, pos, stdin) = o
         r = st.copy() if i < n - 1 else st
         for idx, name, v in writes:
             scope = r.vars if idx < 0 else r.frames[idx]
@@ -320,5 +321,7 @@ def replay(s: Summary, st, recs, rebind, frame=None) -> list:
         r.truncated = trunc
         if pos is not _SAME:
             r.pos = pos
+        if stdin is not _SAME:
+            r.stdin = stdin
         out.append(r)
     return out

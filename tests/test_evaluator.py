@@ -405,6 +405,117 @@ CASES = {
         {},
         [["", "end"], ["", "end"]],
     ),
+    # tree-sitter-bash starts an expansion after another inside quotes at the blank between
+    # them (`"$A $B"` has ` $B`): the blank is text of the string
+    "blank-between-expansions": (
+        """
+        R=r; i=1
+        X="$R $i"
+        for k in 2 3; do X="$X $k"; done
+        emit "$X" "${R}  ${i}" "$R $(echo a) `echo b` $((i + 1))" "$R	$i"
+        emit $X
+        """,
+        {},
+        [["r 1 2 3", "r  1", "r a b 2", "r\t1"], ["r", "1", "2", "3"]],
+    ),
+    # substrings: an offset before the start or past the end gives nothing; `${@:N}` starts at
+    # $N ($0 is index 0); a sparse array is sliced by index
+    "substring-bounds": (
+        """
+        V=abc
+        emit "${V: -2}" "${V: -4}" "${V:5}" "${V:1:-1}" "${V: -1:-1}"
+        set -- x y z
+        emit "${@:2}" "${@: -1}" "${@:2:1}"
+        A=(a b c d); unset "A[1]"
+        emit "${A[@]:1:2}" "${A[@]: -3}" "${#A[@]}"
+        emit "${V:1:-3}" never
+        """,
+        {},
+        [["bc", "", "", "b", ""], ["y", "z", "z", "y"], ["c", "d", "c", "d", "3"]],
+    ),
+    # `[[ ! A == B ]]` negates the comparison (tree-sitter-bash reads `(! A) == B`)
+    "negated-comparison": (
+        """
+        V="b c"
+        [[ ! "$V" =~ ^[0-9]+$ ]] && emit not-a-number
+        [[ ! "$V" == b* ]] || emit starts-with-b
+        [ ! "$V" = "b c" ] || emit equal
+        """,
+        {},
+        [["not-a-number"], ["starts-with-b"], ["equal"]],
+    ),
+    "bash-rematch": (
+        """
+        V=192.168.3.7
+        if [[ "$V" =~ ^192\\.168\\.([0-9]+)\\.([0-9]+)(x)?$ ]]; then emit "${BASH_REMATCH[@]}" "${#BASH_REMATCH[@]}"; fi
+        [[ "$V" =~ ^10\\. ]] || emit "${#BASH_REMATCH[@]}"
+        """,
+        {},
+        [["192.168.3.7", "3", "7", "", "4"], ["0"]],
+    ),
+    # `read` from a known here-string, here-document or pipe: IFS splitting as bash does it
+    "read-known-stdin": (
+        """
+        IFS=, read -r a b <<< "x,y,"
+        emit "$a" "$b"
+        IFS=, read -r a b <<< "x,y,,"
+        emit "$a" "$b"
+        IFS=", " read -r a b <<< " x , y , z "
+        emit "$a" "$b"
+        IFS=, read -ra A <<< "x,,y,"
+        emit "${#A[@]}" "${A[@]}"
+        read -r -a C <<< "${CONC_LIST:-4 8}"
+        emit "${C[@]}"
+        IFS= read -r line <<< "  a  "
+        emit "$line"
+        while read -r k v; do emit "$k=$v"; done <<EOF
+        one 1
+        two 2 2
+        EOF
+        printf '%s\\n' p q | while read -r l; do emit "$l"; done
+        """,
+        {},
+        [["x", "y"], ["x", "y,,"], ["x", "y , z"], ["3", "x", "", "y"], ["4", "8"], ["  a  "],
+         ["one=1"], ["two=2 2"], ["p"], ["q"]],
+    ),
+    # tree-sitter-bash nests `> out` of `cat <<EOF > out` in the here-document and reads
+    # `$(( ))` in one as a command substitution
+    "heredoc-to-file": (
+        """
+        N=3
+        cat <<EOF > /tmp/rl-heredoc-test.yaml
+        batch: $(( N * 2 ))
+        EOF
+        cat << EOF >> /tmp/rl-heredoc-test.yaml
+        n: $N
+        EOF
+        emit "$(cat /tmp/rl-heredoc-test.yaml)"
+        """,
+        {},
+        [["batch: 6\nn: 3"]],
+    ),
+    "unset-elements-and-case-continue": (
+        """
+        A=(a b c)
+        unset "A[0]" 'A[-1]'
+        emit "${#A[@]}" "${A[@]}"
+        N=A
+        unset "$N"
+        emit "${#A[@]}"
+        case x.y in x*) emit first ;;& *.*) emit second ;; *) emit never ;; esac
+        """,
+        {},
+        [["1", "b"], ["0"], ["first"], ["second"]],
+    ),
+    # a counting loop whose body ends in a command of unknown status still runs to its end
+    "counting-loop": (
+        """
+        j=0
+        until [ $j -ge 5 ]; do j=$((j+1)); emit "$j"; done
+        """,
+        {},
+        [["1"], ["2"], ["3"], ["4"], ["5"]],
+    ),
     "set-u-and-set-e": (
         """
         set -e
@@ -838,9 +949,10 @@ def test_caches_keyed_by_node_id_do_not_answer_for_another_node_with_that_id():
     assert ev._assigned(b) == frozenset() and ev._exits_in([[b]])
 
 
-def test_read_with_bundled_options_fills_an_array_of_unknown_length():
-    # `read -ra A` is `-r -a A`: A is an array of unknown content, so its length is unknown (it
-    # was taken for a scalar `A`, whose `${#A[@]}` is 1); the value word after `-t` is no name
+def test_read_with_bundled_options_fills_an_array():
+    # `read -ra A` is `-r -a A`: A is an array (it was taken for a scalar `A`, whose `${#A[@]}`
+    # is 1), split at the IFS of the command's prefix; the value word after `-t` is no name
     src = 'IFS=- read -ra A <<< "a-z"\nemit "${#A[@]}"\nread -t 5 -r Z <<< zz\nemit "${Z:-unset}" "$t"\n'
-    assert emits(src) == [[None], [None, ""]]
-    assert bash_emits(src) == [["2"], ["zz", ""]]
+    assert emits(src) == bash_emits(src) == [["2"], ["zz", ""]]
+    # from an unknown stdin the array is of unknown length
+    assert emits('read -ra A < "$F"\nemit "${#A[@]}"\n') == [[None]]

@@ -490,3 +490,12 @@ def test_library_helpers_are_replayed_across_recipes(tmp_path):
         (launch,) = [e for p in paths for e in p.events if isinstance(e, Launch)]
         assert [w.text for w in launch.argv[-4:]] == ["--served-model-name", "x123456789101112-k", "--api-key", name]
     assert an.library.memo  # the shared summaries
+
+
+def test_what_a_replayed_call_read_of_stdin_is_gone():
+    # `g` takes the first line of the here-document; the `read` after it takes the second — also
+    # when the second call of `g` is replayed (the summary records what stdin is left)
+    src = 'g() { read -r x; }\nfor i in 1 2; do\n  { :; g; read -r y; R="$R $i:$x:$y"; } <<EOF\n1\n2\nEOF\ndone\nserve $R\n'
+    paths, replays = both(src)
+    assert served(paths) == [("1:1:2", "2:1:2")]
+    assert replays == 1
