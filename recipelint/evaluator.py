@@ -287,6 +287,96 @@ def _unset_marker(v):
 # environment values
 
 
+def _comma_braces(kids) -> bool:
+    """Whether the parts of a word hold `{`, an unquoted comma or a sequence, then `}` (`{a,b}`,
+    `{08..10..2}`; `{"k":1}` is no brace expansion)."""
+    inner = None
+    for c in kids:
+        t = c.text
+        if c.type == "word" and t == "{":
+            inner = []
+        elif inner is not None and c.type == "word" and t == "}":
+            if any(k.type == "word" and "," in k.text.replace("\\,", "") for k in inner) \
+                    or _brace_sequence("".join(k.text for k in inner)) is not None:
+                return True
+            inner = None
+        elif inner is not None:
+            inner.append(c)
+    return False
+
+
+def brace_expand(text: str, limit: int) -> list[str] | None:
+    """Bash's brace expansion of a literal word: `a{b,c}d` -> abd acd, `{1..3}`, `{a..c}`,
+    `{08..10..2}`; None when it makes more than ``limit`` words."""
+    depth, start, commas = 0, -1, []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            if depth == 0:
+                start, commas = i, []
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                pre, body, post = text[:start], text[start + 1:i], text[i + 1:]
+                if commas:
+                    cuts = [start] + commas + [i]
+                    alts = [text[a + 1:b] for a, b in zip(cuts, cuts[1:])]
+                else:
+                    alts = _brace_sequence(body)
+                    if alts is None:  # not a brace expansion: literal up to here, look further on
+                        rest = brace_expand(post, limit)
+                        return None if rest is None else [text[:i + 1] + r for r in rest]
+                out: list[str] = []
+                for a in alts:
+                    for w in brace_expand(pre + a, limit) or []:
+                        for r in brace_expand(post, limit) or []:
+                            out.append(w + r)
+                            if len(out) > limit:
+                                return None
+                return out
+        elif ch == "," and depth == 1:
+            commas.append(i)
+        i += 1
+    return [text]
+
+
+def _brace_sequence(body: str) -> list[str] | None:
+    m = re.fullmatch(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?", body)
+    if m is None:
+        return None
+    if m.group(1) is not None:
+        a, b = int(m.group(1)), int(m.group(2))
+        step = abs(int(m.group(3) or 1)) or 1
+        width = max(len(m.group(1)), len(m.group(2))) if re.match(r"-?0\d", m.group(1)) or re.match(r"-?0\d", m.group(2)) else 0
+        nums = range(a, b + 1, step) if a <= b else range(a, b - 1, -step)
+        if len(nums) > 100_000:
+            return None
+        return [str(n).zfill(width) if width else str(n) for n in nums]
+    a, b = ord(m.group(4)), ord(m.group(5))
+    step = abs(int(m.group(6) or 1)) or 1
+    return [chr(c) for c in (range(a, b + 1, step) if a <= b else range(a, b - 1, -step))]
+
+
+_ESCAPED_END = re.compile(r"(?<!\\)(?:\\\\)*\\$")  # text ending in an escaping backslash
+
+
+def _assoc_order(d: dict) -> list:
+    """The keys of an associative array in the order bash 5.2 lists them: its hash table's
+    1,024 buckets in turn (FNV-1 of the key), the key set last first within a bucket."""
+    def place(item):
+        i, key = item
+        h = 2166136261
+        for b in key.encode():
+            h = ((h * 16777619) & 0xFFFFFFFF) ^ b
+        return (h & 1023, -i)
+    return [k for _, k in sorted(enumerate(d), key=place)]
+
+
 def _flat_redirects(redirects):
     """The redirections in order: tree-sitter-bash puts those written on a here-document's
     first line (`cat <<EOF > out.yaml`) inside the here-document's node."""
@@ -440,6 +530,7 @@ class Evaluator:
         self._recs: list = []
         self._unsummarizable: set = set()
         self._node_steps: dict = {}
+        self._brace_cache: dict = {}
         self.replays = 0  # calls and statements replayed from a summary (all runs)
 
     # -----------------------------------------------------------------------------------
@@ -2281,9 +2372,13 @@ class Evaluator:
             if text:
                 hit = self._static_words[id(node)] = (Word((Chunk(text, node.loc),), node.loc),)
                 return list(hit)
+        if node.type == "concatenation" or node.type == "brace_expression":
+            braced = self._braces(node)
+            if braced is not None:
+                return list(braced)
         segs: list = []
         self._segments(node, st, segs, quoted=False)
-        res = _fields(segs, node.loc)
+        res = _fields(segs, node.loc, st)
         if len(res) > 64:  # "${A[@]}" of a big array: its words count as steps (see array_elements)
             self.steps += len(res)
         if len(res) > self.limits.max_words:
@@ -2345,6 +2440,25 @@ class Evaluator:
         if self._static(node):
             self._static_scalars[id(node)] = res
         return res
+
+    def _braces(self, node):
+        """The words of a word with a brace expansion (`{a,b}.yaml`, `gpu{0..3}`): made from its
+        text when it is all literal, one unknown word list otherwise; None without braces."""
+        hit = self._brace_cache.get(id(node))
+        if hit is not None and hit[1] is node:
+            return hit[0]
+        kids = node.children if node.type == "concatenation" else (node,)
+        words = None
+        if any(c.type == "brace_expression" for c in kids) or _comma_braces(kids):
+            texts = None
+            if all(c.type in ("word", "number", "brace_expression") for c in kids):
+                texts = brace_expand(node.text, self.limits.max_words)
+            if texts is None:
+                words = (Word(unknown(node.text, node.loc, multi=True), node.loc),)
+            else:
+                words = tuple(Word((Chunk(t, node.loc),), node.loc) for t in map(_unescape_unquoted, texts) if t)
+        self._brace_cache[id(node)] = (words, node)
+        return words
 
     def _static(self, node) -> bool:
         """Whether a word's expansion cannot depend on the state: no parameter, command,
@@ -2548,6 +2662,8 @@ class Evaluator:
                 return (Chunk(st.script, None),)
             if name == "FUNCNAME":
                 return unknown("$FUNCNAME", node.loc, nonempty=True)
+            if name == "IFS" and index is None:  # bash starts with IFS set to its default
+                return _DEFAULT_IFS
             return None
         if index is None:
             if var.kind == "s":
@@ -2563,7 +2679,7 @@ class Evaluator:
             if var.kind == "u":
                 return [Word(var.value, node.loc)]
             d = var.value
-            keys = sorted(d) if var.kind == "a" else list(d)
+            keys = sorted(d) if var.kind == "a" else _assoc_order(d)
             return [d[k] for k in keys]
         # specific element
         if var.kind == "u":
@@ -2610,6 +2726,11 @@ class Evaluator:
             segs.append(("t", unknown(node.text, node.loc), quoted, False))
             return
         rest = inner[i + 1 :]
+        if prefix_op == "!" and index is None and len(rest) == 1 and rest[0].type in ("@", "*"):
+            # `${!SLURM_@}`: the names of set variables with the prefix, the environment's among
+            # them (which recipelint does not know in full)
+            segs.append(("t", unknown(node.text, node.loc, multi=True), quoted, False))
+            return
         if prefix_op == "#" and not rest:
             if index in ("@", "*"):
                 val = self.param_value(name, index, node, st)
@@ -2635,7 +2756,7 @@ class Evaluator:
                 var = st.lookup(name)
                 keys = []
                 if var is not None and var.kind in ("a", "A"):
-                    keys = [str(k) for k in (sorted(var.value) if var.kind == "a" else var.value)]
+                    keys = [str(k) for k in (sorted(var.value) if var.kind == "a" else _assoc_order(var.value))]
                 words = [Word((Chunk(k, node.loc),), node.loc) for k in keys]
                 self._splice(words, segs, quoted, scalar, node, star=index == "*", st=st)
                 return
@@ -2778,6 +2899,13 @@ class Evaluator:
 
     def _transform(self, op, val, operand_nodes, node, st):
         txt = text_of(val)
+        if op == "@":  # `${V@Q}`, `${V@U}`, `${V@L}`, `${V@u}`
+            kind = "".join(c.text for c in operand_nodes)
+            if txt is None or kind not in ("Q", "U", "L", "u") or (kind == "Q" and not txt.isprintable()):
+                return unknown(node.text, node.loc)
+            new = ("'" + txt.replace("'", "'\\''") + "'" if kind == "Q" else txt.upper() if kind == "U"
+                   else txt.lower() if kind == "L" else txt[:1].upper() + txt[1:])
+            return (Chunk(new, first_loc(val) or node.loc),)
         if op in (",", ",,", "^", "^^"):
             if txt is None:
                 return unknown(node.text, node.loc)
@@ -2806,14 +2934,21 @@ class Evaluator:
             # operand: pattern [ '/' replacement ]
             pat_nodes, rep_nodes = [], []
             cur = pat_nodes
+            sep = None
             for c in operand_nodes:
                 if not c.named and c.type == "/" and cur is pat_nodes:
                     cur = rep_nodes
+                    sep = c
                     continue
                 cur.append(c)
-            segs = self._pattern_from_nodes(pat_nodes, node, st)
-            rep = _join_segs(self._operand(node, rep_nodes, st, True)) if rep_nodes else EMPTY
-            rep_txt = text_of(rep)
+            if sep is not None and pat_nodes and _ESCAPED_END.search(pat_nodes[-1].text):
+                # tree-sitter-bash ends the pattern at an escaped slash (`${M//\//_}`): split
+                # the operand's text at its first unescaped slash instead
+                segs, rep_txt = self._escaped_slash_operand(node, pat_nodes, rep_nodes, sep)
+            else:
+                segs = self._pattern_from_nodes(pat_nodes, node, st)
+                rep = _join_segs(self._operand(node, rep_nodes, st, True)) if rep_nodes else EMPTY
+                rep_txt = text_of(rep)
             if txt is None or segs is None or rep_txt is None:
                 return unknown(node.text, node.loc)
             new = replace_pattern(txt, segs, rep_txt, op)
@@ -2842,6 +2977,18 @@ class Evaluator:
                 raise _Exit(1, node.loc, f"{ln}: substring expression < 0")
             return slice_str(val, off, end)
         return unknown(node.text, node.loc)
+
+    @staticmethod
+    def _escaped_slash_operand(node, pat_nodes, rep_nodes, sep):
+        """(pattern segments, replacement text) of a `${X/pat/rep}` operand whose pattern holds
+        an escaped slash, from its text; (None, None) when it holds more than plain words."""
+        if any(c.type not in ("word", "regex") for c in pat_nodes + rep_nodes):
+            return None, None
+        raw = node.src.data[pat_nodes[0].start:(rep_nodes[-1].end if rep_nodes else sep.end)].decode("utf-8", "replace")
+        i = 0
+        while i < len(raw) and raw[i] != "/":
+            i += 2 if raw[i] == "\\" else 1
+        return [(raw[:i], False)], re.sub(r"\\(.)", r"\1", raw[i + 1:])
 
     def _too_long_for_pattern(self, node, st):
         st.notes.append((node.loc, f"value longer than {MAX_WILDCARD_TEXT} characters for a pattern with "
@@ -3372,9 +3519,23 @@ def _b_tee(ev, argv, node, st):
     return [st]
 
 
+def _operands(argv):
+    """The operands of a simple filter after `--`, or None when it is given an option (not
+    modelled: `basename -a`, `-s .sh`)."""
+    args = list(argv[1:])
+    if args and args[0].text == "--":
+        return args[1:]
+    if any(w.text is not None and w.text.startswith("-") and w.text != "-" for w in args):
+        return None
+    return args
+
+
 def _b_dirname(ev, argv, node, st):
     outs = []
-    for w in argv[1:]:
+    args = _operands(argv)
+    if args is None:
+        return _unknown_out(argv, node, st)
+    for w in args:
         t = w.text
         if t is None:
             outs.append(unknown(f"$(dirname {w.shown})", node.loc))
@@ -3385,7 +3546,9 @@ def _b_dirname(ev, argv, node, st):
 
 
 def _b_basename(ev, argv, node, st):
-    args = [w for w in argv[1:]]
+    args = _operands(argv)
+    if args is None:
+        return _unknown_out(argv, node, st)
     if not args:
         st.status = 1
         return [st]
@@ -4344,17 +4507,24 @@ def _join_segs(segs):
     return tuple(c for c in out if c.text is None or c.text)
 
 
+_DEFAULT_IFS = (Chunk(" \t\n", None),)
 _IFS_ANY = re.compile(r"[ \t\n]")
 _IFS_INSIDE = re.compile(r"[^ \t\n][ \t\n]+[^ \t\n]")  # whitespace between two non-blank characters
 
 
-def _fields(segs, loc) -> list[Word]:
-    """Word splitting over expansion segments."""
+def _fields(segs, loc, st=None) -> list[Word]:
+    """Word splitting over expansion segments (at IFS: ``st``'s, else the default)."""
     for s in segs:
         if s[0] == "t" and s[3]:
             break
     else:  # no unquoted expansion to split (quoted words, "${A[@]}"): what the loop below makes
         return _unsplit_fields(segs, loc)
+    if st is not None:
+        var = st.lookup("IFS")
+        if var is not None:
+            ifs = text_of(var.value) if var.kind == "s" else None
+            if ifs != " \t\n":
+                return _fields_ifs(segs, loc, ifs)
     fields: list[Word] = []
     cur: list[Chunk] = []
     exists = False
@@ -4419,6 +4589,71 @@ def _fields(segs, loc) -> list[Word]:
                 cur.append(c.part(start, len(t)))
                 exists = True
     flush()
+    return fields
+
+
+def _fields_ifs(segs, loc, ifs: str | None) -> list[Word]:
+    """``_fields`` at an IFS other than the default, as bash splits: IFS whitespace around a
+    field is dropped, every other IFS character ends a field (two in a row make an empty one;
+    one at the end makes none); an empty IFS splits nothing; an unknown one, anything."""
+    if ifs == "":
+        return _unsplit_fields([s if s[0] != "t" else ("t", s[1], s[2], False, *s[4:]) for s in segs], loc)
+    fields: list[Word] = []
+    cur: list[Chunk] = []
+    started = pending = False  # a field has begun; whitespace ended the last (one IFS char may follow)
+
+    def flush():
+        nonlocal cur, started
+        fields.append(Word(tuple(c for c in cur if c.text is None or c.text), loc))
+        cur, started = [], False
+
+    for s in segs:
+        kind = s[0]
+        if kind == "exists":
+            started = True
+            continue
+        if kind == "sep":
+            if started or cur:
+                flush()
+            pending = False
+            continue
+        chunks, split = s[1], s[3]
+        if not split or ifs is None:
+            if ifs is None and split:  # unknown IFS: where it splits is unknown
+                chunks = unknown("words split at an unknown IFS", loc, multi=True)
+            cur.extend(chunks)
+            if any(c.text is None or c.text for c in chunks):
+                started, pending = True, False
+            continue
+        for c in chunks:
+            t = c.text
+            if t is None:
+                cur.append(c)
+                started, pending = True, False
+                continue
+            start = 0
+            for i, ch in enumerate(t):
+                if ch not in ifs:
+                    continue
+                if i > start:
+                    cur.append(c.part(start, i))
+                    started, pending = True, False
+                start = i + 1
+                if ch in " \t\n":
+                    if started:
+                        flush()
+                        pending = True
+                elif started:
+                    flush()
+                elif pending:
+                    pending = False
+                else:
+                    flush()  # an empty field
+            if start < len(t):
+                cur.append(c.part(start, len(t)))
+                started, pending = True, False
+    if started or cur:
+        flush()
     return fields
 
 

@@ -183,8 +183,8 @@ def replace_pattern(text: str, segments: list[tuple[str, bool]], repl: str, op: 
     """``${X/p/r}`` ``${X//p/r}`` ``${X/#p/r}`` ``${X/%p/r}`` (longest match, as bash); None for
     a value too long to try a pattern with wildcards on (``MAX_WILDCARD_TEXT``)."""
     regex, lit = glob_parts(segments)
-    if not regex:
-        return text
+    if not regex:  # an empty pattern: anchored, it matches the empty start or end
+        return repl + text if op == "/#" else text + repl if op == "/%" else text
     if lit is not None:
         if op == "//":
             return text.replace(lit, repl)
