@@ -197,6 +197,9 @@ def _bash_program(draw):
     return "\n".join(init + body + ['emit "$V0" "$V1" "$V2" "${A[@]}"']) + "\n"
 
 
+def _evaluated_emits(src: str) -> list:
+    return [argv[1:] for argv, _, _ in evaluate(src, None, limits=Limits(summaries=False))[1] if argv and argv[0] == "emit"]
+
 
 def _agrees(got, want) -> bool:
     def same(g, w):
@@ -211,5 +214,144 @@ def _agrees(got, want) -> bool:
           derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
 @given(_bash_program())
 def test_generated_programs_match_real_bash(src):
-    got = [argv[1:] for argv, _, _ in evaluate(src, None, limits=Limits(summaries=False))[1] if argv and argv[0] == "emit"]
+    got = _evaluated_emits(src)
+    assert _agrees(got, bash_emits(src)), (src, got)
+
+
+# -- more constructs recipes use, checked against bash ----------------------------------------
+# `read` from here-strings, here-documents and pipes (with IFS), `mapfile`, associative arrays,
+# `BASH_REMATCH`, `(( ))`/`let`, substrings and patterns at their edges (negative offsets,
+# escaped slashes, anchored empty patterns), `${V@Q}`, brace expansion, word splitting at a
+# changed IFS, `printf` formats, `;;&`, `until`, C-style `for`, `break`/`continue`, functions'
+# return statuses, `unset` of elements, files written and read back.  Not generated: namerefs
+# (`declare -n`, not modelled), `[ a \< b ]` (a syntax error in tree-sitter-bash).
+
+_LIT2 = ["a", "b c", "3", "ab", "", "x/y.z", "12", "a-c", "p.q.r", "-n", "a,b,c", "/d/e/f.sh", "0"]
+
+
+@hs.composite
+def _value2(draw):
+    v, w = draw(hs.sampled_from(_V)), draw(hs.sampled_from(_V))
+    lit, n = draw(hs.sampled_from(_LIT2)), draw(hs.integers(-2, 4))
+    return draw(hs.sampled_from([
+        f'"{lit}"', f'"${{{v}%%.*}}"', f'"${{{v}##*/}}"', f'"${{{v}#*.}}"', f'"${{{v}%.*}}"',
+        f'"${{{v}/#a/Q}}"', f'"${{{v}/%c/Q}}"', f'"${{{v}//[ab]/_}}"', f'"${{{v},}}"', f'"${{{v}^}}"',
+        f'"${{{v}:{n}}}"', f'"${{{v}:0:{abs(n)}}}"', f'"${{{v}: -2}}"', f'"${{{v}:={lit}}}"',
+        f'"${{{v}-unset}}"', f'"${{{v}+alt}}"',
+        f'"$(basename "${v}")"', f'"$(dirname "${v}")"', f'"$(echo "${v}" | tr a-c A-C)"',
+        f'"$(( {n} > 1 ? {n} : 7 ))"', f'"$(( ${{#{v}}} * {n} ))"', f'"$(printf "%03d" {abs(n)})"',
+        f'"$(echo -n "${v}")"', f"${v}", f'"${{A[-1]}}"', f'"${{A[@]:1:2}}"',
+        f'"${{#A[@]}}"', f'"${{M[{lit or "k"}]}}"', f'"$(seq 1 {abs(n)} | paste -sd, -)"', f'"${{{v}@Q}}"',
+    ]))
+
+
+@hs.composite
+def _stmt2(draw, depth=0):
+    v, w = draw(hs.sampled_from(_V)), draw(hs.sampled_from(_V))
+    n, lit = draw(hs.integers(0, 4)), draw(hs.sampled_from(_LIT2))
+    kinds = ["assign", "assign", "emit", "misc", "misc", "misc"]
+    if depth < 2:
+        kinds += ["if", "case", "loop", "func", "while"]
+    k = draw(hs.sampled_from(kinds))
+    if k == "assign":
+        return f"{v}={draw(_value2())}"
+    if k == "emit":
+        return draw(hs.sampled_from([f'emit "${v}" "${w}"', f'emit ${v}', 'emit "${A[@]}"', 'emit "${!M[@]}"',
+                                     'emit "${M[@]}"', f'emit "$?"', 'emit "${#A[@]}" "${A[0]}"']))
+    if k == "misc":
+        return draw(hs.sampled_from([
+            f'IFS=, read -r {v} {w} <<< "${v}"',
+            f'read -r {v} <<< "${w}"',
+            f'mapfile -t A <<< "${v}"',
+            f'A=(${v})',
+            f'A=("${v}" "${w}")',
+            f'declare -A M; M[{lit or "k"}]="${v}"',
+            f'declare -A M=([a]=1 [b]="${w}")',
+            f'(( N = {n} + 2 )); emit "$N"',
+            f'N={n}; (( N++ )); (( N += 3 )); emit "$N"',
+            f'let "N = {n} * 2"; emit "$N"',
+            f'[[ "${v}" =~ ^([a-z]+)(.*)$ ]] && emit "${{BASH_REMATCH[1]}}" "${{BASH_REMATCH[2]}}" || emit nomatch',
+            f'[[ "${v}" == *.* ]] && emit dot',
+            f'{v}=$(cat <<EOF\nh ${w} $(( {n} + 1 ))\nEOF\n)',
+            f"{v}=$(cat <<'EOF'\nraw ${w}\nEOF\n)",
+            f'{v}="${{{w}:-${{V0:-dflt}}}}"',
+            f'set -- a "b c" {lit or "d"}; emit "$*" "$#"; IFS=,; emit "$*"; unset IFS',
+            f'printf -v {v} "%s|%d" "${w}" {n}',
+            f'{v}=$(echo "${w}" | sort)',
+            f'{v}="$(printf "%s\\n" "${w}" "${v}" | tail -n 1)"',
+            f'A+=("${v}")',
+            f'unset "A[0]"',
+            f'{v}=${{#{w}}}',
+            f'local_test() {{ local -a L=(1 2 "{lit}"); emit "${{#L[@]}}" "${{L[2]}}"; }}; local_test',
+            f'{v}="{lit}"; {v}=${{{v}// /_}}',
+            f'export {v}="{lit}"',
+            f'[ -n "${v}" ] || {v}=empty',
+            f': "${{{v}:=defd}}"',
+            f'echo "${v}" > rl_file; {w}=$(cat rl_file)',
+            f'{v}=$(printf "%5s|%-3s|%x|%%|%03d" "${w}" ab {n + 10} {n})',
+            f'{v}=$(echo -e "a\\tb")',
+            f'{v}=$(( {n} ** 2 + 7 / 2 - -7 % 3 + (1 << {n}) ))',
+            f'{v}=$(( {n} > 2 && {n} < 4 ))',
+            f'(( {n} )) && emit nonzero || emit zero',
+            f'let "{v} = {n} - {n}"; emit "$?"',
+            f'[[ {n} -eq $(( 2 + {n} - 2 )) ]] && emit eq',
+            f'{v}=$(echo $(echo "${w}" x))',
+            f'{v}=$(basename "/a/${w}.sh" .sh)',
+            f'{v}=${{{w}//\\//_}}',
+            f'{v}=${{{w}/#/pre}}',
+            f'{v}=${{{w}:+"${w}"}}',
+            f'emit {{a,b}}{n} {{1..3}}',
+            f'OLD=$IFS; IFS=:; set -- ${v}:x; IFS=$OLD; emit "$#" "$1"',
+            f'IFS=-; emit "${{A[*]}}" "$*"; unset IFS',
+            f'set -- a b c d; shift 2; emit "$@" "$#"',
+            f'readonly R{n}=x; emit "$R{n}"',
+            f'declare -a D=(1 2); D[5]=z; emit "${{#D[@]}}" "${{!D[@]}}"',
+            f'emit "${{!V@}}"',
+            f'case "${v}" in [0-9]*) emit num;; [a-c]|x) emit abc;; ?) emit one;; *) emit other;; esac',
+            f'{v}=$(echo "${w}" | tr -d " " | tr "[:lower:]" "[:upper:]")',
+        ]))
+    body = "; ".join(draw(hs.lists(_stmt2(depth + 1), min_size=1, max_size=3)))
+    if k == "if":
+        test = draw(hs.sampled_from([f'[[ "${v}" == *c* ]]', f'[ "${{#{v}}}" -gt {n} ]', f'(( ${{#{v}}} > {n} ))',
+                                     f'[[ -z "${v}" || "${w}" == a ]]', f'[[ ! "${v}" =~ ^[0-9]+$ ]]',
+                                     f'[ "${v}" != "${w}" ]', f'[[ "${v}" > "${w}" ]]']))
+        other = "; ".join(draw(hs.lists(_stmt2(depth + 1), min_size=1, max_size=2)))
+        kind = draw(hs.integers(0, 2))
+        if kind == 0:
+            return f"if {test}; then {body}; else {other}; fi"
+        if kind == 1:
+            return f"if {test}; then {body}; elif [ -n \"${w}\" ]; then {other}; fi"
+        return f"{test} && {{ {body}; }}"
+    if k == "case":
+        return f'case "${v}" in a|b*) {body};; *.*) emit dot;;& *) emit other;; "") emit empty;; esac'
+    if k == "loop":
+        return draw(hs.sampled_from([
+            f'for ((i=0; i<{n}; i++)); do {body}; done',
+            f'for x in "${{A[@]}}"; do emit "$x"; done',
+            f'for x in ${v}; do [ "$x" = b ] && continue; {body}; done',
+            f'for x in 1 2 3; do [ $x -eq {n} ] && break; {body}; done',
+        ]))
+    if k == "while":
+        return draw(hs.sampled_from([
+            f'while IFS= read -r line; do emit "L:$line"; done <<< "${v}"',
+        ] + ([f'while read -r a b; do emit "$a" "$b"; done <<EOF\n${v} {lit}\n1 2 3\nEOF'] if depth == 0 else []) + [
+            f'j=0; until [ $j -ge {n} ]; do j=$((j+1)); {body}; done',
+        ]))
+    if k == "func":
+        return (f'g{depth}() {{ local {w}="${{2:-two}}"; {body}; [ -n "$1" ] && return 0; return 3; }}; '
+                f'g{depth} "${v}" x; emit "$?"; if g{depth} "" ; then emit t; else emit f; fi')
+
+
+@hs.composite
+def _bash_program2(draw):
+    init = [f"V{i}={draw(hs.sampled_from(_LIT2))!r}" for i in range(3)] + ["A=(a 'b c' d)", "declare -A M=([k]=v)"]
+    body = draw(hs.lists(_stmt2(), min_size=1, max_size=6))
+    return "\n".join(init + body + ['emit "$V0" "$V1" "$V2" "${A[@]}"']) + "\n"
+
+
+@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
+          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@given(_bash_program2())
+def test_generated_recipe_constructs_match_real_bash(src):
+    got = _evaluated_emits(src)
     assert _agrees(got, bash_emits(src)), (src, got)
