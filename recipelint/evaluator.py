@@ -328,16 +328,20 @@ def brace_expand(text: str, limit: int) -> list[str] | None:
                     alts = [text[a + 1:b] for a, b in zip(cuts, cuts[1:])]
                 else:
                     alts = _brace_sequence(body)
+                    if alts == []:
+                        return None
                     if alts is None:  # not a brace expansion: literal up to here, look further on
                         rest = brace_expand(post, limit)
                         return None if rest is None else [text[:i + 1] + r for r in rest]
+                rest = brace_expand(post, limit)
+                if rest is None or len(alts) * len(rest) > limit:
+                    return None
                 out: list[str] = []
                 for a in alts:
-                    for w in brace_expand(pre + a, limit) or []:
-                        for r in brace_expand(post, limit) or []:
-                            out.append(w + r)
-                            if len(out) > limit:
-                                return None
+                    heads = brace_expand(pre + a, limit)
+                    if heads is None or len(out) + len(heads) * len(rest) > limit:
+                        return None
+                    out.extend(h + r for h in heads for r in rest)
                 return out
         elif ch == "," and depth == 1:
             commas.append(i)
@@ -354,8 +358,8 @@ def _brace_sequence(body: str) -> list[str] | None:
         step = abs(int(m.group(3) or 1)) or 1
         width = max(len(m.group(1)), len(m.group(2))) if re.match(r"-?0\d", m.group(1)) or re.match(r"-?0\d", m.group(2)) else 0
         nums = range(a, b + 1, step) if a <= b else range(a, b - 1, -step)
-        if len(nums) > 100_000:
-            return None
+        if len(nums) > 100_000:  # more words than any limit: a brace expansion of unknown words
+            return []
         return [str(n).zfill(width) if width else str(n) for n in nums]
     a, b = ord(m.group(4)), ord(m.group(5))
     step = abs(int(m.group(6) or 1)) or 1

@@ -9,6 +9,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
+from helpers import emits
 from recipelint.cli import app
 
 runner = CliRunner()
@@ -184,6 +185,15 @@ def test_huge_array(tmp_path):
     p = tmp_path / "arr.sh"
     p.write_text("A=(" + " ".join(str(i) for i in range(50_000)) + ")\nvllm serve m \"${A[@]}\"\n")
     assert check(p).exit_code in (0, 1)
+
+
+def test_brace_expansions_that_make_too_many_words(tmp_path):
+    # 2**40 words, 10**10 words, five million words, 3,000 nested braces: bounded, unknown words
+    p = tmp_path / "braces.sh"
+    p.write_text("vllm serve m " + "{a,b}" * 40 + " {1..99999}{1..99999} {1..5000000} " + "{" * 3000 + "a,b"
+                 + "}" * 3000 + "\n")
+    assert check(p).exit_code in (0, 1)
+    assert emits("emit " + "{a,b}" * 40 + " {1..5000000} x{1,2}\n") == [[None, None, "x1", "x2"]]
 
 
 def _repo(tmp_path, master: str):
