@@ -535,6 +535,7 @@ class Evaluator:
         self._unsummarizable: set = set()
         self._node_steps: dict = {}
         self._brace_cache: dict = {}
+        self._counting_cache: dict = {}
         self.replays = 0  # calls and statements replayed from a summary (all runs)
 
     # -----------------------------------------------------------------------------------
@@ -1534,7 +1535,7 @@ class Evaluator:
         polls = 0  # iterations of a quiet loop that depended on unknown values
         # a loop whose condition reads what its body assigns (`while [ $i -lt 4 ]; do i=...`)
         # counts: an unknown status at the end of its body is not a poll
-        counting = quiet and self._counting(conds, body_nodes)
+        counting = quiet and self._counting(node, conds, body_nodes)
         for i in range(self.limits.max_loop):
             if quiet and (polls >= self.limits.quiet_loop or i >= self.limits.quiet_loop_max):
                 break
@@ -1586,13 +1587,17 @@ class Evaluator:
                 done = self._join(done, node, force=True)
         return done
 
-    def _counting(self, conds, body_nodes) -> bool:
-        # (`while read -r line` progresses through its stdin)
+    def _counting(self, node, conds, body_nodes) -> bool:
+        """Whether a loop's condition reads a name the loop assigns (`while read -r line`
+        progresses through its stdin); kept per node, with the node."""
+        hit = self._counting_cache.get(id(node))
+        if hit is not None and hit[1] is node:
+            return hit[0]
         names = {n.rstrip("[]") for b in body_nodes + conds for n in self._assigned(b)}
-        if not names:
-            return False
-        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join(c.text for c in conds)))
-        return not names.isdisjoint(words)
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join(c.text for c in conds))) if names else set()
+        found = not names.isdisjoint(words)
+        self._counting_cache[id(node)] = (found, node)
+        return found
 
     def _test_command(self, node, st):
         try:
