@@ -324,9 +324,10 @@ def _stmt2(draw, depth=0):
         return f"{test} && {{ {body}; }}"
     if k == "case":
         return f'case "${v}" in a|b*) {body};; *.*) emit dot;;& *) emit other;; "") emit empty;; esac'
+    # counters are per depth: nested loops sharing one may never end
     if k == "loop":
         return draw(hs.sampled_from([
-            f'for ((i=0; i<{n}; i++)); do {body}; done',
+            f'for ((i{depth}=0; i{depth}<{n}; i{depth}++)); do {body}; done',
             f'for x in "${{A[@]}}"; do emit "$x"; done',
             f'for x in ${v}; do [ "$x" = b ] && continue; {body}; done',
             f'for x in 1 2 3; do [ $x -eq {n} ] && break; {body}; done',
@@ -335,7 +336,7 @@ def _stmt2(draw, depth=0):
         return draw(hs.sampled_from([
             f'while IFS= read -r line; do emit "L:$line"; done <<< "${v}"',
         ] + ([f'while read -r a b; do emit "$a" "$b"; done <<EOF\n${v} {lit}\n1 2 3\nEOF'] if depth == 0 else []) + [
-            f'j=0; until [ $j -ge {n} ]; do j=$((j+1)); {body}; done',
+            f'j{depth}=0; until [ $j{depth} -ge {n} ]; do j{depth}=$((j{depth}+1)); {body}; done',
         ]))
     if k == "func":
         return (f'g{depth}() {{ local {w}="${{2:-two}}"; {body}; [ -n "$1" ] && return 0; return 3; }}; '
