@@ -4522,99 +4522,37 @@ _IFS_INSIDE = re.compile(r"[^ \t\n][ \t\n]+[^ \t\n]")  # whitespace between two 
 
 
 def _fields(segs, loc, st=None) -> list[Word]:
-    """Word splitting over expansion segments (at IFS: ``st``'s, else the default)."""
+    """Word splitting over expansion segments, at ``st``'s IFS (else the default), as bash
+    splits: IFS whitespace around a field is dropped, every other IFS character ends a field (two
+    in a row make an empty one; one at the end makes none); an empty IFS splits nothing; an
+    unknown one, anything."""
     for s in segs:
         if s[0] == "t" and s[3]:
             break
     else:  # no unquoted expansion to split (quoted words, "${A[@]}"): what the loop below makes
         return _unsplit_fields(segs, loc)
+    ifs, any_ifs, inside = " \t\n", _IFS_ANY, _IFS_INSIDE
     if st is not None:
         var = st.lookup("IFS")
         if var is not None:
             ifs = text_of(var.value) if var.kind == "s" else None
-            if ifs != " \t\n":
-                return _fields_ifs(segs, loc, ifs)
+            if ifs == "":
+                return _unsplit_fields([s if s[0] != "t" else ("t", s[1], s[2], False, *s[4:]) for s in segs], loc)
+            if ifs is not None and ifs != " \t\n":
+                e = re.escape(ifs)
+                any_ifs, inside = re.compile(f"[{e}]"), re.compile(f"[^{e}][{e}]+[^{e}]")
     fields: list[Word] = []
     cur: list[Chunk] = []
-    exists = False
+    started = pending = False  # a field has begun; whitespace ended the last (one IFS char may follow)
     wloc = None
     split_loc = None
 
     def flush():
-        nonlocal cur, exists, wloc
-        if cur or exists:
-            w = Word(tuple(c for c in cur if c.text is None or c.text), wloc or loc)
-            w.split = split_loc
-            fields.append(w)
-        cur = []
-        exists = False
-        wloc = None
-
-    for s in segs:
-        kind = s[0]
-        if kind == "exists":
-            exists = True
-            continue
-        if kind == "sep":
-            flush()
-            continue
-        _, chunks, quoted, split = s[:4]
-        if len(s) > 4 and s[4] is not None and wloc is None and not cur:
-            wloc = s[4]
-        if not split:
-            cur.extend(chunks)
-            if chunks and any(c.text is None or c.text for c in chunks):
-                exists = exists or True
-            continue
-        # unquoted expansion: split known text on IFS whitespace
-        xloc = s[5] if len(s) > 5 else None
-        for c in chunks:
-            t = c.text
-            if t is not None and _IFS_INSIDE.search(t):
-                # this expansion is cut into several words: remember where, for the words it makes
-                split_loc = xloc or loc
-                break
-        for c in chunks:
-            if c.text is None:
-                cur.append(c)
-                exists = True
-                continue
-            t = c.text
-            if not _IFS_ANY.search(t):  # nothing to split (most values)
-                if t:
-                    cur.append(Chunk(t, c.loc))
-                    exists = True
-                continue
-            start = 0
-            for i, ch in enumerate(t):
-                if ch in " \t\n":
-                    if i > start:
-                        cur.append(c.part(start, i))
-                        exists = True
-                    if cur or exists:
-                        flush()
-                    start = i + 1
-            if start < len(t):
-                cur.append(c.part(start, len(t)))
-                exists = True
-    flush()
-    return fields
-
-
-def _fields_ifs(segs, loc, ifs: str | None) -> list[Word]:
-    """``_fields`` at an IFS other than the default, as bash splits: IFS whitespace around a
-    field is dropped, every other IFS character ends a field (two in a row make an empty one;
-    one at the end makes none); an empty IFS splits nothing; an unknown one, anything."""
-    if ifs == "":
-        return _unsplit_fields([s if s[0] != "t" else ("t", s[1], s[2], False, *s[4:]) for s in segs], loc)
-    fields: list[Word] = []
-    cur: list[Chunk] = []
-    started = pending = False  # a field has begun; whitespace ended the last (one IFS char may follow)
-
-    def flush():
-        nonlocal cur, started
-        fields.append(Word(tuple(c for c in cur if c.text is None or c.text), loc))
-        cur, started = [], False
+        nonlocal cur, started, wloc
+        w = Word(tuple(c for c in cur if c.text is None or c.text), wloc or loc)
+        w.split = split_loc
+        fields.append(w)
+        cur, started, wloc = [], False, None
 
     for s in segs:
         kind = s[0]
@@ -4626,19 +4564,34 @@ def _fields_ifs(segs, loc, ifs: str | None) -> list[Word]:
                 flush()
             pending = False
             continue
-        chunks, split = s[1], s[3]
+        _, chunks, quoted, split = s[:4]
+        if len(s) > 4 and s[4] is not None and wloc is None and not cur:
+            wloc = s[4]
         if not split or ifs is None:
-            if ifs is None and split:  # unknown IFS: where it splits is unknown
+            if split:  # an unknown IFS: where it splits is unknown
                 chunks = unknown("words split at an unknown IFS", loc, multi=True)
             cur.extend(chunks)
             if any(c.text is None or c.text for c in chunks):
                 started, pending = True, False
             continue
+        # unquoted expansion: split known text at IFS
+        xloc = s[5] if len(s) > 5 else None
+        for c in chunks:
+            t = c.text
+            if t is not None and inside.search(t):
+                # this expansion is cut into several words: remember where, for the words it makes
+                split_loc = xloc or loc
+                break
         for c in chunks:
             t = c.text
             if t is None:
                 cur.append(c)
                 started, pending = True, False
+                continue
+            if not any_ifs.search(t):  # nothing to split (most values)
+                if t:
+                    cur.append(Chunk(t, c.loc))
+                    started, pending = True, False
                 continue
             start = 0
             for i, ch in enumerate(t):
