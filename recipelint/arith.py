@@ -254,9 +254,9 @@ class _Parser:
                 return lhs
             self.take()
             if tok in _ASSIGN:
+                cur = self.value(lhs) if tok != "=" else None  # (bash reads `a` of `a += ...` first)
                 rhs = self.value(self.expr(prec))
                 if tok != "=":
-                    cur = self.value(lhs)
                     rhs = self._binop(tok[:-1], cur, rhs)
                 lhs = self.assign(lhs, rhs)
                 continue
