@@ -139,7 +139,9 @@ class Limits:
 
 class Var:
     """kind: 's' scalar (value: Str), 'a' indexed array (dict[int, Word]), 'A' associative
-    (dict[str, Word]), 'u' an array of unknown content (value: Str describing it)."""
+    (dict[str, Word]), 'u' an array of unknown content (value: Str describing it), '-' declared
+    with attributes but unset (`export X`, `declare -i N`: value EMPTY; lookups other than for an
+    assignment's attributes see no variable)."""
 
     __slots__ = ("kind", "value", "exported", "readonly", "integer")
 
@@ -227,6 +229,8 @@ class State:
             if v is None or v.kind == "s":
                 mode = memo.ATTRS if attrs_only else memo.EMPTY if emptiness_only else memo.VALUE
             memo.note_all(self.recs, i, name, mode)
+        if v is not None and v.kind == "-" and not attrs_only:
+            return None
         return v
 
     def all_scopes(self) -> list[dict]:
@@ -277,6 +281,10 @@ def _shadowed_export(st: State, name: str) -> bool:
         if v is not None:
             return v.exported
     return False
+
+
+#: the attributes an unset name keeps once declared with them (`export X`, `declare -i N`)
+_KEPT_ATTRS = frozenset("xri")
 
 
 def _unset_marker(v):
@@ -2218,9 +2226,10 @@ class Evaluator:
         elif var is not None:
             exported = var.exported
         else:
-            # a new local (or one declared without a value) of an exported name is exported, as in
-            # bash: it inherits that one attribute from the variable it shadows
-            exported = bool(st.frames) and _shadowed_export(st, name)
+            # a new local of an exported name is exported, as in bash: it inherits that one
+            # attribute from the variable it shadows (`local X` without a value inherits it when
+            # declared; a local unset by `unset X` has no attributes left to give)
+            exported = local and bool(st.frames) and _shadowed_export(st, name)
         st.put(name, Var("s", val, exported, var.readonly if var else False, var.integer if var else False), local)
 
     def declare(self, node: Node, st: State) -> None:
@@ -2240,15 +2249,18 @@ class Evaluator:
             if c.type == "word" and c.text.startswith(("-", "+")) and len(c.text) > 1 and "=" not in c.text:
                 flags = c.text[1:]
                 (attrs if c.text[0] == "-" else unset_attrs).update(flags)
+                if kw == "export" and "n" in attrs:  # `export -n NAME`: no longer exported
+                    attrs.discard("x")
+                    unset_attrs.add("x")
                 if "g" in flags:
                     local = False
                 continue
             if "f" in attrs or "F" in attrs:  # `export -f NAME`, `declare -F NAME`: function names
-                self._export_function(st, c.text, export="x" in attrs and "n" not in attrs,
-                                      unexport="x" in unset_attrs or (kw == "export" and "n" in attrs))
+                self._export_function(st, c.text, export="x" in attrs, unexport="x" in unset_attrs)
                 continue
             if "p" in attrs:  # `declare -p NAME`: prints; fails for a name that is not set (a set -u guard)
-                if c.type in ("variable_name", "word") and _NAME.fullmatch(c.text) and st.lookup(c.text) is None:
+                if c.type in ("variable_name", "word") and _NAME.fullmatch(c.text) \
+                        and st.lookup(c.text, attrs_only=True) is None:
                     missing = True
                 continue
             if c.type == "variable_assignment":
@@ -2282,13 +2294,11 @@ class Evaluator:
                         # `local X`: declared, unset until assigned (as in bash: `${X-unset}`, and
                         # `set -u` stops on it); with attributes (`local -i N`) it is kept set and
                         # empty, to hold them; outside a function (an error in bash) it is set empty
-                        if st.frames and not attrs:
-                            st.frames[-1][name] = None
-                        elif st.frames:
-                            st.frames[-1][name] = Var("s", EMPTY)
+                        if st.frames:
+                            st.frames[-1][name] = Var("-", EMPTY, True) if _shadowed_export(st, name) else None
                         else:
                             st.vars[name] = Var("s", EMPTY)
-                self._apply_attrs(st, name, attrs, unset_attrs, local and kw != "export", create=kw == "export")
+                self._apply_attrs(st, name, attrs, unset_attrs, local and kw != "export", create=True)
         st.status = 1 if missing else 0
 
     def _export_function(self, st, name, export: bool, unexport: bool) -> None:
@@ -2304,14 +2314,12 @@ class Evaluator:
         st.funcs_ver = self._fver_step(st.funcs_ver, mark, st.funcs.get(mark))
 
     def _apply_attrs(self, st, name, attrs, unset_attrs, local, create=False):
-        var = st.lookup(name)
+        var = st.lookup(name, attrs_only=True)
         if var is None:
-            if not create:
-                return
-            var = None
-            # export NAME on an unset var marks it for export when set
-            st.put(name, Var("s", EMPTY, exported=True), False)
-            st.put(name, None)
+            if create and attrs & _KEPT_ATTRS:
+                # `export X`, `declare -i N`, `readonly R` of an unset name: declared, unset, and
+                # an assignment later keeps the attributes
+                st.put(name, Var("-", EMPTY, "x" in attrs, "r" in attrs, "i" in attrs), local)
             return
         v = var.copy()
         if "x" in attrs:
@@ -3913,19 +3921,15 @@ def _b_eval(ev, argv, node, st, subshell=False, process=None):
 
 
 def exported_vars(st) -> dict:
-    """The variables a child process of ``st`` gets in its environment: name → Var, for every
-    exported scalar visible from the innermost scope.  As in bash, an unset local does not hide
-    an exported outer variable, and arrays are never exported.  Reads every scope: a call doing
-    this is not summarised."""
+    """The variables a child process of ``st`` gets in its environment: name → Var, the
+    innermost exported scalar of each name.  As in bash, a local that is unset or not exported
+    does not hide an exported outer variable, and arrays are never exported.  Reads every scope: a
+    call doing this is not summarised."""
     out = {}
     for scope in st.all_scopes():
         for k, v in scope.items():
-            if v is None:  # a local declared but unset: bash exports the outer variable
-                continue
-            if v.exported and v.kind == "s":
+            if v is not None and v.exported and v.kind == "s":
                 out[k] = v
-            else:
-                out.pop(k, None)
     return out
 
 
@@ -4372,7 +4376,7 @@ def _var_eq(a, b) -> bool:
         return True
     if a is None or b is None or a.kind != b.kind or a.exported != b.exported:
         return False
-    if a.kind == "s" or a.kind == "u":
+    if a.kind == "s" or a.kind == "u" or a.kind == "-":
         ta, tb = text_of(a.value), text_of(b.value)
         return ta is not None and ta == tb
     if set(a.value) != set(b.value):

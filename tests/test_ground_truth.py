@@ -410,3 +410,91 @@ def _arith_program(draw):
 def test_generated_arithmetic_matches_real_bash(src):
     got = _evaluated_emits(src)
     assert _agrees(got, bash_emits(src)), (src, got)
+
+
+# -- the exported environment, checked against bash ------------------------------------------
+# What each command gets in its environment after `export`/`declare -x`/`typeset -x`/`export -n`/
+# `declare +x`/`unset`, appends, prefixes (`X=1 cmd`, `X=1 func`), subshells, groups, functions
+# with locals (`local`, `local -x`), `readonly`.  Not generated: a function called with a prefix
+# `X=1 f` that exports X itself (bash then keeps the function's value after the call).
+
+from pathlib import Path  # noqa: E402
+
+from helpers import RECORDER  # noqa: E402
+from recipelint.evaluator import Evaluator, exported_vars  # noqa: E402
+from recipelint.parse import parse  # noqa: E402
+from recipelint.source import SourceFile  # noqa: E402
+from recipelint.values import text_of  # noqa: E402
+
+_ENV_NAMES = ["E0", "E1", "E2"]
+
+
+def _our_envs(src):
+    """(argv, exported E0..E2) of every `emit` the evaluator sees (E2 starts exported)."""
+    out = []
+
+    def hook(state, cmd):
+        if cmd.argv and cmd.argv[0].text == "emit":
+            env = {k: text_of(v.value) if v.kind == "s" else None for k, v in exported_vars(state).items() if k in _ENV_NAMES}
+            for k, v in cmd.prefix_env:
+                if k in _ENV_NAMES:
+                    env[k] = text_of(v)
+            out.append(([w.text for w in cmd.argv[1:]], env))
+        return None
+    ev = Evaluator(Path("/v/s.sh"), hook, Limits(summaries=False))
+    ev.run(parse(SourceFile("/v/s.sh", src.encode())), {"E2": "init"})
+    return out
+
+
+def _bash_envs(src):
+    recs, _ = run_bash(src=src, env={"E2": "init"})
+    return [(argv[1:], {k: v for k, v in env.items() if k in _ENV_NAMES}) for argv, env in recs if argv and argv[0] == RECORDER]
+
+
+@hs.composite
+def _env_stmt(draw, depth=0):
+    v, w = draw(hs.sampled_from(_ENV_NAMES)), draw(hs.sampled_from(_ENV_NAMES))
+    val = draw(hs.sampled_from(["a", "b c", "", "$E2", "${E0:-d}"]))
+    opts = [
+        f'export {v}="{val}"', f'{v}="{val}"', f'export {v}', f'declare -x {v}="{val}"', f'export -n {v}',
+        f'unset {v}', f'typeset -x {v}', f'{v}+="x"', f'{v}="{val}" emit p', f'readonly R{depth}=1; export R{depth}',
+        f'declare +x {v}', 'emit e', f'export {v}={w}$RANDOM_UNSET',
+    ]
+    if depth < 2:
+        body = "; ".join(draw(hs.lists(_env_stmt(depth + 1), min_size=1, max_size=3)))
+        opts += [f'( {body}; emit sub )', f'{{ {body}; }}', f'f{depth}() {{ local {v}=loc; {body}; emit inf; }}; f{depth}',
+                 f'g{depth}() {{ local -x {v}=lx; {body}; emit ing; }}; g{depth}', ] + ([] if "export" in body or "declare" in body or "typeset" in body else [f'h{depth}() {{ {body}; emit inh; }}; {v}=pre h{depth}; emit afterh']) + [
+                 
+                 f'if [ -n "${v}" ]; then {body}; fi']
+    return draw(hs.sampled_from(opts))
+
+
+@hs.composite
+def _env_program(draw):
+    return "\n".join(draw(hs.lists(_env_stmt(), min_size=1, max_size=6)) + ["emit end"]) + "\n"
+
+
+def _same_envs(got, want) -> bool:
+    return len(got) == len(want) and all(
+        ga == wa and all(ge.get(k) == we.get(k) for k in _ENV_NAMES if ge.get(k, "?") is not None)
+        for (ga, ge), (wa, we) in zip(got, want))
+
+
+@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
+          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@given(_env_program())
+def test_generated_environments_match_real_bash(src):
+    got = _our_envs(src)
+    assert _same_envs(got, _bash_envs(src)), (src, got)
+
+
+@pytest.mark.parametrize("src", [
+    "export E1; E1=v; emit a; E1=; emit b",  # exported while unset: an assignment later is exported
+    "E0=a; export E0; export -n E0; emit a",
+    "export E0=a\nf() { local E0=loc; unset E0; ( E0='b c'; emit sub ); emit inf; }; f",  # no attribute left
+    "export E0=a\nf() { local E0; emit \"${E0-unset}\"; E0=x; emit in; }; f; emit out",  # inherited on declaring
+    "f() { local E2=loc; export -n E2; emit inf; }; f",  # a local not exported does not hide E2
+    "declare -i N; N=2+3; emit \"$N\"; readonly R; declare -p R >/dev/null && emit declared",
+])
+def test_environments_and_attributes_match_real_bash(src):
+    assert _same_envs(_our_envs(src), _bash_envs(src))
