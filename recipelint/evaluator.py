@@ -283,6 +283,12 @@ def _shadowed_export(st: State, name: str) -> bool:
     return False
 
 
+#: statements whose non-zero status does not end a `set -e` script by itself
+_NO_ERREXIT = frozenset({
+    "negated_command", "if_statement", "while_statement", "for_statement", "c_style_for_statement",
+    "case_statement", "function_definition", "list", "do_group",
+})
+
 #: the attributes an unset name keeps once declared with them (`export X`, `declare -i N`)
 _KEPT_ATTRS = frozenset("xri")
 
@@ -659,8 +665,13 @@ class Evaluator:
     def _errexit_check(self, node: Node, st: State) -> None:
         if st.ctl is not None or not st.errexit or st.cond_ctx:
             return
-        if node.type in ("negated_command", "if_statement", "while_statement", "for_statement",
-                         "c_style_for_statement", "case_statement", "function_definition", "list"):
+        if node.type == "redirected_statement" and node.field("body") is not None:
+            node = node.field("body")  # `{ ...; } > log`: as the statement it redirects
+        # bash exits after a failing simple command, subshell or function call; a compound
+        # statement that ends non-zero (its last command's failure was ignored: `! cmd`, a
+        # condition) does not make it exit
+        if node.type in _NO_ERREXIT or (node.type == "compound_statement" and node.children
+                                        and node.children[0].type == "{"):  # (not `(( ))`)
             return
         if isinstance(st.status, int) and st.status != 0:
             st.ctl = ("exit", st.status, node.loc, "a command failed under `set -e`", st.calls)
@@ -3057,7 +3068,11 @@ class Evaluator:
             return unknown(node.text, node.loc)
         if not body:
             return EMPTY
-        states, raw = self._in_subshell(lambda c: self.run_seq(body, c), st, capture=True)
+        def run(child):
+            child.errexit = False  # bash runs `$(...)` without `set -e` (`inherit_errexit` is off)
+            return self.run_seq(body, child)
+
+        states, raw = self._in_subshell(run, st, capture=True)
         # keep side effects in st from the first resulting state (events/notes)
         first = states[0]
         st.events = first.events

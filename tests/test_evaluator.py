@@ -569,6 +569,22 @@ CASES = {
         {},
         [["1"], ["2"], ["3"], ["4"], ["5"]],
     ),
+    # `set -e`: a compound statement ending non-zero because a failure in it was ignored does not
+    # end the script; a subshell does; `$(...)` runs without `set -e`
+    "errexit-compounds": (
+        """
+        set -e
+        for i in 1; do ! true; done
+        { false || ! true; }
+        if true; then ! true; fi
+        X=$(false; echo v)
+        emit "$X"
+        ( ! true )
+        emit never
+        """,
+        {},
+        [["v"]],
+    ),
     "set-u-and-set-e": (
         """
         set -e

@@ -498,3 +498,48 @@ def test_generated_environments_match_real_bash(src):
 ])
 def test_environments_and_attributes_match_real_bash(src):
     assert _same_envs(_our_envs(src), _bash_envs(src))
+
+
+# -- `set -e`, checked against bash ---------------------------------------------------------
+# Which failures end a `set -e` script: simple commands, subshells, function calls and
+# `X=$(false)` do; conditions, `!`, all but the last command of `&&`/`||`, `local X=$(false)`,
+# compound statements whose last failure was ignored, and commands inside `$(...)` (bash runs
+# it without `set -e`) do not.  Not generated: `set -o pipefail` (not modelled: a pipeline's status
+# is its last command's).
+
+_E_FAIL = ["false", "[ 1 = 2 ]", "f_fail", "(exit 3)", "! true", "test -n ''", "[[ a == b ]]", "(( 0 ))", "let 'x = 0'"]
+_E_OK = ["true", "[ 1 = 1 ]", "f_ok", ":", "! false", "(( 1 ))"]
+
+
+@hs.composite
+def _errexit_stmt(draw, depth=0):
+    c = draw(hs.sampled_from(_E_FAIL + _E_OK))
+    d = draw(hs.sampled_from(_E_FAIL + _E_OK))
+    n = draw(hs.integers(0, 9))
+    opts = [
+        f"{c}", f"{c} || emit or{n}", f"{c} && emit and{n}", f"{c} && {d}", f"{c} || {d}",
+        f"if {c}; then emit then{n}; else emit else{n}; fi", f"X=$( {c}; echo v{n})", f"X=$( {c})",
+        f"local_f{n}() {{ local Y=$( {c}); emit loc{n}; }}; local_f{n}", f"{c} | cat", f"emit pre{n} | {c.lstrip('! ')}",
+        f"while {c}; do emit w{n}; break; done", f"until {c}; do emit u{n}; break; done", f"! {c.lstrip('! ')}",
+        f"{{ {c}; emit grp{n}; true; }}", f"( {c}; emit sub{n}; true )", f"{c}; emit after{n}",
+        f"set +e; {c}; emit plus{n}; set -e",
+        f"g{n}() {{ {c}; emit ing{n}; }}; g{n}", f"g{n}() {{ {c}; emit ing{n}; {d}; }}; g{n} || emit gor{n}",
+        f"if g{n}() {{ {c}; emit inif{n}; {d}; }}; g{n}; then emit gt{n}; fi", f"emit $( {c}; echo cs{n})",
+        f"case x in x) {c};; esac; emit case{n}", f"for i in 1; do {c}; done; emit for{n}",
+        f"[ -n \"$( {c})\" ] || emit empty{n}",
+    ]
+    return draw(hs.sampled_from(opts))
+
+
+@hs.composite
+def _errexit_program(draw):
+    head = ["f_fail() { return 1; }", "f_ok() { return 0; }",
+            draw(hs.sampled_from(["set -e", "set -eu", "set -o errexit"]))]
+    return "\n".join(head + draw(hs.lists(_errexit_stmt(), min_size=1, max_size=5)) + ["emit end"]) + "\n"
+
+
+@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
+          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@given(_errexit_program())
+def test_generated_errexit_programs_match_real_bash(src):
+    assert _evaluated_emits(src) == bash_emits(src), src
