@@ -47,7 +47,7 @@ def render_text(res: FileResult) -> None:
     con = Console(highlight=False, soft_wrap=True, width=max(shutil.get_terminal_size((160, 24)).columns, 120))
     for p in res.problems:
         sp = p.loc.span
-        con.print(f"[yellow]{res.display}:{sp.line}:{sp.col}: parse: {p.message}[/]")
+        con.print(Text(f"{res.display}:{sp.line}:{sp.col}: parse: {p.message}", style="yellow"))
     groups = _groups(res)
     for g in groups:
         lc = g["launch"]
@@ -65,7 +65,7 @@ def render_text(res: FileResult) -> None:
         table.add_column("line", justify="right", no_wrap=True)
         for w in lc.positionals:
             ln = w.value_loc.real().span.line if w.value_loc is not None else ""
-            table.add_row("(positional)", w.shown, str(ln))
+            table.add_row("(positional)", Text(w.shown), str(ln))  # (Text: a value is never markup)
         for f in lc.flags:
             d = f.to_dict()
             line = str(d["line"])
@@ -73,7 +73,7 @@ def render_text(res: FileResult) -> None:
                 line += f" (value: {_rel(d['value_path'], res)}:{d['value_line']})"
             elif d["value_line"] not in (None, d["line"]):
                 line += f" (value: {d['value_line']})"
-            table.add_row(f.name, "" if f.value is None else _short(f.value.shown), line)
+            table.add_row(Text(f.name), Text("" if f.value is None else _short(f.value.shown)), line)
         con.print(table)
         con.print()
     for ex in _exits(res):

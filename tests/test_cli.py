@@ -21,6 +21,18 @@ def test_render_text():
     assert "--data-parallel-size" in r.output
 
 
+def test_render_text_shows_values_that_look_like_markup(tmp_path):
+    # `[a b]` and `[/]` were read by rich as markup: the value column showed nothing
+    p = tmp_path / "m.sh"
+    p.write_text('Y="[a b]"\nvllm serve m "$Y" --served-model-name "[/]" --tag [bold]x\n')
+    r = runner.invoke(app, ["render", str(p), "--env", "TP=8"])
+    assert r.exit_code == 0, r.output
+    rows = [line.split() for line in r.output.splitlines()]
+    assert ["(positional)", "[a", "b]", "1"] in rows
+    assert ["--served-model-name", "[/]", "2"] in rows
+    assert ["--tag", "[bold]x", "2"] in rows
+
+
 def test_render_json():
     r = runner.invoke(app, ["render", ARRAY, *ENV, "--format", "json"])
     assert r.exit_code == 0, r.output
