@@ -1828,6 +1828,8 @@ class Evaluator:
                 st.status = st.status if assigns and _has_cmdsub(assigns) else 0
                 return [st]
             argv: list[Word] = []
+            if len(words) > 64:  # a command with thousands of arguments: each is a step
+                self.steps += len(words)
             for w in words:
                 argv.extend(self.expand_word(w, st))
             prefix = []
@@ -2390,7 +2392,16 @@ class Evaluator:
     # word expansion
 
     def expand_word(self, node: Node, st: State) -> list[Word]:
-        """Expand one word node into argv fields (with word splitting)."""
+        """Expand one word node into argv fields (with word splitting).  The words of a big
+        expansion (`"${A[@]}"` of a big array, `{1..5000}`, `$(seq 5000)`) count as steps, each
+        time it is expanded, so that the step limit bounds the work they make (as do the
+        elements of an array assignment and the words of a long command)."""
+        res = self._expand_word(node, st)
+        if len(res) > 64:
+            self.steps += len(res)
+        return res
+
+    def _expand_word(self, node: Node, st: State) -> list[Word]:
         hit = self._static_words.get(id(node))
         if hit is not None:
             return list(hit)
@@ -2407,8 +2418,6 @@ class Evaluator:
         segs: list = []
         self._segments(node, st, segs, quoted=False)
         res = _fields(segs, node.loc, st)
-        if len(res) > 64:  # "${A[@]}" of a big array: its words count as steps (see array_elements)
-            self.steps += len(res)
         if len(res) > self.limits.max_words:
             st.notes.append((node.loc, f"expansion makes more than {self.limits.max_words} words: taken as unknown"))
             return [Word(unknown("an expansion too long to follow", node.loc, multi=True), node.loc)]
@@ -3430,6 +3439,8 @@ def _b_printf(ev, argv, node, st):
         args = args[2:]
     if args and args[0].text == "--":
         args = args[1:]
+    elif args and (args[0].text or "").startswith("-") and args[0].text != "-":  # an invalid option
+        args = []
     if not args:
         st.status = 2
         return [st]
@@ -3439,6 +3450,15 @@ def _b_printf(ev, argv, node, st):
         out = unknown("$(printf ...)", node.loc)
     else:
         out = _printf(fmt, rest, node.loc)
+    if any(c.text and "\0" in c.text for c in out):
+        # no shell value holds a NUL: `printf -v` keeps what is before it, command
+        # substitution drops it
+        if target is not None:
+            k = next(i for i, c in enumerate(out) if c.text and "\0" in c.text)
+            out = out[:k] + ((Chunk(out[k].text.split("\0")[0], out[k].loc),) if out[k].text[0] != "\0" else ())
+        else:
+            out = tuple(Chunk(c.text.replace("\0", ""), c.loc) if c.text and "\0" in c.text else c for c in out)
+            out = tuple(c for c in out if c.text is None or c.text)
     if target is not None:
         ev.set_scalar(st, target, out, node.loc)
     elif st.out is not None:
@@ -3447,61 +3467,114 @@ def _b_printf(ev, argv, node, st):
     return [st]
 
 
+_PRINTF_SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?([sbqcdiouxXfFeEgGaA%])")
+_PRINTF_HUGE = 1_000_000  # a field width or precision this big is not made
+
+
+def _printf_int(t: str | None) -> int | None:
+    """An integer argument as bash's printf reads it (`0x1f`, `010`, `'c`), None if not one."""
+    if t is None:
+        return None
+    t = t.strip(" \t\n")
+    if t[:1] in ("'", '"'):
+        return ord(t[1]) if len(t) > 1 else 0
+    m = re.fullmatch(r"([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)", t)
+    if not m:
+        return None
+    d = m.group(2)
+    v = int(d, 16) if d[:2] in ("0x", "0X") else int(d, 8) if d.startswith("0") else int(d)
+    v = -v if m.group(1) == "-" else v
+    return v if -(1 << 63) <= v < (1 << 64) else None
+
+
 def _printf(fmt: str, args: list[Word], loc):
+    """bash's ``printf FORMAT ARGS...``: the format is reused while arguments are left (if it
+    uses any); a missing argument is an empty string or 0; `*` takes a width or precision from
+    the arguments; widths and precisions apply to every conversion."""
     out: list[Chunk] = []
-    specs = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\d+))?([sdiqbxXofeEgGc%])")
     idx = 0
-    first = True
-    while first or idx < len(args):
-        first = False
+
+    def take():
+        nonlocal idx
+        w = args[idx] if idx < len(args) else None
+        idx += 1
+        return w
+
+    def number(g):  # a width or precision: written, or taken by `*`; None when not known
+        if g != "*":
+            return int(g) if g else 0
+        w = take()
+        return _printf_int(w.text) if w is not None else 0
+
+    while True:
         pos = 0
         consumed = False
-        for m in specs.finditer(fmt):
+        for m in _PRINTF_SPEC.finditer(fmt):
             lit_txt = _ansi_c(fmt[pos : m.start()])
             if lit_txt:
                 out.append(Chunk(lit_txt, loc))
             pos = m.end()
-            conv = m.group(4)
+            flags, wg, pg, conv = m.groups()
             if conv == "%":
                 out.append(Chunk("%", loc))
                 continue
             consumed = True
-            w = args[idx] if idx < len(args) else None
-            idx += 1
-            if any(g and g != "*" and len(g) > 6 for g in (m.group(2), m.group(3))):
-                # a field width or precision of a million characters or more: not made
-                out.append(Chunk(None, loc, f"printf {m.group(0)[:20]}..."))
+            width = number(wg) if wg else None
+            prec = number(pg) if pg is not None else None
+            w = take()
+            where = w.value_loc if w is not None else loc
+            if (wg and width is None) or (pg is not None and prec is None) \
+                    or max(abs(width or 0), prec or 0) >= _PRINTF_HUGE:
+                out.append(Chunk(None, where, f"printf {m.group(0)[:20]}..."))
                 continue
-            if w is None:
-                if conv in "diouxXfeEgG":
-                    out.append(Chunk("0", loc))
-                continue
-            if conv in "sbq":
+            if width is not None and width < 0:  # `*` given a negative width: left-aligned
+                flags, width = flags + "-", -width
+            if prec is not None and prec < 0:  # ... a negative precision: none
+                prec = None
+            spec = "%" + flags + (str(width) if width else "") + ("" if prec is None else f".{prec}")
+            t = w.text if w is not None else ("0" if conv not in "sbqc" else "")
+            if conv in "sbqc":
+                if w is not None and not width and prec is None and conv == "s":
+                    out.extend(w.chunks)  # the value as it is: each part where it came from
+                    continue
+                if t is None:
+                    out.append(Chunk(None, where, w.shown))
+                    continue
                 if conv == "q":
-                    t = w.text
-                    out.append(Chunk(_shell_quote(t), w.value_loc) if t is not None else Chunk(None, w.value_loc, w.shown))
+                    t = _shell_quote(t)
                 elif conv == "b":
-                    out.extend(Chunk(_ansi_c(c.text), c.loc) if c.text is not None else c for c in w.chunks)
-                else:
-                    width = m.group(2)
-                    t = w.text
-                    if width and width != "*" and t is not None:
-                        s = f"%{m.group(1)}{width}s" % t
-                        out.append(Chunk(s, w.value_loc))
-                    else:
-                        out.extend(w.chunks)
+                    t = _ansi_c(t)
+                elif conv == "c":  # (an empty argument gives a NUL)
+                    t, spec = t[:1] or "\0", spec.split(".")[0]
+                text = (spec + "s") % t
             else:
-                t = w.text
                 try:
-                    num = int(t, 0) if t is not None and conv in "dixXoc" else float(t) if t is not None else None
-                    spec = "%" + m.group(1) + (m.group(2) or "") + ("." + m.group(3) if m.group(3) else "") + ("d" if conv == "i" else conv)
-                    out.append(Chunk(spec % num, w.value_loc) if num is not None else Chunk(None, w.value_loc, w.shown))
-                except (ValueError, TypeError):
-                    out.append(Chunk(None, w.value_loc, w.shown))
+                    if conv in "diouxX":
+                        num = _printf_int(t)
+                        if num is not None and conv in "ouxX" and num < 0:
+                            num += 1 << 64
+                        elif num is not None and conv in "di" and num >= 1 << 63:
+                            num = None
+                    else:
+                        num = float(t) if t is not None else None
+                    if num is not None and "#" in flags and conv in "oxX" and (num == 0 or conv == "o"):
+                        # C's `#`: no 0x before a zero; an octal number starts with one 0
+                        digits = "%o" % num
+                        spec = spec.replace("#", "")
+                        if conv == "o" and digits[0] != "0" and (prec or 0) <= len(digits):
+                            spec = spec.split(".")[0] + f".{len(digits) + 1}"
+                    text = None if num is None else (spec + ("d" if conv in "iu" else conv)) % num
+                except (ValueError, TypeError, OverflowError):
+                    text = None
+                if text is None:
+                    out.append(Chunk(None, where, w.shown if w is not None else "0"))
+                    continue
+            if text:
+                out.append(Chunk(text, where))
         tail = _ansi_c(fmt[pos:])
         if tail:
             out.append(Chunk(tail, loc))
-        if not consumed:
+        if not consumed or idx >= len(args):
             break
     return tuple(c for c in out if c.text is None or c.text)
 

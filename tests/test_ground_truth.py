@@ -412,6 +412,37 @@ def test_generated_arithmetic_matches_real_bash(src):
     assert _agrees(got, bash_emits(src)), (src, got)
 
 
+# -- printf, checked against bash -------------------------------------------------------------
+# Formats built from every conversion recipes use (`%s %b %q %c %d %i %u %o %x %X %f %e %g %%`),
+# flags, widths and precisions written or taken by `*` (negative ones too), escapes, formats
+# reused for extra arguments, missing arguments; arguments decimal, hex, octal, `'c`, negative,
+# empty, with blanks.  Not generated: numbers bash rejects ("invalid number": it prints what it
+# read; recipelint's value is unknown), `%a`, `%(fmt)T`.
+
+_PF_PIECES = ["%s", "%5s", "%-4s|", "%.2s", "%.0s-", "%*s", "%-*s|", "%.*s", "%d", "%5d", "%-5d|", "%03d", "%+d",
+              "%i", "%u", "%x", "%#X", "%o", "%c", "%3c", "%q", "%b", "%%", "%.2f", "%e", "%g", "%8.3f", "%.s",
+              "x", "-", " ", "\\t", "=", "\\n", ""]
+_PF_ARGS = ["a", "'b c'", "3", "-2", "''", "0x1f", "010", '"\'A"', "abc", "'x\\ty'", "0", "12", "-7", "+4", "' 5'"]
+
+
+@hs.composite
+def _printf_program(draw):
+    lines = []
+    for _ in range(draw(hs.integers(1, 4))):
+        fmt = "".join(draw(hs.lists(hs.sampled_from(_PF_PIECES), min_size=1, max_size=4)))
+        args = " ".join(draw(hs.lists(hs.sampled_from(_PF_ARGS), max_size=5)))
+        lines.append(f"emit \"$(printf '{fmt}' {args})\"; printf -v V '{fmt}|' {args}; emit \"$V\"")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
+          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@given(_printf_program())
+def test_generated_printf_matches_real_bash(src):
+    got = _evaluated_emits(src)
+    assert _agrees(got, bash_emits(src)), (src, got)
+
+
 # -- the exported environment, checked against bash ------------------------------------------
 # What each command gets in its environment after `export`/`declare -x`/`typeset -x`/`export -n`/
 # `declare +x`/`unset`, appends, prefixes (`X=1 cmd`, `X=1 func`), subshells, groups, functions

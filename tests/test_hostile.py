@@ -309,16 +309,27 @@ def test_values_that_grow_without_bound_are_cut(tmp_path, name):
     assert check(p).exit_code in (0, 1)
 
 
-def test_a_big_array_in_a_script_that_runs_itself_twice(tmp_path):
+BIG_WORK = {
+    "array": "A=(" + " ".join(map(str, range(5000))) + ")",
+    "brace-expansion": "X=${X:-$(printf '%.0s-' {1..5000})}",
+    "literal-arguments": "printf '%.0s-' " + " ".join(map(str, range(5000))) + " >/dev/null",
+    "word-splitting": "X=$(printf %5000s); X=${X// /a }; printf '%.0s-' $X >/dev/null",
+}
+
+
+@pytest.mark.parametrize("name", list(BIG_WORK))
+def test_big_words_in_a_script_that_runs_itself_twice(tmp_path, name):
     # found by the fuzz suite: `bash "$0"` twice per level, eight levels: 511 copies of a
-    # 5,000-element array assignment per sweep point (218 s) — array elements now count as steps
+    # 5,000-element array assignment per sweep point (218 s), and later of a 5,000-word brace
+    # expansion given to printf (41 s, 1.4 GB) — the words of every expansion that makes more
+    # than a few now count as steps, each time it is expanded
     import time
 
     from recipelint.analysis import Analyzer
     from recipelint.points import SweepPoint
 
     p = tmp_path / "twice.sh"
-    p.write_text("A=(" + " ".join(map(str, range(5000))) + ')\nbash "$0"\nbash "$0"\nvllm serve m\n')
+    p.write_text(BIG_WORK[name] + '\nbash "$0"\nbash "$0"\nvllm serve m\n')
     t0 = time.perf_counter()
     (pr,) = Analyzer().analyze(p, "twice.sh", [SweepPoint("p", {"TP": "8"})]).points
     assert time.perf_counter() - t0 < 20
