@@ -23,7 +23,7 @@ from pathlib import Path
 
 from . import arith, memo
 from .parse import MAX_DEPTH, Node, Parsed, parse
-from .patterns import MAX_WILDCARD_TEXT, glob_match, replace_pattern, strip_pattern
+from .patterns import MAX_WILDCARD_TEXT, compiled, glob_match, replace_pattern, strip_pattern, try_limit
 from .source import Loc, SourceFile, VirtualSource
 from .values import (
     EMPTY,
@@ -2978,9 +2978,10 @@ class Evaluator:
                     sep = c
                     continue
                 cur.append(c)
-            if sep is not None and pat_nodes and _ESCAPED_END.search(pat_nodes[-1].text):
-                # tree-sitter-bash ends the pattern at an escaped slash (`${M//\//_}`): split
-                # the operand's text at its first unescaped slash instead
+            if sep is not None and ((not pat_nodes and op == "//") or (pat_nodes and _ESCAPED_END.search(pat_nodes[-1].text))):
+                # tree-sitter-bash ends the pattern at an escaped slash (`${M//\//_}`), and
+                # at a slash that starts it after `//` (bash: `${V////_}` replaces each `/`):
+                # split the operand's text at its first unescaped slash (not its first character)
                 segs, rep_txt = self._escaped_slash_operand(node, pat_nodes, rep_nodes, sep)
             else:
                 segs = self._pattern_from_nodes(pat_nodes, node, st)
@@ -3021,8 +3022,9 @@ class Evaluator:
         an escaped slash, from its text; (None, None) when it holds more than plain words."""
         if any(c.type not in ("word", "regex") for c in pat_nodes + rep_nodes):
             return None, None
-        raw = node.src.data[pat_nodes[0].start:(rep_nodes[-1].end if rep_nodes else sep.end)].decode("utf-8", "replace")
-        i = 0
+        start = pat_nodes[0].start if pat_nodes else sep.start
+        raw = node.src.data[start:(rep_nodes[-1].end if rep_nodes else sep.end)].decode("utf-8", "replace")
+        i = 0 if pat_nodes else 1
         while i < len(raw) and raw[i] != "/":
             i += 2 if raw[i] == "\\" else 1
         return [(raw[:i], False)], re.sub(r"\\(.)", r"\1", raw[i + 1:])
@@ -3321,8 +3323,12 @@ class Evaluator:
             lt = text_of(lval)
             m = None
             if rt is not None and lt is not None:
+                rx = _posix_ere(rt)
                 try:
-                    m = re.search(_posix_ere(rt), lt)
+                    if len(lt) > (try_limit(rx, 1) or len(lt)):  # too long to try this regex on
+                        rt = None
+                    else:
+                        m = compiled(rx).search(lt)
                 except re.error:
                     rt = None
             if rt is None or lt is None:  # BASH_REMATCH as unknown as the test

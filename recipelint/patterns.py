@@ -1,6 +1,14 @@
-"""Bash glob patterns (``case`` arms, ``[[ x == pat ]]``, ``${X%pat}``) as Python regexes.
+"""Bash glob patterns (``case`` arms, ``[[ x == pat ]]``, ``${X%pat}``) as Python regexes, and
+how long a value a regex may be tried on.
 
 A pattern is given as segments ``(text, quoted)``: quoted text matches literally.
+
+A plain glob (``*``, ``?``, ``[...]``, literals) is matched in time linear in the value: its
+stars become atomic lazy groups (``a*b*c`` is ``a(?>.*?b).*c``), which commit each block
+between two stars to its earliest place — where a plain glob always has a match if it has one.
+An extended glob (``*(a|aa)``) or a ``=~`` regex may backtrack exponentially (``(a+)+$``), or
+polynomially with several stars: such a pattern is only tried on values short enough
+(``try_limit``); on longer ones the result is unknown.
 """
 
 from __future__ import annotations
@@ -15,12 +23,22 @@ _CLASSES = {
 }
 
 
-def glob_regex(segments: list[tuple[str, bool]]) -> str:
-    return glob_parts(segments)[0]
+_STAR = "\x00*"  # a top-level `*` in the pieces `_unquoted` makes (a regex never holds a NUL)
+_EXT = "\x00("  # ... a mark that the pattern has an extended glob
+_NEG = "\x00!"  # ... the end of a `!(...)`
 
 
-def glob_parts(segments: list[tuple[str, bool]]) -> tuple[str, str | None]:
-    """The pattern's regex, and the one text it matches when it has no wildcard (else None)."""
+_ANY = 1 << 62
+
+
+def glob_parts(segments) -> tuple[str, str | None, int | None]:
+    """The pattern's regex, the one text it matches when it has no wildcard (else None), and
+    for an extended glob the longest value it may be tried on (None for a plain one: any)."""
+    return _glob_parts(tuple(segments))
+
+
+@functools.lru_cache(maxsize=4096)
+def _glob_parts(segments: tuple) -> tuple[str, str | None, int | None]:
     out: list[str] = []
     lit: list = []  # the literal characters; None once a wildcard is met
     for text, quoted in segments:
@@ -29,7 +47,60 @@ def glob_parts(segments: list[tuple[str, bool]]) -> tuple[str, str | None]:
             lit.append(text)
         else:
             out.append(_unquoted(text, lit))
-    return "".join(out), (None if None in lit else "".join(lit))
+    pieces = "".join(out)
+    if _EXT in pieces:  # extended: stars as they are, tried on short values only
+        regex = pieces.replace(_EXT, "").replace(_STAR, ".*")
+        if _NEG in regex:
+            # `!(p)` is "anything up to the end that is not p": with more after it, not followed
+            # (nor in `${V%p}` and `${V/p/r}`, see `_tried`)
+            if regex.count(_NEG) > 1 or not regex.endswith(_NEG):
+                return regex.replace(_NEG, ""), None, -1
+            regex = regex.replace(_NEG, "")
+        return regex, None, try_limit(regex) or _ANY
+    blocks = pieces.split(_STAR)
+    if len(blocks) > 1:
+        pieces = blocks[0] + "".join(f"(?>.*?{b})" for b in blocks[1:-1]) + ".*" + blocks[-1]
+    return pieces, (None if None in lit else "".join(lit)), None
+
+
+#: the most (roughly) a regex may try when matched once: 10**6 steps of the regex engine
+_BUDGET = 6
+_TOKEN = re.compile(r"\\.|\[\^?\]?(?:\[:\w+:\]|\\.|[^\]])*\]|\((?:\?[:>=!]|\?<[=!])?|[*+?]\??|\{\d*,?\d*\}\??|[)|]")
+
+
+@functools.lru_cache(maxsize=4096)
+def try_limit(regex: str, extra: int = 0) -> int | None:
+    """The longest value ``regex`` may be tried on (None: any): with k unbounded repetitions
+    a backtracking match may take about n**k steps, and a repetition of a group that repeats
+    or alternates (``(a+)+``, ``(a|aa)*``) or a backreference about 2**n.  ``extra``: the
+    regex is tried at about n**extra places (1 for a search)."""
+    k = extra
+    nested = False
+    stack = [False]  # per open group: whether it holds a repetition or an alternation
+    group = False  # the token just before is a group that holds one
+    for m in _TOKEN.finditer(regex):
+        t = m.group(0)
+        c = t[0]
+        if c == "(":
+            stack.append(False)
+        elif c == ")":
+            inner = stack.pop() if len(stack) > 1 else False
+            stack[-1] = stack[-1] or inner
+            group = inner
+            continue
+        elif c == "|":
+            stack[-1] = True
+        elif c == "\\" and t[1:].isdigit():
+            nested = True  # a backreference
+        elif c in "*+{":
+            nested = nested or group
+            if not re.fullmatch(r"\{\d*\}\??", t):  # (`{3}` repeats a fixed number of times)
+                k += 1
+                stack[-1] = True
+        group = False
+    if nested:
+        return 16
+    return None if k <= 1 else int(10 ** (_BUDGET / k))
 
 
 def _unquoted(p: str, lit: list | None = None) -> str:
@@ -59,7 +130,8 @@ def _unquoted(p: str, lit: list | None = None) -> str:
                         break
                 j += 1
             if j < n:
-                alts = "|".join(_unquoted(a) for a in _split_alts(p[i + 2 : j]))
+                out.append(_EXT)
+                alts = "|".join(_unquoted(a) for a in _split_alts(p[i + 2 : j])).replace(_STAR, ".*")
                 if c == "?":
                     out.append(f"(?:{alts})?")
                 elif c == "*":
@@ -68,13 +140,13 @@ def _unquoted(p: str, lit: list | None = None) -> str:
                     out.append(f"(?:{alts})+")
                 elif c == "@":
                     out.append(f"(?:{alts})")
-                else:  # !(...)
-                    out.append(f"(?:(?!(?:{alts})$).)*")
+                else:  # !(...): right only at the end of the pattern (`_NEG`)
+                    out.append(f"(?:(?!(?:{alts})$).)*{_NEG}")
                 lit.append(None)
                 i = j + 1
                 continue
         if c == "*":
-            out.append(".*")
+            out.append(_STAR)
             lit.append(None)
         elif c == "?":
             out.append(".")
@@ -145,8 +217,12 @@ def compiled(regex: str) -> re.Pattern:
     return re.compile(regex, re.S)
 
 
-def glob_match(segments: list[tuple[str, bool]], text: str) -> bool:
-    return compiled(glob_regex(segments)).fullmatch(text) is not None
+def glob_match(segments: list[tuple[str, bool]], text: str) -> bool | None:
+    """Whether the glob matches all of ``text``; None when it is too long to try on."""
+    regex, _, limit = glob_parts(segments)
+    if limit is not None and len(text) > limit:
+        return None
+    return compiled(regex).fullmatch(text) is not None
 
 
 #: a pattern with wildcards is matched at every position of the value, each try a regex match:
@@ -154,17 +230,31 @@ def glob_match(segments: list[tuple[str, bool]], text: str) -> bool:
 MAX_WILDCARD_TEXT = 1024
 
 
+def _tried(segments, text: str, places: int):
+    """The compiled regex and literal of a pattern tried at ``places`` (1 or 2: n or n**2)
+    places of ``text``: None for the regex when the text is too long to try it on."""
+    regex, lit, limit = glob_parts(segments)
+    if lit is not None:
+        return None, lit, regex
+    if limit is None:  # a plain glob: its regex finds a longest match in one go (`_longest`)
+        regex = _Plain(regex)
+    elif "(?!" in regex:  # `!(p)` inside a value: bash's own rules, not followed
+        return None, None, regex
+    if len(text) > MAX_WILDCARD_TEXT or (limit is not None and len(text) > (try_limit(regex, places) or _ANY)):
+        return None, None, regex
+    return compiled(regex), None, regex
+
+
 def strip_pattern(text: str, segments: list[tuple[str, bool]], op: str) -> str | None:
     """``${X#p}`` ``${X##p}`` ``${X%p}`` ``${X%%p}``; None for a value too long to try a
-    pattern with wildcards on (``MAX_WILDCARD_TEXT``)."""
-    regex, lit = glob_parts(segments)
+    pattern with wildcards on (``MAX_WILDCARD_TEXT``, ``try_limit``)."""
+    rx, lit, _ = _tried(segments, text, 1)
     if lit is not None:
         if op in ("#", "##"):
             return text[len(lit):] if text.startswith(lit) else text
         return text[: len(text) - len(lit)] if text.endswith(lit) else text
-    if len(text) > MAX_WILDCARD_TEXT:
+    if rx is None:
         return None
-    rx = compiled(regex)
     n = len(text)
     if op in ("#", "##"):
         rng = range(0, n + 1) if op == "#" else range(n, -1, -1)
@@ -181,8 +271,8 @@ def strip_pattern(text: str, segments: list[tuple[str, bool]], op: str) -> str |
 
 def replace_pattern(text: str, segments: list[tuple[str, bool]], repl: str, op: str) -> str | None:
     """``${X/p/r}`` ``${X//p/r}`` ``${X/#p/r}`` ``${X/%p/r}`` (longest match, as bash); None for
-    a value too long to try a pattern with wildcards on (``MAX_WILDCARD_TEXT``)."""
-    regex, lit = glob_parts(segments)
+    a value too long to try a pattern with wildcards on (``MAX_WILDCARD_TEXT``, ``try_limit``)."""
+    rx, lit, regex = _tried(segments, text, 2 if op in ("/", "//") else 1)
     if not regex:  # an empty pattern: anchored, it matches the empty start or end
         return repl + text if op == "/#" else text + repl if op == "/%" else text
     if lit is not None:
@@ -193,45 +283,51 @@ def replace_pattern(text: str, segments: list[tuple[str, bool]], repl: str, op: 
         if op == "/#":
             return repl + text[len(lit):] if text.startswith(lit) else text
         return text[: len(text) - len(lit)] + repl if text.endswith(lit) else text
-    if len(text) > MAX_WILDCARD_TEXT:
+    if rx is None:
         return None
-    if op == "/#":
-        k = _longest_prefix(regex, text)
-        return repl + text[k:] if k is not None else text
+    n = len(text)
     if op == "/%":
-        for k in range(0, len(text) + 1):
-            if compiled(regex).fullmatch(text, k):
+        for k in range(0, n + 1):
+            if rx.fullmatch(text, k):
                 return text[:k] + repl
         return text
+    if n == 0:  # bash: only a pattern that starts with a star matches an empty value here
+        first = segments[0] if segments else ("", True)
+        return repl if not first[1] and first[0].startswith("*") and rx.fullmatch(text) else text
     out = []
     i = 0
-    n = len(text)
-    done = False
-    while i <= n:
-        if done:
-            out.append(text[i:])
-            break
-        end = None
-        rx = compiled(regex)
-        for k in range(n, i - 1, -1):
-            if rx.fullmatch(text, i, k):
-                end = k
-                break
-        if end is not None and end > i:
+    while i < n:
+        end = _longest(rx, regex, text, i)
+        if end is not None:
             out.append(repl)
+            if end == i:  # an empty match: the character after it is kept
+                out.append(text[i])
+                end += 1
+            if op != "//":
+                out.append(text[end:])
+                break
             i = end
-            if op == "/":
-                done = True
             continue
-        if i < n:
-            out.append(text[i])
+        if op == "/#":
+            out.append(text)
+            break
+        out.append(text[i])
         i += 1
     return "".join(out)
 
 
-def _longest_prefix(regex: str, text: str) -> int | None:
-    rx = compiled(regex)
-    for k in range(len(text), -1, -1):
-        if rx.fullmatch(text, 0, k):
+class _Plain(str):
+    """The regex of a plain glob."""
+
+
+def _longest(rx, regex: str, text: str, i: int) -> int | None:
+    """Where the longest match of the pattern at ``i`` ends (None: no match).  A plain glob's
+    regex gives it in one match: its blocks between stars take their earliest places and the
+    last star as much as it can."""
+    if isinstance(regex, _Plain):
+        m = rx.match(text, i)
+        return m.end() if m else None
+    for k in range(len(text), i - 1, -1):
+        if rx.fullmatch(text, i, k):
             return k
     return None

@@ -443,6 +443,42 @@ def test_generated_printf_matches_real_bash(src):
     assert _agrees(got, bash_emits(src)), (src, got)
 
 
+# -- glob patterns, checked against bash -------------------------------------------------------
+# `case`, `[[ == ]]`, `${V#p}` `${V##p}` `${V%p}` `${V%%p}`, `${V/p/r}` `${V//p/r}` `${V/#p/r}`
+# `${V/%p/r}` with plain globs (stars, `?`, classes: matched through atomic groups, see
+# recipelint.patterns) and extended ones, on values with repeats that make backtracking work;
+# empty matches (bash replaces them, but at the end of a value only for a pattern starting
+# with `*`).  Not generated: extended globs in `case` arms and `[[ ]]` (tree-sitter-bash reads
+# `*+(ab))` as a syntax error); `!(p)` (bash matches `*!(a)?` against an empty value: recipelint
+# follows `!(p)` only as a whole pattern, `[[ $V == !(a) ]]`, and takes the rest as unknown).
+
+_GLOB_PIECES = ["*", "*", "?", "a", "b", "ab", "[ab]", "[!a]", "/", ".", "*(a|b)", "+(ab)", "@(a|bc)", "?(x)"]
+_GLOB_TEXTS = ["", "a", "ab", "aab", "abab", "ba/b.a", "aaaa", "abcab", "x/ab/ab.b", "bbab"]
+
+
+@hs.composite
+def _glob_program(draw):
+    lines = ["shopt -s extglob"]
+    for _ in range(draw(hs.integers(1, 4))):
+        pat = "".join(draw(hs.lists(hs.sampled_from(_GLOB_PIECES), min_size=1, max_size=4)))
+        v = draw(hs.sampled_from(_GLOB_TEXTS))
+        lines.append(f"V='{v}'")
+        lines.append(f'emit "${{V#{pat}}}" "${{V##{pat}}}" "${{V%{pat}}}" "${{V%%{pat}}}"')
+        lines.append(f'emit "${{V/{pat}/R}}" "${{V//{pat}/R}}" "${{V/#{pat}/R}}" "${{V/%{pat}/R}}"')
+        if "(" not in pat:  # (tree-sitter-bash reads `*+(ab))` in a case arm as a syntax error)
+            lines.append(f"case $V in {pat}) emit case-yes;; *) emit case-no;; esac")
+            lines.append(f"if [[ $V == {pat} ]]; then emit yes; else emit no; fi")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
+          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@given(_glob_program())
+def test_generated_glob_patterns_match_real_bash(src):
+    got = _evaluated_emits(src)
+    assert _agrees(got, bash_emits(src)), (src, got)
+
+
 # -- the exported environment, checked against bash ------------------------------------------
 # What each command gets in its environment after `export`/`declare -x`/`typeset -x`/`export -n`/
 # `declare +x`/`unset`, appends, prefixes (`X=1 cmd`, `X=1 func`), subshells, groups, functions

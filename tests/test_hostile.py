@@ -357,3 +357,35 @@ def test_a_sourced_file_too_large_to_analyse_is_skipped(tmp_path):
     r.write_text('source "$(dirname "$0")/huge.sh"\nvllm serve m --max-num-seqs 8 --max-num-seqs 16\n')
     out = check(r, "-o", "concise")
     assert out.exit_code == 1 and "r.sh:2:" in out.output and "RL604" in out.output  # the recipe is still analysed
+
+
+A3000 = "X=$(printf %3000s); X=${X// /a}\n"
+A1000 = "X=$(printf %1000s); X=${X// /a}\n"
+BACKTRACKING = {
+    # a regex that backtracks exponentially in Python's engine (bash answers in a blink):
+    # tried on short values only; here the test is unknown, so neither branch is followed
+    "regex-nested-repeat": ("X=" + "a" * 40 + "b\n[[ $X =~ ^(a+)+$ ]] && emit y || emit n\n", []),
+    "regex-nested-repeat-short": ("X=aaaab\n[[ $X =~ ^(a+)+$ ]] && emit y || emit n\n", [["n"]]),
+    # a value too long for a regex with five stars
+    "regex-many-stars": (A3000 + "[[ $X =~ a.*a.*a.*a.*b ]] && emit y || emit n\n", []),
+    # plain globs are matched in linear time: exactly
+    "case-many-stars": (A3000 + "case $X in *a*a*a*a*a*b) emit y;; *) emit n;; esac\n", [["n"]]),
+    "test-many-stars": (A3000 + "[[ $X == *a*a*a*a*a*b ]] && emit y || emit n\n", [["n"]]),
+    "replace-many-stars": (A1000 + "Y=${X//*a*a*b/c}; Z=${X//a*a/c}; emit ${#Y} $Z\n", [["1000", "c"]]),
+    "strip-many-stars": (A1000 + "Y=${X%%a*a*a*b}; Z=${X#a*a*a}; emit ${#Y} ${#Z}\n", [["1000", "997"]]),
+    # an extended glob that backtracks exponentially: tried on short values only
+    "extglob-alternation": ("shopt -s extglob\nX=" + "a" * 60 + "b\nemit \"${X//+(a|aa)c/x}\"\n", [[None]]),
+}
+
+
+@pytest.mark.parametrize("name", list(BACKTRACKING))
+def test_patterns_that_backtrack_finish(name):
+    # found while looking for the fuzz suite's blind spots: `[[ $X =~ ^(a+)+$ ]]` on 41
+    # characters and `case` with five stars on 3,000 each ran for more than a minute
+    import time
+
+    src, want = BACKTRACKING[name]
+    t0 = time.perf_counter()
+    got = emits(src + "emit end\n")
+    assert time.perf_counter() - t0 < 20
+    assert got == want + [["end"]]
