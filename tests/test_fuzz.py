@@ -1,6 +1,6 @@
 """Property/fuzz suite: recipes mutated at the token level (deleted, duplicated, swapped and
 inserted bash tokens, unbalanced quotes and heredocs, deep nesting, huge arrays, recursion,
-`source` loops) never make recipelint raise, always give well-formed output, and finish; and
+`source` loops, long values under patterns that backtrack) never make recipelint raise, always give well-formed output, and finish; and
 evaluating them with summaries of calls and statements (recipelint.memo) gives exactly what
 evaluating without them gives.
 
@@ -44,6 +44,7 @@ VOCABULARY = [
     "break 99", "eval \"$X\"", "source \"$0\"", ". \"${BASH_SOURCE[0]}\"", "bash -c \"$CMD\"", "export -f", "bash \"$0\"", "vllm serve",
     "python3 -m sglang.launch_server", "--max-num-seqs", "--kv-transfer-config '{\"kv_connector\":'",
     "--speculative-config \"{$X}\"", "=", "+=", "[0]=", "~", "*", "?", "!", "#", "%q", "\x00", "\udcff",
+    "[[ $X =~ ^(a+)+$ ]]", "${X//*a*a*b/c}", "${X%%+(a|aa)}", "*a*a*a*b)", "printf '%*s' 9", "{1..5000}",
 ]
 
 SNIPPETS = [
@@ -61,6 +62,7 @@ SNIPPETS = [
     "echo 'unbalanced\n",
     "source \"$(dirname \"$0\")/$(basename \"$0\")\"\n",
     "X=${X:-$(printf '%.0s-' {1..5000})}\n",
+    "X=$(printf %3000s); X=${X// /a}\n",
 ]
 
 
