@@ -1,5 +1,3 @@
-import difflib
-
 from recipelint import facts
 from recipelint.catalog import version_key
 from recipelint.rulebase import Rule, kv_connector
@@ -84,8 +82,7 @@ class UnknownConnectorKey(Rule):
                     continue
                 if spec.get("open"):
                     continue
-                close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
-                hint = f"; did you mean `{close[0]}`?" if close else ""
+                hint = ctx.did_you_mean(key, known, cutoff=0.6)
                 msg = (f"{name} does not read `{key}` from kv_connector_extra_config ({ev.label}): vLLM ignores "
                        f"unknown keys silently, so this setting has no effect{hint}")
                 yield ctx.finding(key_node.loc, msg, use.point, key=key)

@@ -1,5 +1,3 @@
-import difflib
-
 from recipelint.catalog import engine_flags, expand, versions
 from recipelint.rulebase import Rule
 
@@ -67,7 +65,6 @@ class UnknownFlag(Rule):
                         span = elsewhere[0] if len(elsewhere) == 1 else f"{elsewhere[0]}–{elsewhere[-1]}"
                         hint = f"; it exists only in releases {span}"
                     else:
-                        close = difflib.get_close_matches(key, sorted(engine_flags(lc.engine, ev.versions)), n=1, cutoff=0.75)
-                        hint = f"; did you mean `{close[0]}`?" if close else ""
+                        hint = ctx.did_you_mean(key, engine_flags(lc.engine, ev.versions))
                     msg = f"{ev.label} has no flag `{key}`: the server stops with `unrecognized arguments`{hint}"
                 yield ctx.finding(f.word.loc, msg, use.point, key=f"{key}|{ev.versions}")

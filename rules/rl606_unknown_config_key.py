@@ -1,5 +1,3 @@
-import difflib
-
 from recipelint.catalog import json_keys
 from recipelint.rulebase import Rule
 
@@ -54,7 +52,6 @@ class UnknownConfigKey(Rule):
                 for key, loc in items:
                     if key in keys:
                         continue
-                    close = difflib.get_close_matches(key, sorted(keys), n=1, cutoff=0.75)
-                    hint = f"; did you mean `{close[0]}`?" if close else ""
+                    hint = ctx.did_you_mean(key, keys)
                     msg = f"`{f.base}` has no key `{key}` in {ev.label}: vLLM stops at startup (unexpected keyword){hint}"
                     yield ctx.finding(loc, msg, use.point, key=f"{f.base}|{key}")

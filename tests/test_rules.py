@@ -147,3 +147,18 @@ def test_rule_codes_are_known_without_importing_the_rules():
     from recipelint.registry import known_codes
 
     assert known_codes() == [r.code for r in all_rules()]
+
+
+def test_suggestions_are_made_for_the_first_words_of_a_file_only(tmp_path):
+    # found by the fuzz suite: `--compilation-config{1..5000}` made 5,000 unknown flags at each
+    # of six points, and difflib's "did you mean" took 140 s; now cached, and capped per file
+    from recipelint.rulebase import MAX_SUGGESTIONS
+
+    p = tmp_path / "many.sh"
+    n = MAX_SUGGESTIONS + 6
+    p.write_text("# point: TP=8 CONC=16 IMAGE=vllm/vllm-openai:v0.33.0\nvllm serve m --max-num-seqz{1..%d} 4\n" % n)
+    result = lint([p], points_for=fixture_points)
+    msgs = {f.message.split("`")[1]: f.message for f in result.findings if f.code == "RL601"}
+    assert len(msgs) == n
+    hinted = [k for k, m in msgs.items() if "did you mean `--max-num-seqs`?" in m]
+    assert len(hinted) == MAX_SUGGESTIONS and "--max-num-seqz1" in hinted
