@@ -28,17 +28,15 @@ _EXT = "\x00("  # ... a mark that the pattern has an extended glob
 _NEG = "\x00!"  # ... the end of a `!(...)`
 
 
-_ANY = 1 << 62
-
-
-def glob_parts(segments) -> tuple[str, str | None, int | None]:
-    """The pattern's regex, the one text it matches when it has no wildcard (else None), and
-    for an extended glob the longest value it may be tried on (None for a plain one: any)."""
+def glob_parts(segments) -> tuple[str | None, str | None, bool]:
+    """The pattern's regex (None for one not followed: `!(p)` with more pattern after it), the
+    one text it matches when it has no wildcard (else None), and whether it is a plain glob
+    (matched in linear time; an extended one is tried on values ``try_limit`` allows)."""
     return _glob_parts(tuple(segments))
 
 
 @functools.lru_cache(maxsize=4096)
-def _glob_parts(segments: tuple) -> tuple[str, str | None, int | None]:
+def _glob_parts(segments: tuple) -> tuple[str | None, str | None, bool]:
     out: list[str] = []
     lit: list = []  # the literal characters; None once a wildcard is met
     for text, quoted in segments:
@@ -50,17 +48,15 @@ def _glob_parts(segments: tuple) -> tuple[str, str | None, int | None]:
     pieces = "".join(out)
     if _EXT in pieces:  # extended: stars as they are, tried on short values only
         regex = pieces.replace(_EXT, "").replace(_STAR, ".*")
-        if _NEG in regex:
-            # `!(p)` is "anything up to the end that is not p": with more after it, not followed
-            # (nor in `${V%p}` and `${V/p/r}`, see `_tried`)
-            if regex.count(_NEG) > 1 or not regex.endswith(_NEG):
-                return regex.replace(_NEG, ""), None, -1
-            regex = regex.replace(_NEG, "")
-        return regex, None, try_limit(regex) or _ANY
+        # `!(p)` is "anything up to the end that is not p": with more after it, not followed
+        # (nor in `${V%p}` and `${V/p/r}`, see `_tried`)
+        if regex.count(_NEG) > 1 or (_NEG in regex and not regex.endswith(_NEG)):
+            return None, None, False
+        return regex.replace(_NEG, ""), None, False
     blocks = pieces.split(_STAR)
     if len(blocks) > 1:
         pieces = blocks[0] + "".join(f"(?>.*?{b})" for b in blocks[1:-1]) + ".*" + blocks[-1]
-    return pieces, (None if None in lit else "".join(lit)), None
+    return pieces, (None if None in lit else "".join(lit)), True
 
 
 #: the most (roughly) a regex may try when matched once: 10**6 steps of the regex engine
@@ -219,8 +215,8 @@ def compiled(regex: str) -> re.Pattern:
 
 def glob_match(segments: list[tuple[str, bool]], text: str) -> bool | None:
     """Whether the glob matches all of ``text``; None when it is too long to try on."""
-    regex, _, limit = glob_parts(segments)
-    if limit is not None and len(text) > limit:
+    regex, _, plain = glob_parts(segments)
+    if regex is None or (not plain and len(text) > (try_limit(regex) or len(text))):
         return None
     return compiled(regex).fullmatch(text) is not None
 
@@ -231,24 +227,22 @@ MAX_WILDCARD_TEXT = 1024
 
 
 def _tried(segments, text: str, places: int):
-    """The compiled regex and literal of a pattern tried at ``places`` (1 or 2: n or n**2)
-    places of ``text``: None for the regex when the text is too long to try it on."""
-    regex, lit, limit = glob_parts(segments)
+    """(compiled regex, literal, regex, plain) of a pattern tried at ``places`` (1 or 2: n or
+    n**2) places of ``text``: the compiled regex is None when the text is too long to try it
+    on, or the pattern holds a `!(p)` (bash's own rules inside a value: not followed)."""
+    regex, lit, plain = glob_parts(segments)
     if lit is not None:
-        return None, lit, regex
-    if limit is None:  # a plain glob: its regex finds a longest match in one go (`_longest`)
-        regex = _Plain(regex)
-    elif "(?!" in regex:  # `!(p)` inside a value: bash's own rules, not followed
-        return None, None, regex
-    if len(text) > MAX_WILDCARD_TEXT or (limit is not None and len(text) > (try_limit(regex, places) or _ANY)):
-        return None, None, regex
-    return compiled(regex), None, regex
+        return None, lit, regex, plain
+    if regex is None or len(text) > MAX_WILDCARD_TEXT or \
+            (not plain and ("(?!" in regex or len(text) > (try_limit(regex, places) or len(text)))):
+        return None, None, regex, plain
+    return compiled(regex), None, regex, plain
 
 
 def strip_pattern(text: str, segments: list[tuple[str, bool]], op: str) -> str | None:
     """``${X#p}`` ``${X##p}`` ``${X%p}`` ``${X%%p}``; None for a value too long to try a
     pattern with wildcards on (``MAX_WILDCARD_TEXT``, ``try_limit``)."""
-    rx, lit, _ = _tried(segments, text, 1)
+    rx, lit, _, _ = _tried(segments, text, 1)
     if lit is not None:
         if op in ("#", "##"):
             return text[len(lit):] if text.startswith(lit) else text
@@ -272,8 +266,8 @@ def strip_pattern(text: str, segments: list[tuple[str, bool]], op: str) -> str |
 def replace_pattern(text: str, segments: list[tuple[str, bool]], repl: str, op: str) -> str | None:
     """``${X/p/r}`` ``${X//p/r}`` ``${X/#p/r}`` ``${X/%p/r}`` (longest match, as bash); None for
     a value too long to try a pattern with wildcards on (``MAX_WILDCARD_TEXT``, ``try_limit``)."""
-    rx, lit, regex = _tried(segments, text, 2 if op in ("/", "//") else 1)
-    if not regex:  # an empty pattern: anchored, it matches the empty start or end
+    rx, lit, regex, plain = _tried(segments, text, 2 if op in ("/", "//") else 1)
+    if regex == "":  # an empty pattern: anchored, it matches the empty start or end
         return repl + text if op == "/#" else text + repl if op == "/%" else text
     if lit is not None:
         if op == "//":
@@ -297,7 +291,7 @@ def replace_pattern(text: str, segments: list[tuple[str, bool]], repl: str, op: 
     out = []
     i = 0
     while i < n:
-        end = _longest(rx, regex, text, i)
+        end = _longest(rx, plain, text, i)
         if end is not None:
             out.append(repl)
             if end == i:  # an empty match: the character after it is kept
@@ -316,15 +310,11 @@ def replace_pattern(text: str, segments: list[tuple[str, bool]], repl: str, op: 
     return "".join(out)
 
 
-class _Plain(str):
-    """The regex of a plain glob."""
-
-
-def _longest(rx, regex: str, text: str, i: int) -> int | None:
+def _longest(rx, plain: bool, text: str, i: int) -> int | None:
     """Where the longest match of the pattern at ``i`` ends (None: no match).  A plain glob's
     regex gives it in one match: its blocks between stars take their earliest places and the
     last star as much as it can."""
-    if isinstance(regex, _Plain):
+    if plain:
         m = rx.match(text, i)
         return m.end() if m else None
     for k in range(len(text), i - 1, -1):
