@@ -116,7 +116,7 @@ def check(
     diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Report only findings on lines added or changed since this git revision (and sweep points from changed config lines)."),
     config: list[Path] = typer.Option([], "--config", help="A master config (repeatable). Default: configs/*-master.yaml above the first path."),
     no_config: bool = typer.Option(False, "--no-config", help="Ignore master configs: use the default environment matrix."),
-    settings_file: Optional[Path] = typer.Option(None, "--settings", help="recipelint settings file (pyproject.toml with [tool.recipelint], or .recipelint.yaml). Default: found upward from the first path."),
+    settings_file: Optional[Path] = typer.Option(None, "--settings", help="recipelint settings file (pyproject.toml with \\[tool.recipelint], or .recipelint.yaml). Default: found upward from the first path."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Analyse everything, even when an identical earlier run is cached."),
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes for large trees (0: one per CPU, 1: none).", min=0),
 ):

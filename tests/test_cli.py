@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import typer
 from typer.testing import CliRunner
 
 from helpers import FIXTURES, ROOT
@@ -96,3 +97,18 @@ def test_the_installed_command_exits_with_the_status_and_complete_output():
     assert r.returncode == 2 and r.stderr.strip() == "recipelint: no/such/recipe.sh: no such file or directory"
     r = run("check", "--bogus")
     assert r.returncode == 2
+
+
+def test_help_shows_every_option_text_in_full():
+    # rich reads help text as markup: "[tool.recipelint]" vanished from `check --help`
+    import re
+
+    group = typer.main.get_command(app)
+    for name, command in group.commands.items():
+        r = runner.invoke(app, [name, "--help"], terminal_width=400, env={"COLUMNS": "400"})
+        assert r.exit_code == 0, r.output
+        shown = " ".join(re.sub(r"[│╭╮╰╯─]", " ", r.output).split())
+        for param in command.params:
+            text = getattr(param, "help", None)
+            if text:
+                assert " ".join(text.replace("\\[", "[").split()) in shown, (name, param.name)
