@@ -178,7 +178,7 @@ class _CmdError(Exception):
 
 class State:
     __slots__ = (
-        "vars", "frames", "funcs", "pos", "files", "errexit", "nounset", "events", "cond", "ctl",
+        "vars", "frames", "funcs", "pos", "files", "errexit", "nounset", "pipefail", "events", "cond", "ctl",
         "out", "stdin", "status", "notes", "truncated", "source_depth", "script", "cond_ctx", "guards",
         "calls", "last_err", "inexact", "funcs_ver", "recs",
     )
@@ -193,6 +193,7 @@ class State:
         s.files = dict(self.files)
         s.errexit = self.errexit
         s.nounset = self.nounset
+        s.pipefail = self.pipefail
         s.events = list(self.events)
         s.cond = self.cond
         s.ctl = self.ctl
@@ -478,7 +479,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EMPTINESS_OPERAND = re.compile(r'"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{(!?)([A-Za-z_][A-Za-z0-9_]*)(:?-)?\})"')
 #: names whose value the evaluator makes up when they are not set
 _DYNAMIC_NAMES = frozenset({"BASHPID", "RANDOM", "SECONDS", "PPID", "LINENO", "EPOCHSECONDS", "SRANDOM",
-                            "BASH_SOURCE", "FUNCNAME"})
+                            "BASH_SOURCE", "FUNCNAME", "PIPESTATUS"})
 _NAME_SUB = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?")
 _REF = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[(.*)\])?")
 _INT = re.compile(r"-?\d+")
@@ -572,6 +573,7 @@ class Evaluator:
         st.files = {}
         st.errexit = False
         st.nounset = False
+        st.pipefail = False
         st.events = []
         st.cond = ()
         st.ctl = None
@@ -673,6 +675,8 @@ class Evaluator:
         if node.type in _NO_ERREXIT or (node.type == "compound_statement" and node.children
                                         and node.children[0].type == "{"):  # (not `(( ))`)
             return
+        if node.type == "pipeline" and node.children and node.children[0].type == "negated_command":
+            return  # `! a | b` (see _pipeline)
         if isinstance(st.status, int) and st.status != 0:
             st.ctl = ("exit", st.status, node.loc, "a command failed under `set -e`", st.calls)
 
@@ -1206,9 +1210,23 @@ class Evaluator:
         parts = [c for c in node.children if c.named]
         if not parts:
             return [st]
+        if parts[0].type == "negated_command":
+            # `! a | b` negates the whole pipeline (tree-sitter-bash reads `(! a) | b`)
+            inner = [c for c in parts[0].children if c.named]
+            st.cond_ctx += 1
+            res = self._pipe(inner[:1] + parts[1:], node, st)
+            for s in res:
+                s.cond_ctx -= 1
+                if s.ctl is None:
+                    s.status = None if s.status is None else int(s.status == 0)
+            return res
+        return self._pipe(parts, node, st)
+
+    def _pipe(self, parts, node, st):
         data = st.stdin
         states = [st]
         n = len(parts)
+        failed = 0  # `set -o pipefail`: the status of the last part that failed (None: not known)
         for i, part in enumerate(parts):
             last = i == n - 1
             child = st.copy()
@@ -1226,8 +1244,11 @@ class Evaluator:
                     st.events = st.events + r.events[base:]
                 st.notes = r.notes
                 st.truncated = st.truncated or r.truncated
+            status = res[0].status if len(res) == 1 else _merge_status([r.status for r in res])
+            if status != 0:
+                failed = status
             if last:
-                st.status = res[0].status if len(res) == 1 else _merge_status([r.status for r in res])
+                st.status = failed if st.pipefail else status
                 if st.out is not None:
                     st.out = data if data is not None else st.out + unknown("$(...)", node.loc)
         return states
@@ -2699,6 +2720,9 @@ class Evaluator:
                 return (Chunk(st.script, None),)
             if name == "FUNCNAME":
                 return unknown("$FUNCNAME", node.loc, nonempty=True)
+            if name == "PIPESTATUS":  # the statuses of the last pipeline's commands (not followed)
+                val = unknown("$PIPESTATUS", node.loc, nonempty=True)
+                return [Word(val, node.loc)] if index in ("@", "*") else val
             if name == "IFS" and index is None:  # bash starts with IFS set to its default
                 return _DEFAULT_IFS
             return None
@@ -3884,6 +3908,11 @@ def _b_break(ev, argv, node, st):
     return [st]
 
 
+#: `set -o NAME` options the evaluator follows (the others are accepted and ignored)
+_SET_OPTIONS = {"errexit": "errexit", "nounset": "nounset", "pipefail": "pipefail"}
+_SET_LETTERS = {"e": "errexit", "u": "nounset"}
+
+
 def _b_set(ev, argv, node, st):
     args = argv[1:]
     i = 0
@@ -3895,28 +3924,15 @@ def _b_set(ev, argv, node, st):
         if t == "--":
             st.pos = tuple(args[i + 1 :])
             break
-        if t in ("-o", "+o") and i + 1 < len(args):
-            opt = args[i + 1].text
-            on = t == "-o"
-            if opt == "errexit":
-                st.errexit = on
-            elif opt == "nounset":
-                st.nounset = on
-            i += 2
-            continue
         if t[:1] in ("-", "+") and len(t) > 1:
             on = t[0] == "-"
             for ch in t[1:]:
-                if ch == "e":
-                    st.errexit = on
-                elif ch == "u":
-                    st.nounset = on
+                if ch in _SET_LETTERS:
+                    setattr(st, _SET_LETTERS[ch], on)
                 elif ch == "o" and i + 1 < len(args):
-                    opt = args[i + 1].text
-                    if opt == "errexit":
-                        st.errexit = on
-                    elif opt == "nounset":
-                        st.nounset = on
+                    opt = _SET_OPTIONS.get(args[i + 1].text or "")
+                    if opt is not None:
+                        setattr(st, opt, on)
                     i += 1
             i += 1
             continue
@@ -4047,6 +4063,7 @@ def _new_process(ev, st, prefix=()):
     st.funcs_ver = ev._fver(funcs) if funcs else ev._funcs0
     st.errexit = False
     st.nounset = False
+    st.pipefail = False
     st.source_depth += 1
     return st
 

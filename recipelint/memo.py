@@ -154,7 +154,7 @@ class Entry:
 def key(node, extra: tuple, st):
     """``extra``: what else the node sees (a call's arguments and redirections)."""
     return (
-        node, extra, st.funcs_ver, st.errexit, st.nounset, st.cond_ctx, st.out is None, st.status,
+        node, extra, st.funcs_ver, st.errexit, st.nounset, st.pipefail, st.cond_ctx, st.out is None, st.status,
         st.source_depth, st.truncated, tuple([c[0] for c in st.calls]), tuple([frozenset(f) for f in st.frames]),
         sig(st.files),
     )
@@ -209,7 +209,7 @@ def summarize(e: Entry, results, steps: int, paths: int, is_launch) -> Summary |
         files = _diff(snap.files, r.files)
         outcomes.append((
             writes, funcs, r.funcs_ver, files, events, cond, guards, inexact, out, tuple(r.notes[n_notes:]), r.errexit,
-            r.nounset,
+            r.nounset, r.pipefail,
             r.status, r.ctl, r.last_err if r.last_err is not snap.last_err else _SAME, r.truncated,
             r.pos if r.pos is not snap.pos else _SAME,  # `shift` / `set --` in a statement or sourced file
             r.stdin if r.stdin is not snap.stdin else _SAME,  # what `read` took of stdin
@@ -274,7 +274,7 @@ def replay(s: Summary, st, recs, rebind, frame=None) -> list:
     out = []
     n = len(s.outcomes)
     for i, o in enumerate(s.outcomes):
-        (writes, funcs, funcs_ver, files, events, cond, guards, inexact, outp, notes, errexit, nounset, status, ctl,
+        (writes, funcs, funcs_ver, files, events, cond, guards, inexact, outp, notes, errexit, nounset, pipefail, status, ctl,
          last_err, trunc, pos, stdin) = o
         r = st.copy() if i < n - 1 else st
         for idx, name, v in writes:
@@ -315,7 +315,7 @@ def replay(s: Summary, st, recs, rebind, frame=None) -> list:
             if frame is not None and inner:
                 inner = (frame,) + inner[1:]
             ctl = ctl[:4] + (st.calls + inner,) + ctl[5:]
-        r.errexit, r.nounset, r.status, r.ctl = errexit, nounset, status, ctl
+        r.errexit, r.nounset, r.pipefail, r.status, r.ctl = errexit, nounset, pipefail, status, ctl
         if last_err is not _SAME:
             r.last_err = last_err
         r.truncated = trunc

@@ -145,11 +145,11 @@ def parse(src) -> Parsed:
         # position back to the file (the pairs stay in the text of the nodes that span them)
         shown = b"".join(data[a:b] for a, b in zip([0] + [j + 2 for j in joins], joins + [len(data)]))
         tree = _parser().parse(shown)
-        tree, shown = _end_assignment_lines(tree, shown)
+        tree, shown = _end_lines(tree, shown)
         root, depth = _convert(tree.root_node, src, problems, shown)
         problems[:] = _remap(root, problems, joins, shown)
     else:
-        tree, data = _end_assignment_lines(tree, data)
+        tree, data = _end_lines(tree, data)
         root, depth = _convert(tree.root_node, src, problems, data)
     _gap_check(root, src, problems)
     problems.sort(key=lambda p: p.loc.start)
@@ -266,26 +266,37 @@ def _convert(ts_root, src, problems, data: bytes) -> tuple[Node, int]:
     return root, max_depth
 
 
-#: a line that starts with two assignments (``A=1 B="x y"``): the cheap test before
-#: ``_end_assignment_lines`` asks tree-sitter for prefixed commands
+#: a line that starts with two assignments (``A=1 B="x y"``), and two pipes in the text: the cheap
+#: tests before ``_end_lines`` asks tree-sitter for commands that may run on past a line's end
 _ASSIGNED_VALUE = rb"""(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|\$\(\([^\n]*?\)\)|\$\([^()\n]*\)|\$\{[^}\n]*\}|\([^()\n]*\)|`[^`\n]*`|\\.|[^\s"'`$()\\;&|<>]|\$)*+"""
 _ASSIGNED_NAME = rb"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?\+?="
 _ASSIGN_LINE = re.compile(rb"(?m)^[ \t]*" + _ASSIGNED_NAME + _ASSIGNED_VALUE + rb"[ \t]+" + _ASSIGNED_NAME)
+#: the same after a `;` ``_end_lines`` wrote (slower: a line start is no longer its anchor)
+_ASSIGN_AFTER = re.compile(rb"(?m)(?:^|;)[ \t]*" + _ASSIGNED_NAME + _ASSIGNED_VALUE + rb"[ \t]+" + _ASSIGNED_NAME)
 
 
-def _end_assignment_lines(tree, data: bytes):
-    """tree-sitter-bash 0.25 reads a line of several assignments (``A=1 B=2``) and the statement
-    on the next line as one command with an environment prefix (``A=1 B=2 echo x``; a ``{`` on
-    the next line even becomes a command name); bash ends the statement at the newline and sets
-    the variables.  Such a line is parsed again with a ``;`` in place of the blank (or newline)
-    that ends its last assignment — one byte for one, so every position stays the file's.
-    Returns the tree and the text it parsed."""
-    for _ in range(8):  # each round ends every such line found; a new parse may show more
-        if not _ASSIGN_LINE.search(data):
+def _end_lines(tree, data: bytes):
+    """tree-sitter-bash 0.25 lets a command run on past the end of its line in two shapes, where
+    bash ends the statement at the newline:
+
+    * a line of several assignments (``A=1 B=2``) and the statement on the next line become one
+      command with an environment prefix (``A=1 B=2 echo x``; a ``{`` on the next line even
+      becomes a command name);
+    * a pipeline of three or more commands followed, on any later line, by ``&&``, ``||`` or a
+      redirection: the pipeline's last command takes the words of the lines after it as
+      arguments (``a | b | c`` newline ``d || e`` is read as ``a | (b | c d || e)``).
+
+    Such a line is parsed again with a ``;`` in place of the blank (or newline) that ends its last
+    word — one byte for one, so every position stays the file's.  Returns the tree and the text
+    it parsed."""
+    for round_ in range(8):  # each round ends every such line found; a new parse may show more
+        assigns = (_ASSIGN_AFTER if round_ else _ASSIGN_LINE).search(data) is not None
+        pipes = data.count(b"|") - 2 * data.count(b"||") >= 2
+        if not (assigns or pipes):
             return tree, data
         ends = []
-        for n in _prefixed_commands(tree.root_node):
-            at = _assignment_line_end(n, data)
+        for n in _run_on_commands(tree.root_node, assigns, pipes):
+            at = _line_end(n, data)
             if at is not None:
                 ends.append(at)
         if not ends:
@@ -298,21 +309,42 @@ def _end_assignment_lines(tree, data: bytes):
     return tree, data
 
 
-_PREFIXED = None
+_QUERIES: dict = {}
 
 
-def _prefixed_commands(root) -> list:
-    """The commands with an assignment before their name (found by tree-sitter, not walked)."""
-    global _PREFIXED
-    if _PREFIXED is None:
-        _PREFIXED = tree_sitter.Query(_parser().language, "(command (variable_assignment)) @cmd")
-    return tree_sitter.QueryCursor(_PREFIXED).captures(root).get("cmd", [])
+def _run_on_commands(root, assigns: bool, pipes: bool) -> list:
+    """The commands that may run past their line (found by tree-sitter queries, not walked):
+    those with an assignment before their name, and the commands spanning several lines in a
+    list or redirection (spanning several lines) that is part of a pipeline — where the bug
+    puts them: ``(pipeline a (list (pipeline b (command c d)) e))``."""
+    out = []
+    for on, name, text in ((assigns, "assigns", "(command (variable_assignment)) @cmd"),
+                           (pipes, "pipes", "(pipeline [(list) (redirected_statement)] @cmd)")):
+        if not on:
+            continue
+        q = _QUERIES.get(name)
+        if q is None:
+            q = _QUERIES[name] = tree_sitter.Query(_parser().language, text)
+        for n in tree_sitter.QueryCursor(q).captures(root).get("cmd", []):
+            if n.type == "command":
+                out.append(n)
+            elif n.start_point[0] != n.end_point[0]:
+                stack = [n]
+                while stack:
+                    x = stack.pop()
+                    if x.start_point[0] == x.end_point[0]:
+                        continue
+                    if x.type == "command":
+                        out.append(x)
+                    elif x.type in ("list", "redirected_statement", "pipeline"):
+                        stack.extend(x.named_children)
+    return out
 
 
-def _assignment_line_end(cmd, data: bytes) -> int | None:
-    """Where the assignment that ends a line of a command's prefix ends: only assignments (and
-    comments) stand before the command's name, and a newline (not a backslash-newline)
-    follows one of them before the name."""
+def _line_end(cmd, data: bytes) -> int | None:
+    """Where the word that ends a command's line ends: a newline (not a backslash-newline) or a
+    comment follows it among the command's parts.  None when there is none, or when no blank
+    follows that word (then it is left alone)."""
     last = None
     for i in range(cmd.child_count):
         c = cmd.child(i)
@@ -321,14 +353,11 @@ def _assignment_line_end(cmd, data: bytes) -> int | None:
             at = gap.find(b"\n")
             while at > 0 and gap[at - 1:at] == b"\\" and b"#" not in gap[:at]:  # a line continued
                 at = gap.find(b"\n", at + 1)
-            if at >= 0:
+            if at >= 0 or c.type == "comment":
                 return last.end_byte if data[last.end_byte:last.end_byte + 1] in (b" ", b"\t", b"\n") else None
-        if cmd.field_name_for_child(i) == "name":
+        if c.type in ("heredoc_redirect", "heredoc_body"):
             return None
-        if c.type == "variable_assignment":
-            last = c
-        elif c.type != "comment":
-            return None
+        last = c
     return None
 
 

@@ -596,6 +596,38 @@ CASES = {
         {},
         [["one"], ["recovered"], ["default"]],
     ),
+    # `set -o pipefail`: a pipeline fails when any of its commands does; `! a | b` negates the
+    # whole pipeline (tree-sitter-bash reads `(! a) | b`), and `set -e` does not end the script on it
+    "pipefail-and-negated-pipelines": (
+        """
+        set -e
+        false | true
+        emit one
+        if ! false | false; then emit negated; fi
+        ! true | true
+        emit two
+        set -eo pipefail
+        emit "$(false | true; echo $?)" "$(true | (exit 3) | true; echo $?)" "$(true | true; echo $?)"
+        false | true || emit failed
+        ( set +o pipefail; false | true ) && emit sub-off
+        false | true
+        emit never
+        """,
+        {},
+        [["one"], ["negated"], ["two"], ["1", "3", "0"], ["failed"], ["sub-off"]],
+    ),
+    # a pipeline of three commands followed (on any later line) by `&&`/`||`: tree-sitter-bash
+    # gave the lines after it to its last command as arguments
+    "three-command-pipeline-ends-at-its-line": (
+        """
+        echo a | tr a b | cat # note
+        emit next
+
+        false || emit or
+        """,
+        {},
+        [["next"], ["or"]],
+    ),
 }
 
 

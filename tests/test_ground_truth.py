@@ -73,7 +73,7 @@ def test_exit_matches_real_bash():
     assert path.exit.loc.span.line == 36
 
 
-# -- lines of assignments before other statements, checked against bash ----------------------
+# -- lines tree-sitter-bash runs on past their end (assignments, pipelines), checked against bash -
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as hs  # noqa: E402
@@ -91,6 +91,11 @@ _USES = [
     'if true; then emit "$V1" "$V0"; fi',
     'V2=z emit "$V2"',
     '{ emit "$V0"; }',
+    'echo "$V0" | cat | cat',
+    'emit "$V1" | cat | cat  # note',
+    'false || emit "$V2"',
+    'true && emit "$V0" | cat | cat',
+    'V1=p | true | true',
 ]
 
 
@@ -113,8 +118,8 @@ def _assignment_lines(draw):
           derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
 @given(_assignment_lines())
 def test_assignment_lines_match_real_bash(src):
-    # tree-sitter-bash reads `A=1 B=2` and the command on the next line as one command (parse
-    # splits them); whatever the shape, the values every `emit` sees must be bash's
+    # tree-sitter-bash reads `A=1 B=2` and the command on the next line as one command, and
+    # `a | b | c` and the lines up to a later `&&`/`||` as one pipeline (parse splits them); whatever the shape, the values every `emit` sees must be bash's
     assert emits(src) == bash_emits(src), src
 
 
@@ -571,8 +576,8 @@ def test_environments_and_attributes_match_real_bash(src):
 # Which failures end a `set -e` script: simple commands, subshells, function calls and
 # `X=$(false)` do; conditions, `!`, all but the last command of `&&`/`||`, `local X=$(false)`,
 # compound statements whose last failure was ignored, and commands inside `$(...)` (bash runs
-# it without `set -e`) do not.  Not generated: `set -o pipefail` (not modelled: a pipeline's status
-# is its last command's).
+# it without `set -e`) do not.  With `set -o pipefail` a pipeline fails when any of its commands
+# does (its status is the last failing command's).
 
 _E_FAIL = ["false", "[ 1 = 2 ]", "f_fail", "(exit 3)", "! true", "test -n ''", "[[ a == b ]]", "(( 0 ))", "let 'x = 0'"]
 _E_OK = ["true", "[ 1 = 1 ]", "f_ok", ":", "! false", "(( 1 ))"]
@@ -583,6 +588,7 @@ def _errexit_stmt(draw, depth=0):
     c = draw(hs.sampled_from(_E_FAIL + _E_OK))
     d = draw(hs.sampled_from(_E_FAIL + _E_OK))
     n = draw(hs.integers(0, 9))
+    e = d.lstrip("! ")  # (`!` only starts a pipeline)
     opts = [
         f"{c}", f"{c} || emit or{n}", f"{c} && emit and{n}", f"{c} && {d}", f"{c} || {d}",
         f"if {c}; then emit then{n}; else emit else{n}; fi", f"X=$( {c}; echo v{n})", f"X=$( {c})",
@@ -594,6 +600,9 @@ def _errexit_stmt(draw, depth=0):
         f"if g{n}() {{ {c}; emit inif{n}; {d}; }}; g{n}; then emit gt{n}; fi", f"emit $( {c}; echo cs{n})",
         f"case x in x) {c};; esac; emit case{n}", f"for i in 1; do {c}; done; emit for{n}",
         f"[ -n \"$( {c})\" ] || emit empty{n}",
+        f"{c} | {e}", f"{c} | {e} | cat", f"set -o pipefail; {c} | true; emit pf{n}",
+        f"set +o pipefail", f"if {c} | {e}; then emit pt{n}; else emit pe{n}; fi",
+        f"emit st$( {c} | {e}; echo $?)", f"( set -o pipefail; {c} | true ) || emit psub{n}",
     ]
     return draw(hs.sampled_from(opts))
 
@@ -601,7 +610,8 @@ def _errexit_stmt(draw, depth=0):
 @hs.composite
 def _errexit_program(draw):
     head = ["f_fail() { return 1; }", "f_ok() { return 0; }",
-            draw(hs.sampled_from(["set -e", "set -eu", "set -o errexit"]))]
+            draw(hs.sampled_from(["set -e", "set -eu", "set -o errexit", "set -eo pipefail", "set -euo pipefail",
+                                  "set -o pipefail -o errexit"]))]
     return "\n".join(head + draw(hs.lists(_errexit_stmt(), min_size=1, max_size=5)) + ["emit end"]) + "\n"
 
 

@@ -146,3 +146,47 @@ def test_deep_nesting_is_not_evaluated_but_does_not_crash(tmp_path):
     assert res.error is None
     notes = [msg for pr in res.points for p in pr.paths for _, msg in p.notes]
     assert any(f"deeper than {MAX_DEPTH}" in m for m in notes)
+
+
+_RUN_ON_FIRST = ["a | b | c", "a | b | c x # note", "a |& b | c", "a |\n  b |\n  c", "a | \\\n  b | \\\n  c", "! a | b | c",
+                 "x && a | b | c", "A=1 B=2", "A=1 B='x y'  # note", "a | b | c | d", "f() {\n  a | b | c\n}",
+                 "X=$(a | b | c\nd || e)", "a | (b) | { c; }"]
+_RUN_ON_NEXT = ["d", "d || e", "d && e", "d > f", "d 2>&1", "d &> f", "d; e", "d | e | f", "", "# c", "x=1 y=2",
+                "if d; then e; fi > f"]
+
+
+def _breaks(node, data: bytes) -> list:
+    """Commands with a line break between two of their parts (bash ends a command there)."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "command":
+            for a, b in zip(n.children, n.children[1:]):
+                gap = data[a.end:b.start].replace(b"\\\n", b"")
+                if b"\n" in gap or a.type == "comment":
+                    out.append(n.text)
+                    break
+        stack.extend(n.children)
+    return out
+
+
+@pytest.mark.parametrize("first", _RUN_ON_FIRST)
+def test_no_command_runs_on_past_its_line(first):
+    # tree-sitter-bash 0.25 reads `A=1 B=2` and the next line as one command, and `a | b | c`
+    # and the lines up to a later `&&`, `||` or redirection as one pipeline whose last command
+    # takes their words as arguments; parse ends those lines (positions stay the file's)
+    for nxt in _RUN_ON_NEXT:
+        for nxt2 in _RUN_ON_NEXT:
+            data = "\n".join([first, nxt, nxt2, "g || h"]).encode() + b"\n"
+            parsed = parse(SourceFile("x.sh", data))
+            assert not parsed.problems, data
+            assert _breaks(parsed.root, data) == [], data
+
+
+def test_a_pipeline_ended_at_its_line_keeps_its_positions():
+    data = b"a | b | c  # note\nd || e\n"
+    parsed = parse(SourceFile("x.sh", data))
+    pipeline, comment, lst = [c for c in parsed.root.children if c.named]
+    assert (pipeline.type, pipeline.text, pipeline.loc.span.line) == ("pipeline", "a | b | c", 1)
+    span = lst.loc.span
+    assert (comment.type, lst.type, lst.text, span.line, span.col, span.end_col) == ("comment", "list", "d || e", 2, 1, 7)
