@@ -213,11 +213,13 @@ class State:
         return s
 
     # variables -----------------------------------------------------------------------
-    def lookup(self, name: str, attrs_only: bool = False, emptiness_only: bool = False) -> Var | None:
+    def lookup(self, name: str, attrs_only: bool = False, emptiness_only: bool = False,
+               raw: bool = False, _hops: int = 0) -> Var | None:
         """The variable a name refers to.  ``attrs_only``: for an assignment that replaces a
         scalar, which reads only the variable's attributes (readonly, exported, integer, scalar or
         array), not its value; ``emptiness_only``: for a `-z`/`-n` test, which reads only whether
-        it is empty — what a summary being recorded notes (recipelint.memo)."""
+        it is empty — what a summary being recorded notes (recipelint.memo).  A name reference
+        (`declare -n R=A`) is followed to its target unless ``raw``."""
         frames = self.frames
         i = len(frames) - 1
         while i >= 0:
@@ -230,9 +232,31 @@ class State:
             if v is None or v.kind == "s":
                 mode = memo.ATTRS if attrs_only else memo.EMPTY if emptiness_only else memo.VALUE
             memo.note_all(self.recs, i, name, mode)
-        if v is not None and v.kind == "-" and not attrs_only:
-            return None
+        if v is not None and v.kind in _UNLIKE_A_VALUE:
+            if v.kind == "-":
+                return None if not attrs_only else v
+            if raw:
+                return v
+            target = text_of(v.value)  # a name reference
+            if target == "":
+                return None
+            if target is None or not _NAME.fullmatch(target) or _hops >= _MAX_REFS:
+                return Var("s", unknown(f"${name} (a reference to a name not known)", None))
+            return self.lookup(target, attrs_only, emptiness_only, False, _hops + 1)
         return v
+
+    def resolve(self, name: str) -> str | None:
+        """The name a variable stands for through name references (`declare -n R=A`: A), or
+        None when a reference's target is not known."""
+        for _ in range(_MAX_REFS):
+            v = self.lookup(name, raw=True)
+            if v is None or v.kind != "n":
+                return name
+            target = text_of(v.value)
+            if not target or not _NAME.fullmatch(target):
+                return name if target == "" else None
+            name = target
+        return None
 
     def all_scopes(self) -> list[dict]:
         """Every scope, outermost first, for a use that reads all variables (the exported
@@ -249,6 +273,17 @@ class State:
 
     def put(self, name: str, var: Var | None, local: bool = False) -> None:
         scope = self.frames[-1] if (local and self.frames) else self.scope_of(name)
+        cur = scope.get(name)
+        if cur is not None and cur.kind == "n" and (var is None or var.kind != "n"):
+            # a write through a name reference writes its target (bash)
+            if text_of(cur.value) == "":
+                if var is not None and var.kind == "s":
+                    scope[name] = Var("n", var.value)  # `declare -n R; R=A`: A becomes R's target
+                return
+            target = self.resolve(name)
+            if target is not None and target != name:
+                self.put(target, var, False)
+            return  # (a target not known: the write is lost, as the value it would be read as)
         if var is None:
             scope.pop(name, None)
             if local and self.frames:
@@ -477,6 +512,12 @@ class _Message(str):
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EMPTINESS_OPERAND = re.compile(r'"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{(!?)([A-Za-z_][A-Za-z0-9_]*)(:?-)?\})"')
+#: the kinds of Var a lookup does not hand out as they are: declared but unset, a name reference
+_UNLIKE_A_VALUE = frozenset("-n")
+#: the kinds of Var whose value is a Str (the others hold a dict of Words)
+_STR_KINDS = frozenset("su-n")
+#: name references followed at most (bash: a circular reference is an error)
+_MAX_REFS = 8
 #: names whose value the evaluator makes up when they are not set
 _DYNAMIC_NAMES = frozenset({"BASHPID", "RANDOM", "SECONDS", "PPID", "LINENO", "EPOCHSECONDS", "SRANDOM",
                             "BASH_SOURCE", "FUNCNAME", "PIPESTATUS"})
@@ -966,6 +1007,15 @@ class Evaluator:
         if not m:
             return True
         name, idx = m.group(1), m.group(2)
+        ref = st.lookup(name, raw=True)
+        if ref is not None and ref.kind == "n":
+            if mode == "n":  # `unset -n R`: the reference itself
+                if idx is None:
+                    st.scope_of(name).pop(name, None)
+                return True
+            name = st.resolve(name)  # `unset R`: its target
+            if name is None:
+                return True
         var = st.lookup(name)
         if var is not None and var.readonly:
             return False
@@ -2297,6 +2347,9 @@ class Evaluator:
                         and st.lookup(c.text, attrs_only=True) is None:
                     missing = True
                 continue
+            if "n" in attrs and kw != "export" and c.type in ("variable_assignment", "variable_name", "word"):
+                self._declare_reference(c, st, local)
+                continue
             if c.type == "variable_assignment":
                 self.assign(c, st, local=local and kw != "export", attrs="".join(attrs))
                 nm = c.field("name")
@@ -2334,6 +2387,24 @@ class Evaluator:
                             st.vars[name] = Var("s", EMPTY)
                 self._apply_attrs(st, name, attrs, unset_attrs, local and kw != "export", create=True)
         st.status = 1 if missing else 0
+
+    def _declare_reference(self, c: Node, st: State, local: bool) -> None:
+        """`declare -n R=A` / `local -n R=$1`: R is a name reference (reads and writes of R are
+        of A); `declare -n R` makes one without a target (the first value assigned is it)."""
+        if c.type == "variable_assignment":
+            nm, value = c.field("name"), c.field("value")
+            if nm is None or nm.type != "variable_name":
+                return
+            name, target = nm.text, self.expand_scalar(value, st) if value is not None else EMPTY
+        else:
+            name, target = c.text, EMPTY
+            if not _NAME.fullmatch(name):
+                return
+            old = st.lookup(name, raw=True)
+            if old is not None and old.kind == "s":  # `X=A; declare -n X`: X's value is the target
+                target = old.value
+        scope = st.frames[-1] if (local and st.frames) else st.scope_of(name)
+        scope[name] = Var("n", target)
 
     def _export_function(self, st, name, export: bool, unexport: bool) -> None:
         """Mark a function exported (or not): a new bash process started later gets it
@@ -2820,6 +2891,10 @@ class Evaluator:
                     keys = [str(k) for k in (sorted(var.value) if var.kind == "a" else _assoc_order(var.value))]
                 words = [Word((Chunk(k, node.loc),), node.loc) for k in keys]
                 self._splice(words, segs, quoted, scalar, node, star=index == "*", st=st)
+                return
+            nameref = st.lookup(name, raw=True) if index is None else None
+            if nameref is not None and nameref.kind == "n":  # `${!R}` of `declare -n R=A`: A
+                segs.append(("t", nameref.value, quoted, False))
                 return
             ref = self.param_value(name, None, node, st)
             refname = text_of(ref) if ref is not None else None
@@ -3324,13 +3399,18 @@ class Evaluator:
         double = node.children and node.children[0].type == "[["
         if not kids:
             return False
-        if len(kids) == 1:
+        if len(kids) == 1 and (double or not _joins_tests(kids[0])):
             return self._test_expr(kids[0], st, double)
-        # `[ a b c ]` forms tree-sitter does not structure: fall back to argv evaluation
-        argv = []
-        for k in kids:
-            argv.extend(self.expand_word(k, st))
-        return _test_argv([w.chunks for w in argv], st, self)
+        # `[ a b c ]` forms tree-sitter does not structure, and `[ A -a B ]`, `[ A -o B ]`, whose
+        # precedence it gets wrong (`[ -z "" -a -n x ]` as `-z ("" -a -n x)`): the arguments as
+        # `test` sees them, by POSIX's rules
+        args = []
+        for k in _test_leaves(kids):
+            if k.type == "test_operator" or not k.named:
+                args.append((Chunk(k.text, k.loc),))
+            else:
+                args.extend(w.chunks for w in self.expand_word(k, st))
+        return _test_argv(args, st, self)
 
     def _compare(self, left, op, right, node, st, double):
         """A comparison `[[ LEFT OP RIGHT ]]` (patterns, regexes, strings, numbers)."""
@@ -4414,38 +4494,154 @@ def _binary_test(op, lval, rval, st, ev, loc):
     return None
 
 
+_TEST_BINARY = frozenset({"=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef"})
+_TEST_UNARY = frozenset({"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w",
+                         "-x", "-G", "-L", "-N", "-O", "-S", "-n", "-z", "-o", "-v", "-R"})
+
+
+class _TestShape(Exception):
+    """A `test` whose structure depends on an argument not known (or that bash rejects)."""
+
+
 def _test_argv(args, st, ev):
-    """POSIX ``test`` over expanded arguments (Strs)."""
+    """``test`` / ``[`` over expanded arguments (Strs), as bash decides: by the number of
+    arguments up to four (POSIX), by its expression grammar beyond (``-o`` below ``-a`` below
+    ``!``).  True, False or None (not known)."""
     n = len(args)
     texts = [text_of(a) for a in args]
+    try:
+        if n <= 4:
+            return _test_posix(args, texts, st, ev)
+        v, i = _test_or(args, texts, 0, st, ev)
+        if i != n:
+            raise _TestShape
+        return v
+    except _TestShape:
+        return None
+
+
+def _test_one(arg):
+    e = emptiness(arg)
+    return None if e is None else not e
+
+
+def _test_posix(args, texts, st, ev):
+    n = len(args)
     if n == 0:
         return False
     if n == 1:
-        e = emptiness(args[0])
-        return None if e is None else not e
-    if texts[0] == "!":
-        r = _test_argv(args[1:], st, ev)
-        return None if r is None else not r
+        return _test_one(args[0])
     if n == 2:
-        op = texts[0]
-        return _unary_test(op, args[1], st, ev) if op else None
-    for split_op in ("-o", "-a"):
-        if split_op in texts[1:-1]:
-            k = texts.index(split_op, 1)
-            a = _test_argv(args[:k], st, ev)
-            b = _test_argv(args[k + 1 :], st, ev)
-            if split_op == "-a":
-                if a is False or b is False:
-                    return False
-                return None if a is None or b is None else True
-            if a is True or b is True:
-                return True
-            return None if a is None or b is None else False
+        if texts[0] == "!":
+            return _not(_test_one(args[1]))
+        if texts[0] in _TEST_UNARY:
+            return _unary_test(texts[0], args[1], st, ev)
+        raise _TestShape
     if n == 3:
-        if texts[1] is None:
-            return None
-        return _binary_test(texts[1], args[0], args[2], st, ev, None)
-    return None
+        if texts[1] in _TEST_BINARY:
+            return _binary_test(texts[1], args[0], args[2], st, ev, None)
+        if texts[1] in ("-a", "-o"):
+            return _and_or(texts[1], _test_one(args[0]), _test_one(args[2]))
+        if texts[0] == "!":
+            return _not(_test_posix(args[1:], texts[1:], st, ev))
+        if texts[0] == "(" and texts[2] == ")":
+            return _test_one(args[1])
+        raise _TestShape
+    if texts[0] == "!":
+        return _not(_test_posix(args[1:], texts[1:], st, ev))
+    if texts[0] == "(" and texts[3] == ")":
+        return _test_posix(args[1:3], texts[1:3], st, ev)
+    v, i = _test_or(args, texts, 0, st, ev)
+    if i != n:
+        raise _TestShape
+    return v
+
+
+def _test_or(args, texts, i, st, ev):
+    v, i = _test_and(args, texts, i, st, ev)
+    while i < len(args) and texts[i] == "-o":
+        w, i = _test_and(args, texts, i + 1, st, ev)
+        v = _and_or("-o", v, w)
+    return v, i
+
+
+def _test_and(args, texts, i, st, ev):
+    v, i = _test_term(args, texts, i, st, ev)
+    while i < len(args) and texts[i] == "-a":
+        w, i = _test_term(args, texts, i + 1, st, ev)
+        v = _and_or("-a", v, w)
+    return v, i
+
+
+def _test_term(args, texts, i, st, ev):
+    n = len(args)
+    if i >= n:
+        raise _TestShape
+    t = texts[i]
+    if t is None:
+        if i + 1 < n and texts[i + 1] is None:
+            raise _TestShape
+    elif t == "!":
+        v, i = _test_term(args, texts, i + 1, st, ev)
+        return _not(v), i
+    elif t == "(":
+        v, i = _test_or(args, texts, i + 1, st, ev)
+        if i >= n or texts[i] != ")":
+            raise _TestShape
+        return v, i + 1
+    if i + 2 < n and texts[i + 1] in _TEST_BINARY:
+        return _binary_test(texts[i + 1], args[i], args[i + 2], st, ev, None), i + 3
+    if i + 1 < n and texts[i + 1] is None:
+        raise _TestShape  # (an operator, or the next test's first word)
+    if t is not None and t in _TEST_UNARY and i + 1 < n:
+        return _unary_test(t, args[i + 1], st, ev), i + 2
+    if t is None:
+        raise _TestShape
+    return _test_one(args[i]), i + 1
+
+
+def _not(v):
+    return None if v is None else not v
+
+
+def _and_or(op, a, b):
+    if op == "-a":
+        if a is False or b is False:
+            return False
+        return None if a is None or b is None else True
+    if a is True or b is True:
+        return True
+    return None if a is None or b is None else False
+
+
+_TEST_TREES = frozenset({"unary_expression", "binary_expression", "parenthesized_expression"})
+
+
+def _joins_tests(node) -> bool:
+    """Whether a `[ ]` expression tree joins tests with `-a`/`-o`."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in _TEST_TREES:
+            for c in n.children:
+                if c.type in _TEST_TREES:
+                    stack.append(c)
+                elif c.text in ("-a", "-o") and n.type == "binary_expression" and c is n.field("operator"):
+                    return True
+    return False
+
+
+def _test_leaves(kids) -> list:
+    """The words of a `[ ]` expression tree, in order (operators included)."""
+    out = []
+    stack = list(reversed(kids))
+    while stack:
+        n = stack.pop()
+        if n.type in _TEST_TREES:
+            stack.extend(reversed(n.children))
+        else:
+            out.append(n)
+    return out
 
 
 def _posix_ere(rx: str) -> str:
@@ -4487,7 +4683,7 @@ def _var_eq(a, b) -> bool:
         return True
     if a is None or b is None or a.kind != b.kind or a.exported != b.exported:
         return False
-    if a.kind == "s" or a.kind == "u" or a.kind == "-":
+    if a.kind in _STR_KINDS:
         ta, tb = text_of(a.value), text_of(b.value)
         return ta is not None and ta == tb
     if set(a.value) != set(b.value):
@@ -4616,7 +4812,7 @@ class _VarSnapshot:
 
 
 def _value_key(var) -> tuple:
-    if var.kind in ("s", "u"):
+    if var.kind in _STR_KINDS:
         return tuple(c.text for c in var.value)
     return tuple((k, tuple(c.text for c in w.chunks)) for k, w in var.value.items())
 

@@ -616,6 +616,45 @@ CASES = {
         {},
         [["one"], ["negated"], ["two"], ["1", "3", "0"], ["failed"], ["sub-off"]],
     ),
+    # name references: reads, writes, arrays, `unset`, `${!R}` go through to the target (they
+    # read as the reference's own value, the target's name, before)
+    "namerefs": (
+        """
+        A=1
+        declare -n R=A
+        emit "$R" "${!R}"
+        R=5
+        emit "$A"
+        f() { local -n out=$1; out="v $2"; }
+        f RES x
+        emit "$RES"
+        g() { local -n arr=$1; arr+=(c); emit "${#arr[@]}"; }
+        L=(a b)
+        g L
+        emit "${L[@]}"
+        declare -n S
+        S=B
+        B=4
+        emit "$S"
+        unset R
+        emit "${A-unset}"
+        """,
+        {},
+        [["1", "A"], ["5"], ["v x"], ["3"], ["a", "b", "c"], ["4"], ["unset"]],
+    ),
+    # `[ A -a B ]` / `-o`: bash's precedence (`-o` below `-a` below `!`), which tree-sitter-bash
+    # gets wrong (`[ -z "" -a -n x ]` as `-z ("" -a -n x)`)
+    "test-and-or": (
+        """
+        [ -z "" -a -n x ] && emit and
+        [ -z x -o -n x ] && emit or
+        [ ! -n x -a 1 -eq 2 ] || emit not-binds-tighter
+        [ 1 -eq 2 -o 2 -eq 2 -a 3 -eq 4 ] || emit and-binds-tighter
+        test x = x -a '(' y != z ')' && emit parens
+        """,
+        {},
+        [["and"], ["or"], ["not-binds-tighter"], ["and-binds-tighter"], ["parens"]],
+    ),
     # a pipeline of three commands followed (on any later line) by `&&`/`||`: tree-sitter-bash
     # gave the lines after it to its last command as arguments
     "three-command-pipeline-ends-at-its-line": (

@@ -314,6 +314,11 @@ def _stmt2(draw, depth=0):
             f'emit "${{!V@}}"',
             f'case "${v}" in [0-9]*) emit num;; [a-c]|x) emit abc;; ?) emit one;; *) emit other;; esac',
             f'{v}=$(echo "${w}" | tr -d " " | tr "[:lower:]" "[:upper:]")',
+            f'declare -n REF{n}={v}; REF{n}="{lit}"; emit "$REF{n}" "${{!REF{n}}}" "${v}"',
+            f'set_ref() {{ local -n out=$1; out="${{2:-x}}${w}"; }}; set_ref {v} "{lit}"',
+            f'add_ref() {{ local -n arr=$1; arr+=("${v}"); emit "${{#arr[@]}}"; }}; add_ref A',
+            f'[ -n "${v}" -a "${w}" != "{lit}" ] && emit both || emit notboth',
+            f'[ -z "${v}" -o {n} -gt 2 -a ! -n "${w}" ] && emit ao || emit notao',
         ]))
     body = "; ".join(draw(hs.lists(_stmt2(depth + 1), min_size=1, max_size=3)))
     if k == "if":

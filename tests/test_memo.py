@@ -365,7 +365,10 @@ def _stmt(draw, depth, in_func):
                                      "f2() { C=redefined; }", "readonly C", "declare -i B", "exit 3",
                                      # a new process: exported variables and functions only
                                      """bash -c 'serve "$A" "$B" "$C" child'""", "export -f f1",
-                                     "bash -c 'f1 z'"]))
+                                     "bash -c 'f1 z'",
+                                     # name references: writes and reads go to their target
+                                     "declare -n N=A", "N=via-ref", "unset -n N", "f3() { local -n o=$1; o=r$2; }",
+                                     "f3 B x", "f3 N y", "set -o pipefail", "false | true || C=pf"]))
     if kind == "if_known":
         return f'if [[ "$A" == 1 ]]; then {body()}; else {body()}; fi'
     if kind == "if_unknown":
