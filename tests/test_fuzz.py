@@ -45,6 +45,7 @@ VOCABULARY = [
     "python3 -m sglang.launch_server", "--max-num-seqs", "--kv-transfer-config '{\"kv_connector\":'",
     "--speculative-config \"{$X}\"", "=", "+=", "[0]=", "~", "*", "?", "!", "#", "%q", "\x00", "\udcff",
     "[[ $X =~ ^(a+)+$ ]]", "${X//*a*a*b/c}", "${X%%+(a|aa)}", "*a*a*a*b)", "printf '%*s' 9", "{1..5000}",
+    "declare -n R=R", "local -n X=$1", "unset -n", "-a", "-o", "set -o pipefail", "! a | b |",
 ]
 
 SNIPPETS = [
