@@ -694,8 +694,8 @@ class Evaluator:
                     nxt.append(s)
                     continue
                 res = self._statement(n, s)
-                if s.errexit:
-                    for r in res:
+                for r in res:  # (each result by its own `set -e`: a function may have set it)
+                    if r.errexit:
                         self._errexit_check(n, r)
                 nxt.extend(res)
             states = self._join(nxt, n) if len(nxt) > 1 else nxt
@@ -1251,8 +1251,8 @@ class Evaluator:
 
     def _run_final(self, node, st):
         res = self.run_node(node, st)
-        if st.errexit:
-            for r in res:
+        for r in res:
+            if r.errexit:
                 self._errexit_check(node, r)
         return res
 

@@ -584,7 +584,7 @@ def test_environments_and_attributes_match_real_bash(src):
 # it without `set -e`) do not.  With `set -o pipefail` a pipeline fails when any of its commands
 # does (its status is the last failing command's).
 
-_E_FAIL = ["false", "[ 1 = 2 ]", "f_fail", "(exit 3)", "! true", "test -n ''", "[[ a == b ]]", "(( 0 ))", "let 'x = 0'"]
+_E_FAIL = ["false", "[ 1 = 2 ]", "f_fail", "f_sete", "f_setoff", "(exit 3)", "! true", "test -n ''", "[[ a == b ]]", "(( 0 ))", "let 'x = 0'"]
 _E_OK = ["true", "[ 1 = 1 ]", "f_ok", ":", "! false", "(( 1 ))"]
 
 
@@ -614,7 +614,8 @@ def _errexit_stmt(draw, depth=0):
 
 @hs.composite
 def _errexit_program(draw):
-    head = ["f_fail() { return 1; }", "f_ok() { return 0; }",
+    head = ["f_fail() { return 1; }", "f_ok() { return 0; }", "f_sete() { set -e; return 1; }",
+            "f_setoff() { set +e; return 2; }",
             draw(hs.sampled_from(["set -e", "set -eu", "set -o errexit", "set -eo pipefail", "set -euo pipefail",
                                   "set -o pipefail -o errexit"]))]
     return "\n".join(head + draw(hs.lists(_errexit_stmt(), min_size=1, max_size=5)) + ["emit end"]) + "\n"

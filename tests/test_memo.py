@@ -189,6 +189,10 @@ def test_a_statement_is_replayed_for_every_path_and_point_that_reads_the_same():
     # a join dropped a note equal to one from before the call; the replay appended it again
     'f3() { readonly C; if [[ -f /nonexistent/$B ]]; then if [[ "$A" == 1 ]]; then A=1; else return; fi; fi; C=1; }\n'
     'for i in 1 2 3; do C=$(f3 1); done\nserve "$A" "$B" "$C" end\n',
+    # `set -e` set by the function on one of its paths: the call's failure was checked against
+    # the option before the call (live: the last path's state happened to be the caller's)
+    'f3() { for i in 1 2 3; do A=1; A=1; if [[ -f /nonexistent/$B ]]; then A=1; set -e; return 1; fi; done; '
+    'serve "$A" "$B" "$C" "$1"; }\nf3 1\nserve "$A" "$B" "$C" end\n',
 ])
 def test_programs_the_generated_test_found(src):
     on, _ = _run_points(src, True)
