@@ -4557,19 +4557,16 @@ def _test_posix(args, texts, st, ev):
     return v
 
 
-def _test_or(args, texts, i, st, ev):
-    v, i = _test_and(args, texts, i, st, ev)
-    while i < len(args) and texts[i] == "-o":
-        w, i = _test_and(args, texts, i + 1, st, ev)
-        v = _and_or("-o", v, w)
-    return v, i
+def _test_or(args, texts, i, st, ev, op="-o"):
+    """Tests joined by ``op`` from argument ``i``: `-o` joins chains of `-a`, `-a` joins terms.
+    Returns the value and the index after the last argument used."""
+    def part(j):
+        return _test_or(args, texts, j, st, ev, "-a") if op == "-o" else _test_term(args, texts, j, st, ev)
 
-
-def _test_and(args, texts, i, st, ev):
-    v, i = _test_term(args, texts, i, st, ev)
-    while i < len(args) and texts[i] == "-a":
-        w, i = _test_term(args, texts, i + 1, st, ev)
-        v = _and_or("-a", v, w)
+    v, i = part(i)
+    while i < len(args) and texts[i] == op:
+        w, i = part(i + 1)
+        v = _and_or(op, v, w)
     return v, i
 
 
