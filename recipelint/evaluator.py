@@ -1054,8 +1054,13 @@ class Evaluator:
         inner = [c for c in node.children if c.named]
         if not inner:
             return [st]
+        return self._inverted(lambda: self.run_node(inner[0], st), st)
+
+    @staticmethod
+    def _inverted(run, st):
+        """`! ...`: ``run`` evaluated as a condition (`set -e` ignores it), its status inverted."""
         st.cond_ctx += 1
-        res = self.run_node(inner[0], st)
+        res = run()
         for s in res:
             s.cond_ctx -= 1
             if s.ctl is None:
@@ -1263,13 +1268,7 @@ class Evaluator:
         if parts[0].type == "negated_command":
             # `! a | b` negates the whole pipeline (tree-sitter-bash reads `(! a) | b`)
             inner = [c for c in parts[0].children if c.named]
-            st.cond_ctx += 1
-            res = self._pipe(inner[:1] + parts[1:], node, st)
-            for s in res:
-                s.cond_ctx -= 1
-                if s.ctl is None:
-                    s.status = None if s.status is None else int(s.status == 0)
-            return res
+            return self._inverted(lambda: self._pipe(inner[:1] + parts[1:], node, st), st)
         return self._pipe(parts, node, st)
 
     def _pipe(self, parts, node, st):
