@@ -145,13 +145,15 @@ def parse(src) -> Parsed:
         # position back to the file (the pairs stay in the text of the nodes that span them)
         shown = b"".join(data[a:b] for a, b in zip([0] + [j + 2 for j in joins], joins + [len(data)]))
         tree = _parser().parse(shown)
-        tree, shown = _end_lines(tree, shown)
-        root, depth = _convert(tree.root_node, src, problems, shown)
+        tree, shown = _end_lines(*_bracket_commands(tree, shown))
+        root, depth, redirected = _convert(tree.root_node, src, problems, shown)
         problems[:] = _remap(root, problems, joins, shown)
     else:
-        tree, data = _end_lines(tree, data)
-        root, depth = _convert(tree.root_node, src, problems, data)
+        tree, data = _end_lines(*_bracket_commands(tree, data))
+        root, depth, redirected = _convert(tree.root_node, src, problems, data)
     _gap_check(root, src, problems)
+    for node in redirected:  # after the gap check: the moved words leave gaps in their command
+        _words_after_redirects(node)
     problems.sort(key=lambda p: p.loc.start)
     return Parsed(root, problems, depth)
 
@@ -214,14 +216,16 @@ _LEADING_BLANK = frozenset({"simple_expansion", "expansion", "command_substituti
 _BLANKS = b" \t\n"
 
 
-def _convert(ts_root, src, problems, data: bytes) -> tuple[Node, int]:
+def _convert(ts_root, src, problems, data: bytes) -> tuple[Node, int, list[Node]]:
     """Our tree of tree-sitter's, which parsed ``data`` (the file's text, or the text ``parse``
-    rewrote: positions are then ``data``'s until ``_remap``)."""
+    rewrote: positions are then ``data``'s until ``_remap``), and the redirected commands whose
+    redirections hold words (for ``_words_after_redirects``)."""
     root = Node(ts_root.type, ts_root.start_byte, ts_root.end_byte, True, src)
     # iterative conversion: (ts_node, node, depth)
     stack = [(ts_root, root, 0)]
     max_depth = 0
     lt_at: set[int] = set()  # where a `<>` of the form `cmd <>file` starts (see _read_write_redirect)
+    redirected: list[Node] = []  # redirected commands whose redirections may hold their words
     while stack:
         ts_node, node, depth = stack.pop()
         if depth > max_depth:
@@ -261,9 +265,43 @@ def _convert(ts_root, src, problems, data: bytes) -> tuple[Node, int]:
             fields.append(ts_node.field_name_for_child(i))
             if c.child_count or c.is_error or c.is_missing:
                 stack.append((c, child, depth + 1))
+                if ctype in ("file_redirect", "heredoc_redirect") and node.type == "redirected_statement" and c.named_child_count > 1:
+                    redirected.append(node)
         node.children = tuple(kids)
         node.fields = tuple(fields)
-    return root, max_depth
+    return root, max_depth, redirected
+
+
+def _words_after_redirects(stmt: Node) -> None:
+    """bash passes the words after a redirection's target to the command (``cmd a > f b``
+    runs ``cmd a b``; so do ``cmd <<EOF b`` and ``[ x > f ]``'s ``]``); tree-sitter-bash makes
+    them more targets of the redirection (or arguments of the here-document).  Move them to the
+    command, after its own words."""
+    body = stmt.field("body")
+    if body is None or body.type != "command":
+        return
+    moved: list[Node] = []
+    for r in stmt.children:
+        for x in (r, *(c for c in r.children if c.type == "file_redirect")) if r.type == "heredoc_redirect" else (r,):
+            if x.type == "file_redirect":
+                dest = [i for i, f in enumerate(x.fields) if f == "destination"]
+                keep = set(dest[1:])
+            elif x.type == "heredoc_redirect":
+                keep = {i for i, f in enumerate(x.fields) if f == "argument"}
+            else:
+                continue
+            if not keep:
+                continue
+            moved.extend(x.children[i] for i in sorted(keep))
+            x.children = tuple(c for i, c in enumerate(x.children) if i not in keep)
+            x.fields = tuple(f for i, f in enumerate(x.fields) if i not in keep)
+            if x.type == "file_redirect" and x.children:
+                x.end = x.children[-1].end
+    if moved:
+        moved.sort(key=lambda n: n.start)
+        body.children = body.children + tuple(moved)
+        body.fields = body.fields + ("argument",) * len(moved)
+        body.end = max(body.end, moved[-1].end)
 
 
 #: a line that starts with two assignments (``A=1 B="x y"``), and two pipes in the text: the cheap
@@ -312,6 +350,61 @@ def _end_lines(tree, data: bytes):
 _QUERIES: dict = {}
 
 
+def _query(name: str, text: str):
+    q = _QUERIES.get(name)
+    if q is None:
+        q = _QUERIES[name] = tree_sitter.Query(_parser().language, text)
+    return q
+
+
+def _bracket_commands(tree, data: bytes):
+    """tree-sitter-bash reads ``[ ... ]`` as a test expression and fails on words its grammar
+    has no place for — any escaped word (``[ "$a" \\< "$b" ]``, ``[ \\( x \\) ]``) and a lone
+    ``!`` or ``=`` (``[ ! = x ]``) — with an ERROR around the statement and often the lines after
+    it; a ``]`` left out makes it read the next lines as operands.  To bash ``[`` is a command like ``test``, never a syntax error: such a ``[`` (a token
+    inside an ERROR or before a missing ``]``, followed by a blank) is parsed again as a command name — a letter in its
+    place, one byte for one, so the command's name still reads ``[`` from the file and the
+    evaluator runs it as ``test`` does.  So is a ``[`` whose expression the grammar took a ``<``
+    or ``>`` into: in ``[ ]`` they are redirections (``[ "$N" > 8 ]`` tests that ``$N`` is not
+    empty and writes a file named ``8``).  Returns the tree and the text it parsed."""
+    ats = _redirecting_brackets(tree.root_node) if _BRACKET_ANGLE.search(data) else []
+    for _ in range(8):  # a repaired statement may show the next one
+        if tree.root_node.has_error:
+            q = _query("brackets", '(ERROR "[" @b) (test_command "[" @b (MISSING "]"))')
+            ats += [n.start_byte for n in tree_sitter.QueryCursor(q).captures(tree.root_node).get("b", [])
+                    if data[n.end_byte:n.end_byte + 1] in (b" ", b"\t")]
+        if not ats:
+            return tree, data
+        buf = bytearray(data)
+        for at in ats:
+            buf[at] = 0x74  # 't'
+        data = bytes(buf)
+        tree = _parser().parse(data)
+        ats = []
+    return tree, data
+
+
+#: a `<` or `>` between blanks after a `[ ` on its line (the cheap test before the query)
+_BRACKET_ANGLE = re.compile(rb"\[[ \t][^\n\]]*?[ \t][<>][ \t]")
+#: where a `<`/`>` in a test expression is not one of its operators
+_OPAQUE_IN_TEST = frozenset({"string", "raw_string", "expansion", "command_substitution", "arithmetic_expansion",
+                             "process_substitution", "ansi_c_string", "simple_expansion"})
+
+
+def _redirecting_brackets(root) -> list[int]:
+    """Where the ``[`` of each ``[ ]`` test with a ``<``/``>`` operator is."""
+    out = []
+    for b in tree_sitter.QueryCursor(_query("tests", '(test_command "[" @b)')).captures(root).get("b", []):
+        stack = [b.parent]
+        while stack:
+            n = stack.pop()
+            if n.type in ("<", ">") and n.parent is not None and n.parent.type == "binary_expression":
+                out.append(b.start_byte)
+                break
+            stack.extend(c for c in n.children if c.type not in _OPAQUE_IN_TEST)
+    return out
+
+
 def _run_on_commands(root, assigns: bool, pipes: bool) -> list:
     """The commands that may run past their line (found by tree-sitter queries, not walked):
     those with an assignment before their name, and the commands spanning several lines in a
@@ -322,10 +415,7 @@ def _run_on_commands(root, assigns: bool, pipes: bool) -> list:
                            (pipes, "pipes", "(pipeline [(list) (redirected_statement)] @cmd)")):
         if not on:
             continue
-        q = _QUERIES.get(name)
-        if q is None:
-            q = _QUERIES[name] = tree_sitter.Query(_parser().language, text)
-        for n in tree_sitter.QueryCursor(q).captures(root).get("cmd", []):
+        for n in tree_sitter.QueryCursor(_query(name, text)).captures(root).get("cmd", []):
             if n.type == "command":
                 out.append(n)
             elif n.start_point[0] != n.end_point[0]:

@@ -228,8 +228,9 @@ def test_generated_programs_match_real_bash(src):
 # `BASH_REMATCH`, `(( ))`/`let`, substrings and patterns at their edges (negative offsets,
 # escaped slashes, anchored empty patterns), `${V@Q}`, brace expansion, word splitting at a
 # changed IFS, `printf` formats, `;;&`, `until`, C-style `for`, `break`/`continue`, functions'
-# return statuses, `unset` of elements, files written and read back.  Not generated: namerefs
-# (`declare -n`, not modelled), `[ a \< b ]` (a syntax error in tree-sitter-bash).
+# return statuses, `unset` of elements, files written and read back, name references, `[ ]`
+# with `-a`/`-o`, escaped words (`\<`, `\(`), a lone `!`, a missing `]` and `>` (a redirection),
+# words after a redirection's target.
 
 _LIT2 = ["a", "b c", "3", "ab", "", "x/y.z", "12", "a-c", "p.q.r", "-n", "a,b,c", "/d/e/f.sh", "0"]
 
@@ -319,6 +320,13 @@ def _stmt2(draw, depth=0):
             f'add_ref() {{ local -n arr=$1; arr+=("${v}"); emit "${{#arr[@]}}"; }}; add_ref A',
             f'[ -n "${v}" -a "${w}" != "{lit}" ] && emit both || emit notboth',
             f'[ -z "${v}" -o {n} -gt 2 -a ! -n "${w}" ] && emit ao || emit notao',
+            f'[ "${v}" \\< "${w}" ] && emit lt || emit notlt',
+            f'[ \\( "${v}" = "{lit}" \\) -o ! -n "${w}" ] && emit par || emit nopar',
+            f'[ ! = "${v}" ] && emit bang || emit nobang',
+            f'[ "${v}" \\> "{lit}" -a -n "${w}" ] && emit gt || emit notgt',
+            f'[ "${v}" = "{lit}" || emit nobracket',
+            f'[ "${v}" > /dev/null ] && emit nonempty || emit empty',
+            f'emit "${v}" > /dev/null "${w}" 2>&1 {lit or "z"}',
         ]))
     body = "; ".join(draw(hs.lists(_stmt2(depth + 1), min_size=1, max_size=3)))
     if k == "if":

@@ -190,3 +190,49 @@ def test_a_pipeline_ended_at_its_line_keeps_its_positions():
     assert (pipeline.type, pipeline.text, pipeline.loc.span.line) == ("pipeline", "a | b | c", 1)
     span = lst.loc.span
     assert (comment.type, lst.type, lst.text, span.line, span.col, span.end_col) == ("comment", "list", "d || e", 2, 1, 7)
+
+
+_BRACKETS = [b'[ "$a" \\< "$b" ] && echo lt', b"if [ \\( x = x \\) -a ! -z y ]; then echo p; fi", b"[ ! = x ] || echo n",
+             b"[ a \\= a ]\necho next", b"[ -z \"$x\" \necho next", b"[ a = b\necho next", b"x=1; [ \\! a ] || exit 1"]
+
+
+@pytest.mark.parametrize("data", _BRACKETS)
+def test_a_bracket_test_the_grammar_rejects_is_the_command_bash_runs(data):
+    # tree-sitter-bash has no place for an escaped word, a lone `!`/`=` or a missing `]` in
+    # `[ ]` (ERROR, often over the lines after it); bash runs `[` as a command like `test`
+    parsed = parse(SourceFile("x.sh", data + b"\n"))
+    assert parsed.problems == []
+    brackets, stack = [], [parsed.root]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        if n.type == "command" and n.field("name").text == "[":
+            brackets.append(n)
+    (cmd,) = brackets
+    line = data.split(b"\n")[0]
+    at = line.index(b"[ ")
+    assert (cmd.loc.span.line, cmd.loc.span.col) == (1, at + 1)
+    # the words are the file's, where the file has them
+    assert all(w.text == data[w.start:w.end].decode() for w in cmd.children)
+
+
+def test_a_bracket_test_the_grammar_reads_stays_a_test_expression():
+    parsed = parse(SourceFile("x.sh", b'[ "$a" = b ] && [[ a < b ]]\n'))
+    assert parsed.problems == []
+    assert [c.type for c in parsed.root.children[0].children if c.named] == ["test_command", "test_command"]
+
+
+def test_words_after_a_redirection_target_are_the_commands(tmp_path):
+    # bash runs `cmd a > f b` as `cmd a b`; tree-sitter-bash makes `b` a second target of `> f`
+    # (and `cmd <<EOF b` an argument of the here-document)
+    f = tmp_path / "r.sh"
+    f.write_text("vllm serve m > server.log 2>&1 --max-num-seqs 8 \\\n  --port 1 &\n"
+                 "python3 -m sglang.launch_server <<EOF --model-path m\nEOF\n")
+    res = Analyzer().analyze(f, "r.sh", [SweepPoint("p", {})])
+    assert res.problems == []
+    vllm, sgl = res.launches
+    assert vllm.value("--max-num-seqs") == "8" and vllm.value("--port") == "1"
+    assert [vllm.get("--max-num-seqs").loc.span.line, vllm.get("--port").loc.span.line] == [1, 2]
+    assert sgl.value("--model-path") == "m"
+    _, commands = evaluate("emit a > /dev/null b 2>&1 c\n[ x > /dev/null ] && emit yes\n")
+    assert [c[0] for c in commands] == [["emit", "a", "b", "c"], ["emit", "yes"]]
