@@ -606,6 +606,7 @@ class Evaluator:
             else:
                 val = (Chunk(str(v), None),) if str(v) else EMPTY
             st.vars[k] = Var("s", val, exported=True)
+        st.vars["IFS"] = _IFS_VAR
         st.frames = []
         st.funcs = {}
         st.funcs_ver = self._funcs0
@@ -2793,8 +2794,6 @@ class Evaluator:
             if name == "PIPESTATUS":  # the statuses of the last pipeline's commands (not followed)
                 val = unknown("$PIPESTATUS", node.loc, nonempty=True)
                 return [Word(val, node.loc)] if index in ("@", "*") else val
-            if name == "IFS" and index is None:  # bash starts with IFS set to its default
-                return _DEFAULT_IFS
             return None
         if index is None:
             if var.kind == "s":
@@ -4130,6 +4129,7 @@ def _new_process(ev, st, prefix=()):
     env = {k: Var("s", v.value, exported=True) for k, v in exported_vars(st).items()}
     for name, val in prefix:
         env[name] = Var("s", val, exported=True)
+    env["IFS"] = _IFS_VAR  # bash sets its own, whatever the environment holds
     st.vars = env
     st.frames = []
     funcs = {}
@@ -4823,7 +4823,9 @@ def _join_segs(segs):
     return tuple(c for c in out if c.text is None or c.text)
 
 
-_DEFAULT_IFS = (Chunk(" \t\n", None),)
+#: bash starts with IFS set (not exported) to its default; unset, it splits as by the default
+#: but expands to nothing
+_IFS_VAR = Var("s", (Chunk(" \t\n", None),))
 _IFS_ANY = re.compile(r"[ \t\n]")
 _IFS_INSIDE = re.compile(r"[^ \t\n][ \t\n]+[^ \t\n]")  # whitespace between two non-blank characters
 

@@ -376,6 +376,17 @@ def test_generated_recipe_constructs_match_real_bash(src):
     assert _agrees(got, bash_emits(src)), (src, got)
 
 
+@pytest.mark.parametrize("src", [
+    # bash starts with IFS set; unset, it splits as the default does but expands to nothing, so
+    # saving and restoring it (`OLD=$IFS ... IFS=$OLD`) leaves it empty: no splitting at all
+    'unset IFS; OLD=$IFS; IFS=:; IFS=$OLD; read -r a b <<< "x y"; emit "$a" "$b" "${#IFS}" "${IFS+set}"',
+    'emit "${IFS+set}" "${#IFS}"; unset IFS; emit "${IFS-unset}"; x="a b"; set -- $x; emit "$#" "$*"',
+    'export IFS=:; bash -c \'emit "${#IFS}"; x="a b:c"; set -- $x; emit "$#"\'',  # not inherited
+])
+def test_ifs_matches_real_bash(src):
+    assert _evaluated_emits(src) == bash_emits(src)
+
+
 # -- arithmetic, checked against bash ---------------------------------------------------------
 # `$(( ))`, `(( ))` and `let` over literals (hex, octal, base#n, the largest integer), variables,
 # every binary operator, unary operators, `?:`, assignments (`a += (a = 0)` reads `a` first),
