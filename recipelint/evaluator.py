@@ -1519,8 +1519,9 @@ class Evaluator:
             done = self._join(done, node, force=True) if len(done) > 1 else done
             if not active:
                 break
-        for s in active:
-            s.status = 0
+        if not items:  # (else the status of the body's last command, as in bash)
+            for s in active:
+                s.status = 0
         return done + active
 
     def _loop_ctl(self, r):
@@ -1570,7 +1571,7 @@ class Evaluator:
             return [st]
         active = [st]
         done = []
-        for _ in range(self.limits.max_loop + 1):
+        for it in range(self.limits.max_loop + 1):
             nxt = []
             for s in active:
                 try:
@@ -1588,7 +1589,8 @@ class Evaluator:
                     done.append(s)
                     continue
                 if c == 0:
-                    s.status = 0
+                    if not it:  # (else the status of the body's last command, as in bash)
+                        s.status = 0
                     done.append(s)
                     continue
                 res = self.run_seq(body_nodes, s)
@@ -1633,6 +1635,7 @@ class Evaluator:
             before = _VarSnapshot(active[0]) if len(active) == 1 else None
             nxt = []
             for s in active:
+                last = s.status if i else 0  # the loop's status: its body's last command's, or 0
                 s.cond_ctx += 1
                 res = self.run_seq(conds, s)
                 for r in res:
@@ -1647,7 +1650,7 @@ class Evaluator:
                         r.status = 0
                         done.append(r)
                     elif not go:
-                        r.status = 0
+                        r.status = last
                         done.append(r)
                     else:
                         for b in self.run_seq(body_nodes, r):

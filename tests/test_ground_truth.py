@@ -387,6 +387,20 @@ def test_ifs_matches_real_bash(src):
     assert _evaluated_emits(src) == bash_emits(src)
 
 
+@pytest.mark.parametrize("src", [
+    # a loop's status is its body's last command's (0 when the body never ran): found by the
+    # generated programs, `for ((...)); do [[ ... ]] && ...; done; emit "$?"`
+    'for ((i=0; i<1; i++)); do [[ a == b ]] && :; done; emit "$?"; false; for ((;0;)); do :; done; emit "$?"',
+    'for x in 1; do false; done; emit "$?"; for x in 1 2; do false; break; done; emit "$?"',
+    'for x in 1 2; do [ $x = 2 ] && continue; false; done; emit "$?"',
+    'i=0; while [ $i -lt 1 ]; do i=1; false; done; emit "$?"; false; while false; do :; done; emit "$?"',
+    'i=0; until [ $i -ge 2 ]; do i=$((i+1)); [ $i = 1 ]; done; emit "$?"',
+    'f() { for x in a; do [ $x = b ]; done; }; f && emit t || emit f; set -e; f; emit alive',
+])
+def test_loop_statuses_match_real_bash(src):
+    assert _evaluated_emits(src) == bash_emits(src)
+
+
 # -- arithmetic, checked against bash ---------------------------------------------------------
 # `$(( ))`, `(( ))` and `let` over literals (hex, octal, base#n, the largest integer), variables,
 # every binary operator, unary operators, `?:`, assignments (`a += (a = 0)` reads `a` first),
