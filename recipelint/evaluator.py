@@ -958,7 +958,8 @@ class Evaluator:
         return out_states, res
 
     def _variable_assignment(self, node, st):
-        st.status = 0
+        # `$?` in the value is the status before the assignment (`rc=$?`); after it, the status
+        # is that of the value's last command substitution, or 0
         try:
             self.assign(node, st)
         except _Exit as e:
@@ -966,6 +967,10 @@ class Evaluator:
         except _CmdError as e:
             st.notes.append((e.loc, e.reason))
             st.status = 1
+        else:
+            t = node.text
+            if not (("$(" in t or "`" in t) and _has_cmdsub((node,))):
+                st.status = 0
         return [st]
 
     def _declaration(self, node, st):

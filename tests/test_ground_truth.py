@@ -327,6 +327,7 @@ def _stmt2(draw, depth=0):
             f'[ "${v}" = "{lit}" || emit nobracket',
             f'[ "${v}" > /dev/null ] && emit nonempty || emit empty',
             f'emit "${v}" > /dev/null "${w}" 2>&1 {lit or "z"}',
+            f'[ -n "${v}" ]; {v}=$?; emit "${v}" "$?"',
         ]))
     body = "; ".join(draw(hs.lists(_stmt2(depth + 1), min_size=1, max_size=3)))
     if k == "if":
@@ -398,6 +399,18 @@ def test_ifs_matches_real_bash(src):
     'f() { for x in a; do [ $x = b ]; done; }; f && emit t || emit f; set -e; f; emit alive',
 ])
 def test_loop_statuses_match_real_bash(src):
+    assert _evaluated_emits(src) == bash_emits(src)
+
+
+@pytest.mark.parametrize("src", [
+    # `rc=$?` reads the status before the assignment (it read 0); after it, `$?` is 0, or the
+    # status of the value's last command substitution
+    'f() { return 3; }\nf\nrc=$?\nemit "$rc" "$?"',
+    'false; r=$?; r2=$?; emit "$r" "$r2"; X=$(exit 3); emit "$?"; false; Y=$(true)$?; emit "$Y" "$?"',
+    'f() { false; local rc=$?; emit "$rc" "$?"; }; f; false; export E=$?; emit "$E"; false; A=(x $?); emit "${A[@]}"',
+    'set -e; false || rc=$?; emit "$rc"',
+])
+def test_status_reads_match_real_bash(src):
     assert _evaluated_emits(src) == bash_emits(src)
 
 
