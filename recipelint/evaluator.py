@@ -4046,7 +4046,12 @@ def _b_source(ev, argv, node, st):
         st.status = 2
         return [st]
     target = argv[1].text
-    lib = ev.library.load(target, argv[1].shown, ev.script_path)
+    written = st.files.get(target) if target is not None else None
+    if written is not None:  # a file this run wrote (`cat > env.sh <<EOF ... source env.sh`)
+        src = _virtual_source([written], node.loc)
+        lib = None if isinstance(src, Chunk) else parse(src)
+    else:
+        lib = ev.library.load(target, argv[1].shown, ev.script_path)
     if lib is None:
         st.notes.append((node.loc, f"sourced file not found: {argv[1].shown}"))
         st.status = None
@@ -4071,29 +4076,22 @@ def _b_source(ev, argv, node, st):
     return res
 
 
-def _b_eval(ev, argv, node, st, subshell=False, process=None):
-    """`eval WORDS`; with ``subshell``, in a subshell; with ``process`` (the command's
-    ``NAME=VALUE`` prefix), as a new bash process (`bash -c`)."""
-    words = argv[1:]
-    if not words:
-        st.status = 0
-        return [st]
-    # join with spaces, keeping where each piece came from
+def _virtual_source(texts, loc):
+    """Text made of values (``eval``'s words joined with spaces; a file this run wrote), to be
+    parsed: each piece keeps where it came from, and an unknown is a placeholder token the
+    evaluator reads as that unknown.  An unknown list of words (which no token can stand for)
+    is returned instead."""
     pieces: list[tuple[int, int, Loc | None]] = []
     buf = bytearray()
-    unknowns = 0
     marks: dict = {}
-    for i, w in enumerate(words):
+    for i, chunks in enumerate(texts):
         if i:
             buf += b" "
-        for c in w.chunks:
+        for c in chunks:
             if c.text is None:
                 if c.multi:
-                    st.notes.append((node.loc, f"eval of an unknown argument list ({c.why}): not followed"))
-                    st.status = None
-                    return [st]
-                token = f"__RLUNK{unknowns}__"
-                unknowns += 1
+                    return c
+                token = f"__RLUNK{len(marks)}__"
                 marks[token] = c
                 enc = token.encode()
             else:
@@ -4101,8 +4099,23 @@ def _b_eval(ev, argv, node, st, subshell=False, process=None):
             a = len(buf)
             buf += enc
             pieces.append((a, len(buf), c.loc))
-    src = VirtualSource(bytes(buf), pieces, node.loc)
+    src = VirtualSource(bytes(buf), pieces, loc)
     src.unknowns = marks
+    return src
+
+
+def _b_eval(ev, argv, node, st, subshell=False, process=None):
+    """`eval WORDS`; with ``subshell``, in a subshell; with ``process`` (the command's
+    ``NAME=VALUE`` prefix), as a new bash process (`bash -c`)."""
+    words = argv[1:]
+    if not words:
+        st.status = 0
+        return [st]
+    src = _virtual_source([w.chunks for w in words], node.loc)  # joined with spaces
+    if isinstance(src, Chunk):
+        st.notes.append((node.loc, f"eval of an unknown argument list ({src.why}): not followed"))
+        st.status = None
+        return [st]
     parsed = parse(src)
     if parsed.too_large:
         st.notes.append((node.loc, f"eval string not evaluated: {parsed.too_large}"))

@@ -786,6 +786,18 @@ def test_source_follows_a_library_file(tmp_path):
     assert cmds == [["emit", "helper:x"], ["emit", "from-lib"]]
 
 
+def test_source_of_a_file_the_script_wrote_runs_what_it_wrote(tmp_path):
+    # `cat > env.sh <<EOF ... EOF; source env.sh` (the file on disk does not exist, or is older)
+    src = ('cat > /tmp/rl-not-there/env.sh <<EOF\nexport TP=$N\nEOF\n'
+           'echo "vllm serve m --tensor-parallel-size \\$TP" >> /tmp/rl-not-there/env.sh\n'
+           'source /tmp/rl-not-there/env.sh\nemit "$TP"\n')
+    _, commands = evaluate(src, {"N": "8"})
+    assert [c[0] for c in commands] == [["vllm", "serve", "m", "--tensor-parallel-size", "8"], ["emit", "8"]]
+    launch = commands[0][2]
+    assert launch.argv[4].loc.span.line == 4  # the word's line: the echo that wrote it
+    assert emits(src, {"N": "8"}) == bash_emits(src.replace("/tmp/rl-not-there", str(tmp_path)), {"N": "8"})[-1:]
+
+
 def test_source_of_a_missing_benchmark_lib_uses_the_model():
     src = """
     source "$(dirname "$0")/../../benchmark_lib.sh"
