@@ -3179,9 +3179,13 @@ class Evaluator:
 
     def command_substitution(self, node: Node, st: State):
         body = [c for c in node.children if c.named]
-        # $(<file)
-        if len(body) == 1 and body[0].type == "redirected_statement" and body[0].field("body") is None:
-            return unknown(node.text, node.loc)
+        if len(body) == 1 and body[0].type in ("file_redirect", "redirected_statement") and body[0].field("body") is None:
+            # `$(< file)`: the file's content, when this run wrote it
+            r = body[0] if body[0].type == "file_redirect" else next((c for c in body[0].children if c.type == "file_redirect"), None)
+            dest = r.field("destination") if r is not None else None
+            path = text_of(self.expand_scalar(dest, st)) if dest is not None else None
+            content = st.files.get(path) if path is not None else None
+            return _without_final_newlines(content) if content is not None else unknown(node.text, node.loc)
         if not body:
             return EMPTY
         def run(child):
@@ -3199,18 +3203,7 @@ class Evaluator:
         data = _merge_outputs(outs, node.loc)
         if data is None:
             return unknown(_short(node.text, 48), node.loc)
-        # strip trailing newlines
-        data = list(data)
-        while data:
-            c = data[-1]
-            if c.text is None:
-                break
-            stripped = c.text.rstrip("\n")
-            if stripped:
-                data[-1] = c.part(0, len(stripped))
-                break
-            data.pop()
-        return tuple(c for c in data if c.text is None or c.text)
+        return _without_final_newlines(data)
 
     def heredoc_value(self, redirect: Node, st: State):
         start = None
@@ -4074,6 +4067,21 @@ def _b_source(ev, argv, node, st):
             r.status = r.ctl[1]
             r.ctl = None
     return res
+
+
+def _without_final_newlines(data):
+    """What ``$(...)`` makes of an output: without its trailing newlines."""
+    data = list(data)
+    while data:
+        c = data[-1]
+        if c.text is None:
+            break
+        stripped = c.text.rstrip("\n")
+        if stripped:
+            data[-1] = c.part(0, len(stripped))
+            break
+        data.pop()
+    return tuple(c for c in data if c.text is None or c.text)
 
 
 def _virtual_source(texts, loc):

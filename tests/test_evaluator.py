@@ -798,6 +798,17 @@ def test_source_of_a_file_the_script_wrote_runs_what_it_wrote(tmp_path):
     assert emits(src, {"N": "8"}) == bash_emits(src.replace("/tmp/rl-not-there", str(tmp_path)), {"N": "8"})[-1:]
 
 
+@pytest.mark.parametrize("src", ['printf "a b\\n\\n" > /tmp/rl-f1; V=$(< /tmp/rl-f1); emit "$V"; rm -f /tmp/rl-f1',
+                                 'echo q > /tmp/rl-f2; V="$( < /tmp/rl-f2 )"; emit "$V"; rm -f /tmp/rl-f2'])
+def test_command_substitution_of_a_file_written_reads_it(src):
+    assert emits(src) == bash_emits(src)
+
+
+def test_command_substitution_of_a_file_not_written_is_unknown():
+    # (it read as empty: a file on the cluster is not a file recipelint can see)
+    assert emits('V=$(< /nowhere/model_path.txt); emit "$V"') == [[None]]
+
+
 def test_source_of_a_missing_benchmark_lib_uses_the_model():
     src = """
     source "$(dirname "$0")/../../benchmark_lib.sh"
