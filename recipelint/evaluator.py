@@ -4038,13 +4038,7 @@ def _b_source(ev, argv, node, st):
     if len(argv) < 2:
         st.status = 2
         return [st]
-    target = argv[1].text
-    written = st.files.get(target) if target is not None else None
-    if written is not None:  # a file this run wrote (`cat > env.sh <<EOF ... source env.sh`)
-        src = _virtual_source([written], node.loc)
-        lib = None if isinstance(src, Chunk) else parse(src)
-    else:
-        lib = ev.library.load(target, argv[1].shown, ev.script_path)
+    lib = _script_file(ev, argv[1], node, st)
     if lib is None:
         st.notes.append((node.loc, f"sourced file not found: {argv[1].shown}"))
         st.status = None
@@ -4110,6 +4104,17 @@ def _virtual_source(texts, loc):
     src = VirtualSource(bytes(buf), pieces, loc)
     src.unknowns = marks
     return src
+
+
+def _script_file(ev, word, node, st, stub=True):
+    """The parsed script a word names, for `source` and `bash FILE`: a file this run wrote
+    (`cat > env.sh <<EOF ... source env.sh`) as written, else the file on disk (or, with
+    ``stub``, recipelint's model of a helper library); None when there is neither."""
+    written = st.files.get(word.text) if word.text is not None else None
+    if written is not None:
+        src = _virtual_source([written], node.loc)
+        return None if isinstance(src, Chunk) else parse(src)
+    return ev.library.load(word.text, word.shown, ev.script_path, stub=stub)
 
 
 def _b_eval(ev, argv, node, st, subshell=False, process=None):
@@ -4206,13 +4211,15 @@ def _b_bash(ev, argv, node, st, prefix=()):
             continue
         break
     if i < len(args) and args[i].text is not None and args[i].text != "-":
-        # `bash other.sh args`: follow a script that exists, in a subshell
-        parsed = ev.library.load(args[i].text, args[i].shown, ev.script_path, stub=False)
+        # `bash other.sh args`: follow a script that exists (or that the run wrote), in a subshell
+        parsed = _script_file(ev, args[i], node, st, stub=False)
         if parsed is not None:
+            script = args[i].text if isinstance(parsed.root.src, VirtualSource) else str(parsed.root.src.path)
+
             def run(child):
                 _new_process(ev, child, prefix)
                 child.pos = tuple(args[i + 1 :])
-                child.script = str(parsed.root.src.path)
+                child.script = script
                 return ev._script(parsed.root, child)
 
             states, _ = ev._in_subshell(run, st)

@@ -804,6 +804,12 @@ def test_command_substitution_of_a_file_written_reads_it(src):
     assert emits(src) == bash_emits(src)
 
 
+@pytest.mark.parametrize("src", ['echo "X=in; emit \\$X \\$P \\$1" > /tmp/rl-s1.sh; P=p bash /tmp/rl-s1.sh a; emit "${X-unset}"; rm -f /tmp/rl-s1.sh',
+                                 'printf "f() { emit f \\"\\$@\\"; }\\n" > /tmp/rl-s2.sh; . /tmp/rl-s2.sh x; f y; rm -f /tmp/rl-s2.sh'])
+def test_a_script_the_run_wrote_runs_as_written(src):
+    assert emits(src) == bash_emits(src)
+
+
 def test_command_substitution_of_a_file_not_written_is_unknown():
     # (it read as empty: a file on the cluster is not a file recipelint can see)
     assert emits('V=$(< /nowhere/model_path.txt); emit "$V"') == [[None]]
