@@ -170,8 +170,8 @@ def check(
     elif fmt == "concise":
         text = render_concise(findings)
     else:
-        color = (sys.stdout.isatty() and output_file is None) or None
-        text = render_full(findings, color=color if color else False) + summary(findings, result.file_count) + "\n"
+        color = sys.stdout.isatty() and output_file is None
+        text = render_full(findings, color=color) + summary(findings, result.file_count) + "\n"
     if output_file is not None:
         try:
             output_file.write_text(text, encoding="utf-8")

@@ -46,6 +46,24 @@ def test_output_format_golden(fmt, monkeypatch):
     assert r.output == (SEED / GOLDEN[fmt]).read_text()
 
 
+def test_full_format_in_colour_is_the_plain_one_with_styles(monkeypatch):
+    # plain text is written without rich (not imported for it); the colour form goes through rich
+    import re
+
+    from recipelint.findings import Finding
+    from recipelint.report import render_full
+    from recipelint.source import Span
+
+    monkeypatch.chdir(SEED)
+    f = Finding("RL101", "dp-attention-per-rank-limit", "error", "tab\there, \x07bell",
+                Span("benchmarks/single_node/agentic/dsv4_fp4_b200_vllm_mtp.sh", 3, 2, 3, 9), points=["p1", "p2"])
+    plain, coloured = render_full([f]), render_full([f], color=True)
+    assert "\x1b[" not in plain and "\x1b[" in coloured
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
+    head = "benchmarks/single_node/agentic/dsv4_fp4_b200_vllm_mtp.sh:3:2: RL101 [dp-attention-per-rank-limit] "
+    assert plain.split("\n")[0] == (head + "tab\there, bell").expandtabs(8)  # as rich prints it
+
+
 def test_statistics_golden(monkeypatch):
     monkeypatch.chdir(SEED)
     r = runner.invoke(app, ["check", "benchmarks", "--statistics"])
