@@ -339,12 +339,18 @@ def _end_lines(tree, data: bytes):
                 ends.append(at)
         if not ends:
             return tree, data
-        buf = bytearray(data)
-        for at in ends:
-            buf[at] = 0x3B  # ';'
-        data = bytes(buf)
-        tree = _parser().parse(data)
+        tree, data = _reparse(data, ends, b";")
     return tree, data
+
+
+def _reparse(data: bytes, at: list[int], byte: bytes):
+    """Parse ``data`` again with ``byte`` at the offsets ``at`` (one byte for one: positions
+    stay the file's)."""
+    buf = bytearray(data)
+    for i in at:
+        buf[i] = byte[0]
+    data = bytes(buf)
+    return _parser().parse(data), data
 
 
 _QUERIES: dict = {}
@@ -375,11 +381,7 @@ def _bracket_commands(tree, data: bytes):
                     if data[n.end_byte:n.end_byte + 1] in (b" ", b"\t")]
         if not ats:
             return tree, data
-        buf = bytearray(data)
-        for at in ats:
-            buf[at] = 0x74  # 't'
-        data = bytes(buf)
-        tree = _parser().parse(data)
+        tree, data = _reparse(data, ats, b"t")
         ats = []
     return tree, data
 

@@ -383,12 +383,6 @@ def test_generated_recipe_constructs_match_real_bash(src):
     'unset IFS; OLD=$IFS; IFS=:; IFS=$OLD; read -r a b <<< "x y"; emit "$a" "$b" "${#IFS}" "${IFS+set}"',
     'emit "${IFS+set}" "${#IFS}"; unset IFS; emit "${IFS-unset}"; x="a b"; set -- $x; emit "$#" "$*"',
     'export IFS=:; bash -c \'emit "${#IFS}"; x="a b:c"; set -- $x; emit "$#"\'',  # not inherited
-])
-def test_ifs_matches_real_bash(src):
-    assert _evaluated_emits(src) == bash_emits(src)
-
-
-@pytest.mark.parametrize("src", [
     # a loop's status is its body's last command's (0 when the body never ran): found by the
     # generated programs, `for ((...)); do [[ ... ]] && ...; done; emit "$?"`
     'for ((i=0; i<1; i++)); do [[ a == b ]] && :; done; emit "$?"; false; for ((;0;)); do :; done; emit "$?"',
@@ -397,12 +391,6 @@ def test_ifs_matches_real_bash(src):
     'i=0; while [ $i -lt 1 ]; do i=1; false; done; emit "$?"; false; while false; do :; done; emit "$?"',
     'i=0; until [ $i -ge 2 ]; do i=$((i+1)); [ $i = 1 ]; done; emit "$?"',
     'f() { for x in a; do [ $x = b ]; done; }; f && emit t || emit f; set -e; f; emit alive',
-])
-def test_loop_statuses_match_real_bash(src):
-    assert _evaluated_emits(src) == bash_emits(src)
-
-
-@pytest.mark.parametrize("src", [
     # `rc=$?` reads the status before the assignment (it read 0); after it, `$?` is 0, or the
     # status of the value's last command substitution
     'f() { return 3; }\nf\nrc=$?\nemit "$rc" "$?"',
@@ -410,7 +398,7 @@ def test_loop_statuses_match_real_bash(src):
     'f() { false; local rc=$?; emit "$rc" "$?"; }; f; false; export E=$?; emit "$E"; false; A=(x $?); emit "${A[@]}"',
     'set -e; false || rc=$?; emit "$rc"',
 ])
-def test_status_reads_match_real_bash(src):
+def test_ifs_and_statuses_match_real_bash(src):
     assert _evaluated_emits(src) == bash_emits(src)
 
 
