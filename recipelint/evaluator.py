@@ -521,6 +521,12 @@ _MAX_REFS = 8
 #: names whose value the evaluator makes up when they are not set
 _DYNAMIC_NAMES = frozenset({"BASHPID", "RANDOM", "SECONDS", "PPID", "LINENO", "EPOCHSECONDS", "SRANDOM",
                             "BASH_SOURCE", "FUNCNAME", "PIPESTATUS"})
+#: names bash or the login environment always sets, to values recipelint cannot know (a sweep
+#: point or the script may set them): unknown and not empty until then
+_SYSTEM_NAMES = frozenset({"HOME", "PATH", "PWD", "USER", "LOGNAME", "HOSTNAME", "UID", "EUID", "SHELL",
+                           "BASH_VERSION", "SHLVL"})
+#: names whose value is made up (unknown, not empty) when they are not set
+_MADE_UP = frozenset({"$", "!", "BASHPID", "RANDOM", "SECONDS", "PPID", "LINENO", "EPOCHSECONDS", "SRANDOM"}) | _SYSTEM_NAMES
 _NAME_SUB = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?")
 _REF = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[(.*)\])?")
 _INT = re.compile(r"-?\d+")
@@ -2786,7 +2792,7 @@ class Evaluator:
             return (Chunk(str(len(st.pos)), node.loc),)
         if name == "?":
             return (Chunk(str(st.status), node.loc),) if isinstance(st.status, int) else unknown("$?", node.loc, nonempty=True)
-        if name in ("$", "!", "BASHPID", "RANDOM", "SECONDS", "PPID", "LINENO", "EPOCHSECONDS", "SRANDOM"):
+        if name in _MADE_UP:
             if st.lookup(name) is None:
                 return unknown(f"${name}", node.loc, nonempty=True)
         if name == "-":
@@ -3294,7 +3300,7 @@ class Evaluator:
 
     def _arith_env(self, st: State, loc) -> arith.ArithEnv:
         def get(name, index):
-            if name in ("RANDOM", "SECONDS", "LINENO", "EPOCHSECONDS", "SRANDOM") and st.lookup(name) is None:
+            if name in _MADE_UP and st.lookup(name) is None:
                 return None
             if name.isdigit():
                 v = self.param_value(name, None, None, st)
@@ -3386,6 +3392,8 @@ class Evaluator:
             return None
         var = st.lookup(name, emptiness_only=True)
         if var is None:
+            if name in _SYSTEM_NAMES:
+                return False
             return None if st.nounset and default is None else True
         return emptiness(var.value) if var.kind == "s" else None
 

@@ -765,6 +765,15 @@ def test_opaque_nonempty_values_decide_emptiness_tests():
     assert emits('[ -n "$MODEL" ] && emit set\n[ -z "$MODEL" ] && emit empty\n', {"MODEL": Opaque()}) == [["set"]]
 
 
+def test_names_the_system_sets_are_unknown_and_not_empty():
+    # bash or the login sets HOME, PATH, PWD, USER ... (they read as empty: `$HOME/.cache` was a
+    # known, wrong `/.cache`, and `set -u` ended the script on them)
+    src = ('set -u\nemit "$HOME/.cache" "${PWD:+set}" "${USER:-nobody}"\n[ -n "$PATH" ] && emit path\n'
+           'emit "$(( UID + 0 ))"\nHOME=/x; emit "$HOME"\n')
+    assert emits(src) == [[None, "set", None], ["path"], [None], ["/x"]]
+    assert emits('emit "$HOME"', {"HOME": "/home/ci"}) == [["/home/ci"]]
+
+
 def test_loops_are_bounded():
     paths, _ = evaluate("i=0\nwhile true; do i=$((i+1)); done\nemit done\n", limits=Limits(max_loop=50))
     (p,) = paths
