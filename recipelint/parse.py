@@ -145,12 +145,13 @@ def parse(src) -> Parsed:
         # position back to the file (the pairs stay in the text of the nodes that span them)
         shown = b"".join(data[a:b] for a, b in zip([0] + [j + 2 for j in joins], joins + [len(data)]))
         tree = _parser().parse(shown)
-        tree, shown = _end_lines(*_bracket_commands(tree, shown))
-        root, depth, redirected = _convert(tree.root_node, src, problems, shown)
+        # (the repairs replace bytes one for one: texts are still read from `shown` as it was)
+        tree, parsed = _end_lines(*_bracket_commands(tree, shown))
+        root, depth, redirected = _convert(tree.root_node, src, problems, parsed, shown)
         problems[:] = _remap(root, problems, joins, shown)
     else:
-        tree, data = _end_lines(*_bracket_commands(tree, data))
-        root, depth, redirected = _convert(tree.root_node, src, problems, data)
+        tree, parsed = _end_lines(*_bracket_commands(tree, data))
+        root, depth, redirected = _convert(tree.root_node, src, problems, parsed, data)
     _gap_check(root, src, problems)
     for node in redirected:  # after the gap check: the moved words leave gaps in their command
         _words_after_redirects(node)
@@ -216,10 +217,11 @@ _LEADING_BLANK = frozenset({"simple_expansion", "expansion", "command_substituti
 _BLANKS = b" \t\n"
 
 
-def _convert(ts_root, src, problems, data: bytes) -> tuple[Node, int, list[Node]]:
+def _convert(ts_root, src, problems, data: bytes, text: bytes) -> tuple[Node, int, list[Node]]:
     """Our tree of tree-sitter's, which parsed ``data`` (the file's text, or the text ``parse``
     rewrote: positions are then ``data``'s until ``_remap``), and the redirected commands whose
-    redirections hold words (for ``_words_after_redirects``)."""
+    redirections hold words (for ``_words_after_redirects``).  ``text`` is ``data`` before the
+    repairs that replaced bytes (what messages quote)."""
     root = Node(ts_root.type, ts_root.start_byte, ts_root.end_byte, True, src)
     # iterative conversion: (ts_node, node, depth)
     stack = [(ts_root, root, 0)]
@@ -231,7 +233,7 @@ def _convert(ts_root, src, problems, data: bytes) -> tuple[Node, int, list[Node]
         if depth > max_depth:
             max_depth = depth
         if ts_node.is_error:
-            problems.append(_error_problem(ts_node, src, data))
+            problems.append(_error_problem(ts_node, src, text))
         elif ts_node.is_missing:
             problems.append(ParseProblem(node.loc, f"syntax error: missing '{ts_node.type}'"))
         n = ts_node.child_count

@@ -236,3 +236,23 @@ def test_words_after_a_redirection_target_are_the_commands(tmp_path):
     assert sgl.value("--model-path") == "m"
     _, commands = evaluate("emit a > /dev/null b 2>&1 c\n[ x > /dev/null ] && emit yes\n")
     assert [c[0] for c in commands] == [["emit", "a", "b", "c"], ["emit", "yes"]]
+
+
+def test_syntax_error_messages_quote_the_file_not_the_repaired_text():
+    # the repairs parse again with bytes replaced (`[` by a letter, a blank by `;`): a message
+    # quoted `t` where the file has `[` (`a | b | c`, newline, `[ c \< d ] (`)
+    firsts = ["[ a \\< b ]", "[ ! = x ]", "A=1 B=2", "a | b | c", "[ x = y"]
+    mids = ["", " &&", " )", " (", " fi", " ;;"]
+    nexts = ["d", "e || f", ")", "fi", "[ c \\< d ] (", "esac"]
+    checked = 0
+    for f in firsts:
+        for m in mids:
+            for x in nexts:
+                for y in nexts:
+                    data = f"{f}{m}\n{x}\n{y}\n".encode()
+                    for p in parse(SourceFile("x.sh", data)).problems:
+                        if "near '" in p.message:
+                            quoted = p.message.split("near '", 1)[1].rsplit("'", 1)[0]
+                            assert quoted == data[p.loc.start:p.loc.end].decode().strip().split("\n", 1)[0][:40], data
+                            checked += 1
+    assert checked > 100
