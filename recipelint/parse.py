@@ -267,7 +267,8 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes) -> tuple[Node, in
             fields.append(ts_node.field_name_for_child(i))
             if c.child_count or c.is_error or c.is_missing:
                 stack.append((c, child, depth + 1))
-                if ctype in ("file_redirect", "heredoc_redirect") and node.type == "redirected_statement" and c.named_child_count > 1:
+                if ctype in ("file_redirect", "heredoc_redirect") and node.type == "redirected_statement" \
+                        and c.named_child_count > 1 and (not redirected or redirected[-1] is not node):
                     redirected.append(node)
         node.children = tuple(kids)
         node.fields = tuple(fields)
@@ -284,26 +285,32 @@ def _words_after_redirects(stmt: Node) -> None:
         return
     moved: list[Node] = []
     for r in stmt.children:
-        for x in (r, *(c for c in r.children if c.type == "file_redirect")) if r.type == "heredoc_redirect" else (r,):
-            if x.type == "file_redirect":
-                dest = [i for i, f in enumerate(x.fields) if f == "destination"]
-                keep = set(dest[1:])
-            elif x.type == "heredoc_redirect":
-                keep = {i for i, f in enumerate(x.fields) if f == "argument"}
-            else:
-                continue
-            if not keep:
-                continue
-            moved.extend(x.children[i] for i in sorted(keep))
-            x.children = tuple(c for i, c in enumerate(x.children) if i not in keep)
-            x.fields = tuple(f for i, f in enumerate(x.fields) if i not in keep)
-            if x.type == "file_redirect" and x.children:
-                x.end = x.children[-1].end
+        if r.type == "file_redirect":
+            moved += _take_fields(r, "destination", 1)
+        elif r.type == "heredoc_redirect":
+            moved += _take_fields(r, "argument", 0)
+            for c in r.children:  # (`cmd <<EOF > out b`: the file redirection is the here-document's)
+                if c.type == "file_redirect":
+                    moved += _take_fields(c, "destination", 1)
     if moved:
         moved.sort(key=lambda n: n.start)
         body.children = body.children + tuple(moved)
         body.fields = body.fields + ("argument",) * len(moved)
         body.end = max(body.end, moved[-1].end)
+
+
+def _take_fields(node: Node, name: str, keep: int) -> list[Node]:
+    """Remove from ``node`` its children of field ``name`` after the first ``keep``; return them."""
+    at = [i for i, f in enumerate(node.fields) if f == name][keep:]
+    if not at:
+        return []
+    taken = [node.children[i] for i in at]
+    drop = set(at)
+    node.children = tuple(c for i, c in enumerate(node.children) if i not in drop)
+    node.fields = tuple(f for i, f in enumerate(node.fields) if i not in drop)
+    if node.children:
+        node.end = node.children[-1].end
+    return taken
 
 
 #: a line that starts with two assignments (``A=1 B="x y"``), and two pipes in the text: the cheap
@@ -369,8 +376,9 @@ def _bracket_commands(tree, data: bytes):
     """tree-sitter-bash reads ``[ ... ]`` as a test expression and fails on words its grammar
     has no place for — any escaped word (``[ "$a" \\< "$b" ]``, ``[ \\( x \\) ]``) and a lone
     ``!`` or ``=`` (``[ ! = x ]``) — with an ERROR around the statement and often the lines after
-    it; a ``]`` left out makes it read the next lines as operands.  To bash ``[`` is a command like ``test``, never a syntax error: such a ``[`` (a token
-    inside an ERROR or before a missing ``]``, followed by a blank) is parsed again as a command name — a letter in its
+    it; a ``]`` left out makes it read the next lines as operands.  To bash ``[`` is a command
+    like ``test``, never a syntax error: such a ``[`` (a token inside an ERROR or before a
+    missing ``]``, followed by a blank) is parsed again as a command name — a letter in its
     place, one byte for one, so the command's name still reads ``[`` from the file and the
     evaluator runs it as ``test`` does.  So is a ``[`` whose expression the grammar took a ``<``
     or ``>`` into: in ``[ ]`` they are redirections (``[ "$N" > 8 ]`` tests that ``$N`` is not
