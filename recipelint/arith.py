@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-_INT = re.compile(r"-?[0-9]+")
+_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")  # a decimal integer (a value `010` is octal, as a constant)
 
 UNKNOWN_NAME = "__rl_unknown__"
 

@@ -32,6 +32,7 @@ from .values import (
     Word,
     display,
     emptiness,
+    file_key,
     first_loc,
     is_known,
     slice_str,
@@ -169,11 +170,17 @@ class _Exit(Exception):
 
 
 class _CmdError(Exception):
-    """An expansion error that aborts the current command only (bash: arithmetic errors)."""
+    """An error that fails the current command (status 1): arithmetic in `(( ))`, `let`,
+    `[[ ]]`; in a word's expansion or an assignment bash drops the rest of the line (_discard)."""
 
     def __init__(self, loc, reason):
         self.loc = loc
         self.reason = reason
+
+
+class _ExpansionError(_CmdError):
+    """An error expanding a word (`$((1/0))`, `${}`): wherever the word is, bash drops the rest
+    of the line (_discard)."""
 
 
 class State:
@@ -684,15 +691,24 @@ class Evaluator:
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
             return [st]
 
-    def run_seq(self, nodes, st: State, top: bool = False) -> list[State]:
+    def run_seq(self, nodes, st: State, top: bool = False, reader: int = 0) -> list[State]:
         """Run statements in order.  At the script's top level (``top``), a path is finished
         once no later statement can launch anything (what follows the launch, such as the
-        benchmark client, is not evaluated)."""
+        benchmark client, is not evaluated).  ``reader``: the statements of a sourced file, an
+        ``eval`` or ``bash -c`` string (1) or of the script (2), which bash reads one line (one
+        list: ``a; b``) at a time — an expansion error (``$((1/0))``) drops the rest of that
+        line's list, the functions it is running included, and the next line runs; an error
+        assigning an integer (``declare -i N=1/0``, ``A[1/0]=x``) drops the lines of every
+        sourced file and string being run, up to the script's line.  (A script run as
+        ``bash FILE`` is read as a string here: such an error ends it.)"""
         kids = [n for n in nodes if n.named and n.type not in ("comment", "heredoc_body")]
+        units = _line_units(kids) if reader else None
         states = [st]
         for i, n in enumerate(kids):
             nxt: list[State] = []
             for s in states:
+                if s.ctl is not None and s.ctl[0] == "discard" and reader and s.ctl[1] not in (None, units[i]):
+                    s.ctl = None
                 if s.ctl is not None:
                     nxt.append(s)
                     continue
@@ -704,11 +720,14 @@ class Evaluator:
                 for r in res:  # (each result by its own `set -e`: a function may have set it)
                     if r.errexit:
                         self._errexit_check(n, r)
+                    if reader and r.ctl is not None and r.ctl[0] == "discard" and r.ctl[1] is None \
+                            and (reader == 2 or not r.ctl[2]):
+                        r.ctl = ("discard", units[i], r.ctl[2])
                 nxt.extend(res)
             states = self._join(nxt, n) if len(nxt) > 1 else nxt
-        if top:
+        if top or reader:
             for s in states:
-                if s.ctl == ("stop",):
+                if s.ctl == ("stop",) or (reader and s.ctl is not None and s.ctl[0] == "discard" and s.ctl[1] is not None):
                     s.ctl = None
         return states
 
@@ -730,7 +749,7 @@ class Evaluator:
 
     def _program(self, node, st):
         top = node is self._root and self.on_command is not None and bool(self.watch)
-        return self.run_seq(node.children, st, top=top)
+        return self.run_seq(node.children, st, top=top, reader=(2 if node is self._root else 1) if node.type == "program" else 0)
 
     def _rest_may_launch(self, kids, i, st) -> bool:
         # once this path has recorded an event (the server launch), only statements that name a
@@ -970,9 +989,8 @@ class Evaluator:
             self.assign(node, st)
         except _Exit as e:
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
-        except _CmdError as e:
-            st.notes.append((e.loc, e.reason))
-            st.status = 1
+        except _CmdError as e:  # (of the value's expansion, or evaluating an integer or subscript)
+            _discard(st, e, hard=not isinstance(e, _ExpansionError))
         else:
             t = node.text
             if not (("$(" in t or "`" in t) and _has_cmdsub((node,))):
@@ -985,8 +1003,7 @@ class Evaluator:
         except _Exit as e:
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
         except _CmdError as e:
-            st.notes.append((e.loc, e.reason))
-            st.status = 1
+            _discard(st, e, hard=not isinstance(e, _ExpansionError))
         return [st]
 
     def _unset(self, node, st):
@@ -1400,8 +1417,9 @@ class Evaluator:
         except _Exit as e:
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
             return [st]
-        except _CmdError:
-            value = unknown("case value", node.loc)
+        except _CmdError as e:
+            _discard(st, e)
+            return [st]
         items = [c for c in node.children if c.type == "case_item"]
         vtext = text_of(value)
         out = []
@@ -1509,8 +1527,9 @@ class Evaluator:
         except _Exit as e:
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
             return [st]
-        except _CmdError:
-            items = [Word(unknown("loop list", node.loc, multi=True), node.loc)]
+        except _CmdError as e:
+            _discard(st, e)
+            return [st]
         body_nodes = [body] if body is not None else []
         if any(any(c.multi for c in w.chunks) for w in items) or len(items) > self.limits.max_loop:
             self._havoc(body_nodes, st, extra={name})
@@ -1709,9 +1728,12 @@ class Evaluator:
         except _Exit as e:
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
             return [st]
-        except _CmdError as e:
+        except _ExpansionError as e:
+            _discard(st, e)
+            return [st]
+        except _CmdError as e:  # `[[ 1/0 -eq 1 ]]` fails; `[ x -eq 1 ]` is a usage error
             st.notes.append((e.loc, e.reason))
-            st.status = 2
+            st.status = 1 if node.children and node.children[0].type == "[[" else 2
             return [st]
         st.status = None if r is None else (0 if r else 1)
         return [st]
@@ -1722,6 +1744,9 @@ class Evaluator:
             v = 0
             for n in inner:
                 v = self.arith_node(n, st)
+        except _ExpansionError as e:  # (of a `$((...))` in it)
+            _discard(st, e)
+            return [st]
         except _CmdError as e:
             st.notes.append((e.loc, e.reason))
             st.status = 1
@@ -1926,9 +1951,8 @@ class Evaluator:
         except _Exit as e:
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
             return [st]
-        except _CmdError as e:
-            st.notes.append((e.loc, e.reason))
-            st.status = 1
+        except _CmdError as e:  # expanding its words, assignments or redirections
+            _discard(st, e)
             return [st]
         if not argv:
             for name, val in prefix:
@@ -1965,7 +1989,7 @@ class Evaluator:
                 elif op == ">&" and fd in (None, "1") and dest is not None and dest.text not in ("2", "1"):
                     out_target = self.expand_scalar(dest, st)
                 elif op == "<" and fd in (None, "0") and dest is not None:
-                    path = text_of(self.expand_scalar(dest, st))
+                    path = file_key(text_of(self.expand_scalar(dest, st)))
                     stdin = st.files.get(path) if path is not None else None
                     if stdin is None:
                         stdin = unknown(f"<{dest.text}", r.loc)
@@ -2005,7 +2029,7 @@ class Evaluator:
                 if redirected:
                     data = r.out
                     r.out = out_saved
-                    path = text_of(out_target)
+                    path = file_key(text_of(out_target))
                     if path is not None and path not in ("/dev/null", "/dev/stderr", "/dev/stdout"):
                         old = r.files.get(path, EMPTY) if out_append else EMPTY
                         r.files[path] = self._bounded(old + data, loc, r) if data is not None and old is not None \
@@ -2274,6 +2298,9 @@ class Evaluator:
                 op = "="
             val = unknown(f"${name}", node.loc) if n is None else (Chunk(str(n), value.loc if value else node.loc),)
         if index is not None:
+            if var is not None and var.kind == "u":  # elements not known (nor whether it is associative)
+                st.put(name, Var("u", unknown(f"${{{name}[@]}}", node.loc, multi=True), var.exported), local)
+                return
             if var is not None and var.kind == "A":
                 key = text_of(self.expand_scalar(index, st))
                 d = dict(var.value)
@@ -2284,7 +2311,8 @@ class Evaluator:
                 d[key] = Word((old.chunks if old and op == "+=" else EMPTY) + val, node.loc)
                 st.put(name, var.copy(value=d), local)
                 return
-            i = self._arith_int(index.text if index.type != "simple_expansion" else text_of(self.expand_scalar(index, st)), st, index.loc)
+            # (expanded, then evaluated: `a[$i+1]`, `a["$k"]`, `a[10#$h]`)
+            i = self._arith_int(text_of(self.expand_scalar(index, st)), st, index.loc)
             if var is None or var.kind not in ("a", "u"):
                 base = {} if var is None else {0: Word(var.value, node.loc)}
                 var = Var("a", base, var.exported if var else False)
@@ -2624,6 +2652,14 @@ class Evaluator:
 
     def _segments(self, node: Node, st: State, segs: list, quoted: bool, scalar: bool = False) -> None:
         t = node.type
+        if t == "number" and node.children:  # `10#${x}`: the base, then the expansion
+            pos = node.start
+            for c in node.children:
+                if c.start > pos:
+                    self._gap_literal(node, pos, c.start, segs, dq=False)
+                self._segments(c, st, segs, quoted, scalar)
+                pos = max(pos, c.end)
+            return
         if t == "word" or t == "number" or t == "variable_name" or t == "extglob_pattern" or t == "regex":
             text = node.text
             if t == "word" or t == "extglob_pattern":
@@ -2846,7 +2882,7 @@ class Evaluator:
         kids = node.children
         inner = [c for c in kids if c.type not in ("${", "}")]
         if not inner:
-            raise _CmdError(node.loc, f"{node.text}: bad substitution")
+            raise _ExpansionError(node.loc, f"{node.text}: bad substitution")
         prefix_op = None
         i = 0
         if inner[0].type in ("#", "!") and len(inner) > 1 and node.fields[kids.index(inner[0])] == "operator":
@@ -2858,7 +2894,7 @@ class Evaluator:
             name = target.field("name").text
             idx = target.field("index")
             index = idx.text if idx is not None else None
-            if idx is not None and idx.type not in ("word", "number") and index not in ("@", "*"):
+            if idx is not None and (idx.type not in ("word", "number") or idx.children) and index not in ("@", "*"):
                 it = self.expand_scalar(idx, st)
                 index = text_of(it)
                 if index is None:
@@ -2901,7 +2937,11 @@ class Evaluator:
                 keys = []
                 if var is not None and var.kind in ("a", "A"):
                     keys = [str(k) for k in (sorted(var.value) if var.kind == "a" else _assoc_order(var.value))]
+                elif var is not None and var.kind == "s":
+                    keys = ["0"]
                 words = [Word((Chunk(k, node.loc),), node.loc) for k in keys]
+                if var is not None and var.kind == "u":  # (paths joined with different elements)
+                    words = [Word(unknown(node.text, node.loc, multi=True), node.loc)]
                 self._splice(words, segs, quoted, scalar, node, star=index == "*", st=st)
                 return
             nameref = st.lookup(name, raw=True) if index is None else None
@@ -2917,7 +2957,7 @@ class Evaluator:
                 return
             m = _REF.fullmatch(refname)
             if not m:
-                raise _CmdError(node.loc, f"{refname}: invalid variable name")
+                raise _ExpansionError(node.loc, f"{refname}: invalid variable name")
             name, index = m.group(1), m.group(2)
         # operator forms
         op = None
@@ -3189,7 +3229,7 @@ class Evaluator:
             # `$(< file)`: the file's content, when this run wrote it
             r = body[0] if body[0].type == "file_redirect" else next((c for c in body[0].children if c.type == "file_redirect"), None)
             dest = r.field("destination") if r is not None else None
-            path = text_of(self.expand_scalar(dest, st)) if dest is not None else None
+            path = file_key(text_of(self.expand_scalar(dest, st))) if dest is not None else None
             content = st.files.get(path) if path is not None else None
             return _without_final_newlines(content) if content is not None else unknown(node.text, node.loc)
         if not body:
@@ -3352,9 +3392,9 @@ class Evaluator:
         try:
             value = arith.evaluate(inner, env)
         except arith.ArithError as e:
-            raise _CmdError(node.loc, f"{inner.strip()}: {e}") from None
+            raise _ExpansionError(node.loc, f"{inner.strip()}: {e}") from None
         except RecursionError:
-            raise _CmdError(node.loc, "expression recursion level exceeded") from None
+            raise _ExpansionError(node.loc, "expression recursion level exceeded") from None
         if env.inexact and value is not None:
             # did the truncation change the result?  (`CONC * 3 / 2 > 8 ? ... : 8` at CONC=1 does not)
             try:
@@ -3398,6 +3438,11 @@ class Evaluator:
         return emptiness(var.value) if var.kind == "s" else None
 
     def arith_node(self, node: Node, st: State):
+        if node.type in EXPANSION_TYPES:  # `(( $x ))`, `(( $((a)) ))`: the expansion's value
+            segs: list = []
+            self._expansion(node, st, segs, quoted=True, scalar=True)
+            text = text_of(_join_segs(segs))
+            return self.arith_eval_text(arith.UNKNOWN_NAME if text is None else text, st, node.loc)
         return self.arith_eval_text(self.arith_text(node, st), st, node.loc)
 
     def test_node(self, node: Node, st: State):
@@ -3451,7 +3496,7 @@ class Evaluator:
                                              for k, (a, b) in enumerate(groups)}))
             return m is not None
         rval = self.expand_scalar(right, st) if right is not None else EMPTY
-        return _binary_test(op, lval, rval, st, self, node.loc)
+        return _binary_test(op, lval, rval, st, self, node.loc, double)
 
     def _test_expr(self, node: Node, st: State, double: bool):
         t = node.type
@@ -3715,7 +3760,7 @@ def _b_cat(ev, argv, node, st):
         st.status = 0
         return [st]
     for w in args:
-        p = w.text
+        p = file_key(w.text)
         content = st.files.get(p) if p is not None else None
         if content is None:
             st.out = st.out + unknown(f"$(cat {w.shown})", node.loc)
@@ -3730,7 +3775,7 @@ def _b_tee(ev, argv, node, st):
     data = st.stdin if st.stdin is not None else unknown("stdin", node.loc)
     append = any(w.text in ("-a", "--append") for w in argv[1:])
     for w in argv[1:]:
-        p = w.text
+        p = file_key(w.text)
         if p is None or p.startswith("-"):
             continue
         old = st.files.get(p, EMPTY) if append else EMPTY
@@ -4118,7 +4163,7 @@ def _script_file(ev, word, node, st, stub=True):
     """The parsed script a word names, for `source` and `bash FILE`: a file this run wrote
     (`cat > env.sh <<EOF ... source env.sh`) as written, else the file on disk (or, with
     ``stub``, recipelint's model of a helper library); None when there is neither."""
-    written = st.files.get(word.text) if word.text is not None else None
+    written = st.files.get(file_key(word.text)) if word.text is not None else None
     if written is not None:
         src = _virtual_source([written], node.loc)
         return None if isinstance(src, Chunk) else parse(src)
@@ -4397,7 +4442,12 @@ def _b_test(ev, argv, node, st):
             st.status = 2
             return [st]
         args = args[:-1]
-    r = _test_argv(args, st, ev)
+    try:
+        r = _test_argv(args, st, ev)
+    except _CmdError as e:
+        st.notes.append((node.loc, e.reason))
+        st.status = 2
+        return [st]
     st.status = None if r is None else (0 if r else 1)
     return [st]
 
@@ -4504,7 +4554,7 @@ def _unary_test(op, val, st, ev):
         var = st.lookup(m.group(1))
         return var is not None
     if op in ("-f", "-e", "-s", "-r", "-a"):
-        t = text_of(val)
+        t = file_key(text_of(val))
         if t is not None and t in st.files:
             if op == "-s":
                 e = emptiness(st.files[t])
@@ -4516,7 +4566,11 @@ def _unary_test(op, val, st, ev):
     return None
 
 
-def _binary_test(op, lval, rval, st, ev, loc):
+#: an integer operand of `[`/`test` (bash's legal_number)
+_TEST_INT = re.compile(r"[ \t\n]*([-+]?[0-9]+)[ \t\n]*")
+
+
+def _binary_test(op, lval, rval, st, ev, loc, arith: bool = False):
     lt, rt = text_of(lval), text_of(rval)
     if op in ("=", "=="):
         return None if lt is None or rt is None else lt == rt
@@ -4529,10 +4583,16 @@ def _binary_test(op, lval, rval, st, ev, loc):
     if op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
         if lt is None or rt is None:
             return None
-        a = ev.arith_eval_text(lt or "0", st, loc)
-        b = ev.arith_eval_text(rt or "0", st, loc)
-        if a is None or b is None:
-            return None
+        if arith:  # `[[ ]]`: each side an arithmetic expression
+            a = ev.arith_eval_text(lt or "0", st, loc)
+            b = ev.arith_eval_text(rt or "0", st, loc)
+            if a is None or b is None:
+                return None
+        else:  # `[` and `test`: decimal integers (`[ 010 -eq 10 ]`), blanks around allowed
+            a, b = _TEST_INT.fullmatch(lt), _TEST_INT.fullmatch(rt)
+            if a is None or b is None:
+                raise _CmdError(loc, f"{rt if a else lt}: integer expression expected")
+            a, b = int(a.group(1)), int(b.group(1))
         return {"-eq": a == b, "-ne": a != b, "-lt": a < b, "-le": a <= b, "-gt": a > b, "-ge": a >= b}[op]
     return None
 
@@ -4733,6 +4793,27 @@ def _var_eq(a, b) -> bool:
         if ta is None or ta != tb:
             return False
     return True
+
+
+def _line_units(kids) -> list[int]:
+    """For each statement of a script, the line (the list bash reads at once) it belongs to:
+    statements on one line (`a; b`, `a & b`) share one."""
+    units = []
+    unit = 0
+    for i, n in enumerate(kids):
+        if i and b"\n" in n.src.data[kids[i - 1].end : n.start]:
+            unit += 1
+        units.append(unit)
+    return units
+
+
+def _discard(st, e, hard: bool = False) -> None:
+    """An error expanding a word (``e``: a _CmdError), or assigning an integer (``hard``):
+    bash drops the rest of the line it is running (recipelint.evaluator.Evaluator.run_seq),
+    with status 1; a subshell exits."""
+    st.notes.append((e.loc, e.reason))
+    st.status = 1
+    st.ctl = ("discard", None, hard)
 
 
 def _join_scope(a: dict, b: dict, loc) -> dict:

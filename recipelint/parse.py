@@ -148,10 +148,12 @@ def parse(src) -> Parsed:
         # (the repairs replace bytes one for one: texts are still read from `shown` as it was)
         tree, parsed = _end_lines(*_bracket_commands(tree, shown))
         root, depth, redirected = _convert(tree.root_node, src, problems, parsed, shown)
+        _based_numbers(root, problems, shown)
         problems[:] = _remap(root, problems, joins, shown)
     else:
         tree, parsed = _end_lines(*_bracket_commands(tree, data))
         root, depth, redirected = _convert(tree.root_node, src, problems, parsed, data)
+        _based_numbers(root, problems, data)
     _gap_check(root, src, problems)
     for node in redirected:  # after the gap check: the moved words leave gaps in their command
         _words_after_redirects(node)
@@ -262,6 +264,8 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes) -> tuple[Node, in
                 start = ws
             elif start < node.start:  # a token of such an expansion (` $`)
                 start = node.start
+            if ctype == "command_substitution" and _arithmetic_substitution(c):
+                ctype = "arithmetic_expansion"
             child = Node(ctype, start, c.end_byte, c.is_named, src)
             kids.append(child)
             fields.append(ts_node.field_name_for_child(i))
@@ -273,6 +277,66 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes) -> tuple[Node, in
         node.children = tuple(kids)
         node.fields = tuple(fields)
     return root, max_depth, redirected
+
+
+_BASE_PREFIX = re.compile(rb"-?[0-9]+#")
+
+
+def _based_numbers(root: Node, problems: list, data: bytes) -> None:
+    """tree-sitter-bash parses ``10#${x}`` (a number in base 10 whatever leading zeros ``x``
+    has: ``$((10#$HOUR))``) as a number around the expansion, but makes an ERROR of the ``10#``
+    of ``10#$x`` (or drops it: ``declare -i N=10#$x``).  Give ``10#$x`` the tree of ``10#${x}``:
+    the prefix and the expansion after it (the first token of the next node: in ``10#$x > 5``
+    the comparison starts with ``$x``) become one number, and the error is no error."""
+    if b"#$" not in data:
+        return
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kids, fields = list(node.children), list(node.fields)
+        i = 0
+        while i < len(kids):
+            c = kids[i]
+            prev = kids[i - 1] if i else None
+            error = prev is not None and prev.type == "ERROR" and prev.end == c.start
+            if error:
+                start = prev.start
+                ok = _BASE_PREFIX.fullmatch(data, prev.start, prev.end)
+            elif node.type in _GAP_IS_CONTENT or node.type == "number":  # (there a gap is text)
+                i += 1
+                continue
+            else:
+                start = c.start - 1
+                while start > 0 and 48 <= data[start - 1] <= 57:  # the digits before the `#`
+                    start -= 1
+                if start > 0 and data[start - 1] == 45:
+                    start -= 1
+                ok = _BASE_PREFIX.fullmatch(data, start, c.start) and start >= (prev.end if prev else node.start)
+            chain = [c]
+            while chain[-1].type != "simple_expansion" and chain[-1].children and chain[-1].children[0].start == c.start:
+                chain.append(chain[-1].children[0])
+            x = chain[-1]
+            if not ok or x.type != "simple_expansion" or x.start != c.start:
+                i += 1
+                continue
+            num = Node("number", start, x.end, True, node.src)
+            num.children, num.fields = (x,), (None,)
+            if len(chain) == 1:
+                kids[i] = num
+            else:
+                holder = chain[-2]
+                holder.children = tuple(num if k is x else k for k in holder.children)
+                holder._fmap = None
+                for n in chain[:-1]:
+                    n.start = start
+            if error:
+                problems[:] = [p for p in problems if not prev.start <= p.loc.start < prev.end]
+                del kids[i - 1], fields[i - 1]
+            else:
+                i += 1
+        if len(kids) != len(node.children) or any(a is not b for a, b in zip(kids, node.children)):
+            node.children, node.fields, node._fmap = tuple(kids), tuple(fields), None
+        stack.extend(node.children)
 
 
 def _words_after_redirects(stmt: Node) -> None:
@@ -383,8 +447,8 @@ def _bracket_commands(tree, data: bytes):
     evaluator runs it as ``test`` does.  So is a ``[`` whose expression the grammar took a ``<``
     or ``>`` into: in ``[ ]`` they are redirections (``[ "$N" > 8 ]`` tests that ``$N`` is not
     empty and writes a file named ``8``).  Returns the tree and the text it parsed."""
-    ats = _redirecting_brackets(tree.root_node) if _BRACKET_ANGLE.search(data) else []
     for _ in range(8):  # a repaired statement may show the next one
+        ats = _misread_brackets(tree.root_node) if _BRACKET_BLANK.search(data) else []
         if tree.root_node.has_error:
             q = _query("brackets", '(ERROR "[" @b) (test_command "[" @b (MISSING "]"))')
             ats += [n.start_byte for n in tree_sitter.QueryCursor(q).captures(tree.root_node).get("b", [])
@@ -392,25 +456,28 @@ def _bracket_commands(tree, data: bytes):
         if not ats:
             return tree, data
         tree, data = _reparse(data, ats, b"t")
-        ats = []
     return tree, data
 
 
-#: a `<` or `>` between blanks after a `[ ` on its line (the cheap test before the query)
-_BRACKET_ANGLE = re.compile(rb"\[[ \t][^\n\]]*?[ \t][<>][ \t]")
+#: a `[` and a blank (the cheap test before the query)
+_BRACKET_BLANK = re.compile(rb"\[[ \t]")
 #: where a `<`/`>` in a test expression is not one of its operators
 _OPAQUE_IN_TEST = frozenset({"string", "raw_string", "expansion", "command_substitution", "arithmetic_expansion",
                              "process_substitution", "ansi_c_string", "simple_expansion"})
+#: statements: never inside a test expression (the grammar read the next lines into one)
+_NOT_IN_TEST = frozenset({"command", "list", "pipeline", "redirected_statement"})
 
 
-def _redirecting_brackets(root) -> list[int]:
-    """Where the ``[`` of each ``[ ]`` test with a ``<``/``>`` operator is."""
+def _misread_brackets(root) -> list[int]:
+    """Where the ``[`` of each ``[ ]`` the grammar read wrongly is: one with a ``<``/``>``
+    operator (a redirection to bash), or one holding statements — ``[ "$a" \\< "$b" ] && x``
+    on one line and ``[ ... > f ]`` on the next are read as one test up to the second ``]``."""
     out = []
     for b in tree_sitter.QueryCursor(_query("tests", '(test_command "[" @b)')).captures(root).get("b", []):
         stack = [b.parent]
         while stack:
             n = stack.pop()
-            if n.type in ("<", ">") and n.parent is not None and n.parent.type == "binary_expression":
+            if n.type in _NOT_IN_TEST or n.type in ("<", ">") and n.parent is not None and n.parent.type == "binary_expression":
                 out.append(b.start_byte)
                 break
             stack.extend(c for c in n.children if c.type not in _OPAQUE_IN_TEST)
@@ -461,6 +528,17 @@ def _line_end(cmd, data: bytes) -> int | None:
             return None
         last = c
     return None
+
+
+def _arithmetic_substitution(c) -> bool:
+    """Whether command substitution ``c`` is ``$((...))``, an arithmetic expansion (tree-sitter-bash
+    parses one inside another, `$(( $((a+b)) * 2 ))`, as a command substitution running a
+    subshell; bash reads ``$((`` as arithmetic when the ``(`` after ``$(`` closes just before
+    the final ``)``).  Its text and the expansions in it are what the evaluator reads."""
+    if c.child_count != 3:
+        return False
+    inner = c.child(1)
+    return inner.type == "subshell" and inner.start_byte == c.start_byte + 2 and inner.end_byte == c.end_byte - 1
 
 
 def _read_write_redirect(ts_node, i, c, data: bytes, kids: list, lt_at: set) -> bool:

@@ -12,6 +12,7 @@ from (the assignment that computed ``MAX_NUM_SEQS``, a heredoc line).
 
 from __future__ import annotations
 
+import posixpath
 import shlex
 
 from .source import Loc
@@ -228,3 +229,12 @@ class Opaque:
 
     def __repr__(self) -> str:
         return "Opaque()"
+
+
+def file_key(path: str | None) -> str | None:
+    """The name a file written by a script is kept under: ``./a.yaml``, ``a.yaml`` and
+    ``dir//a.yaml/`` are one file."""
+    if not path:
+        return path
+    key = posixpath.normpath(path)
+    return "/" + key.lstrip("/") if key.startswith("//") else key

@@ -2,7 +2,7 @@ import re
 
 from recipelint.jsonpos import decode
 from recipelint.rulebase import Rule, env_int, flag_int, kv_connector
-from recipelint.values import text_of
+from recipelint.values import file_key, text_of
 
 GB = 10**9
 GIB = 1024**3
@@ -82,7 +82,7 @@ class ByteUnits(Rule):
         lc = use.launch
         path_s = lc.env.get("MOONCAKE_CONFIG_PATH")
         path = text_of(path_s) if path_s is not None else None
-        content = lc.files.get(path) if path else None
+        content = lc.files.get(file_key(path)) if path else None
         if content is None:
             return
         doc = decode(content)

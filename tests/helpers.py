@@ -94,8 +94,11 @@ def _make_stubs(d: Path) -> None:
         p.chmod(0o755)
 
 
-def run_bash(script: Path | None = None, src: str | None = None, env: dict | None = None, timeout: float = 20.0):
-    """Run a fixture (or snippet) with real bash; return (records, returncode).
+def run_bash(script: Path | None = None, src: str | None = None, env: dict | None = None, timeout: float = 20.0,
+             as_file: bool = False):
+    """Run a fixture (or snippet) with real bash; return (records, returncode).  It is sourced
+    (background jobs are waited for), or with ``as_file`` run as ``bash FILE`` (what differs:
+    an error assigning an integer drops the rest of a sourced file, and of the line sourcing it).
 
     A record is (argv list, environment dict) for each stub invocation."""
     bash = shutil.which("bash")
@@ -115,7 +118,7 @@ def run_bash(script: Path | None = None, src: str | None = None, env: dict | Non
             if v is not None and not isinstance(v, Opaque):
                 full_env[k] = str(v)
         proc = subprocess.run(
-            [bash, "-c", '. "$0"; wait', str(script)],
+            [bash, str(script)] if as_file else [bash, "-c", '. "$0"; wait', str(script)],
             env=full_env, cwd=tmp, capture_output=True, timeout=timeout,
         )
         data = log.read_bytes()
@@ -134,8 +137,8 @@ def run_bash(script: Path | None = None, src: str | None = None, env: dict | Non
     return records, proc.returncode
 
 
-def bash_emits(src: str, env: dict | None = None) -> list[list[str]]:
-    records, _ = run_bash(src=src, env=env)
+def bash_emits(src: str, env: dict | None = None, as_file: bool = False) -> list[list[str]]:
+    records, _ = run_bash(src=src, env=env, as_file=as_file)
     return [argv[1:] for argv, _ in records if argv and argv[0] == RECORDER]
 
 

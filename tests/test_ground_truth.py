@@ -328,6 +328,7 @@ def _stmt2(draw, depth=0):
             f'[ "${v}" > /dev/null ] && emit nonempty || emit empty',
             f'emit "${v}" > /dev/null "${w}" 2>&1 {lit or "z"}',
             f'[ -n "${v}" ]; {v}=$?; emit "${v}" "$?"',
+            f'[ "${v}" -eq {n} ] 2>/dev/null; emit "$?"; [[ 0{n} -eq {n} ]]; emit "$?"; [ 0{n} -eq {n} ]; emit "$?"',
         ]))
     body = "; ".join(draw(hs.lists(_stmt2(depth + 1), min_size=1, max_size=3)))
     if k == "if":
@@ -402,6 +403,65 @@ def test_ifs_and_statuses_match_real_bash(src):
     assert _evaluated_emits(src) == bash_emits(src)
 
 
+@pytest.mark.parametrize("src", [
+    # `10#$x` (tree-sitter-bash: an ERROR before `$x` in arithmetic, a dropped token in an
+    # assignment) reads as `10#${x}`: in every arithmetic context, and as a word
+    'H=09; emit $((10#$H)) $(( 10#$H * 2 + 16#$H )) $(( -10#$H ))',
+    'H=09; (( z = 10#$H + 1 )); emit $z; (( 10#$H > 5 )) && emit gt; [[ 10#$H -gt 3 ]] && emit yes',
+    'H=02; for ((i=10#$H; i<4; i++)); do emit $i; done; declare -i N=10#$H; emit $N; let M=10#$H+1; emit $M',
+    'H=09; a[10#$H]=1; b[10#${H}]=2; emit ${!a[@]} ${a[10#$H]} ${!b[@]}; x="1 2"; emit 10#$x "10#$x"',
+    # subscripts are expanded, then evaluated
+    'x=1; a[$x+1]=5; a[${x}0]=6; a["$x"]=7; a[$((x+2))]=8; a[$(echo 4)]=9; emit ${!a[@]} ${a[@]}',
+    # `$((...))` inside arithmetic (tree-sitter-bash: a command substitution of a subshell)
+    'a=2; b=3; emit $(( $((a+b)) * 2 )) $((10#$((3)))); N=$(( $(( $((a)) + 1 )) )); emit $N; (( z = $((4)) * 2 )); emit $z',
+    'emit $( (echo sub) ) "$(( $((1+1)) ))"',
+    # a value with leading zeros is octal in arithmetic (`08` is an error), decimal to `[`
+    'x=010; emit $(( x + 1 )) $((x)); y=-010; emit $((y)); declare -i z=010; emit $z',
+    'x=08; emit $(( x )); emit after',
+    '[ 010 -eq 10 ] && emit a; [[ 010 -eq 8 ]] && emit b; [ 08 -eq 8 ] && emit c; test " 5 " -gt 4 && emit d',
+    '[ "" -eq 0 ]; emit $?; [ x -eq 0 ]; emit $?; [ 0x10 -eq 16 ]; emit $?; X=; [ "$X" -gt 0 ] || emit $?',
+    # an escaped word in one `[ ]`, a redirection in the next: two tests, not one up to the last `]`
+    '[ a \\< a ] && emit lt || emit notlt\n[ a > /dev/null ] && emit ne\n',
+])
+def test_numbers_and_brackets_match_real_bash(src):
+    assert _evaluated_emits(src) == bash_emits(src)
+
+
+@pytest.mark.parametrize("src", [
+    # an error expanding a word drops the rest of the line bash is running (a list: `a; b`), the
+    # function it is in and the statements around it included; the next line runs, with status 1
+    'emit $(( 1/0 )); emit same\nemit next $?',
+    'f() {\n  emit one\n  emit $((1/0))\n  emit two\n}\nf; emit same\nemit next',
+    'if [ $((1/0)) = 1 ]; then emit t; else emit f; fi\nemit next; for i in $((1/0)); do emit in; done\nemit n2 $?',
+    'case $((1/0)) in *) emit c;; esac\nemit next; X=\nemit $(( 8 / X ))\nemit n2; emit ${x/[/y}; emit same\nemit n3',
+    'while true; do\n  x=$((1/0))\n  emit loop\n  break\ndone\nemit next $?',
+    'set -e\nx=$((1/0))\nemit after $?',  # (no `set -e` exit: the command never ran)
+    # a subshell exits; `(( ))`, `let` and `[[ ]]` only fail
+    'f() { echo $((1/0)); }\nx=$(f; echo more)\nemit "got [$x] $?"\n(emit $((1/0)); emit sub)\nemit next $?',
+    '(( 1/0 )); emit a $?; let x=1/0; emit b $?; [[ 1/0 -eq 1 ]]; emit c $?; (( $((1/0)) )); emit same\nemit d',
+    # a sourced file and an `eval` string are read line by line too
+    'eval \'emit $((1/0)); emit ev\nemit ev2\'; emit same\nemit next',
+    'cat > rl_e.sh <<EOF\nemit \\$((1/0)); emit x\nemit in-file\nEOF\nsource ./rl_e.sh; emit same\nemit next',
+    # `(( $x ))`: the whole expression one expansion
+    'x=3; (( $x )) && emit a; y=0; (( $y )) || emit b; d=010; (( $d )); emit $?; (( $((x-3)) )) || emit c',
+])
+def test_expansion_errors_match_real_bash(src):
+    assert _evaluated_emits(src) == bash_emits(src)
+
+
+@pytest.mark.parametrize("src", [
+    # an error assigning an integer or a subscript drops the lines of the sourced files and
+    # `eval` strings being run, up to the script's line (run as a file: the harness sources it)
+    'declare -i x; x=1/0; emit after\nemit next; a=(); a[1/0]=3; emit same\nemit n2',
+    'cat > rl_h.sh <<EOF\ndeclare -i x=1/0\nemit in-file\nEOF\nsource rl_h.sh; emit same\nemit next',
+    'cat > rl_h.sh <<EOF\na[1/0]=2\nemit in-file\nEOF\nsource ./rl_h.sh; emit same\nemit next',
+    'declare -i x\neval "x=1/0\nemit ev"\nemit next; f() { local -i y=1/0; emit inf; }\nf; emit same\nemit n2',
+    'bash -c "declare -i y; y=1/0\nemit inchild"\nemit next $?',
+])
+def test_assignment_errors_match_real_bash(src):
+    assert _evaluated_emits(src) == bash_emits(src, as_file=True)
+
+
 # -- arithmetic, checked against bash ---------------------------------------------------------
 # `$(( ))`, `(( ))` and `let` over literals (hex, octal, base#n, the largest integer), variables,
 # every binary operator, unary operators, `?:`, assignments (`a += (a = 0)` reads `a` first),
@@ -410,7 +470,10 @@ def test_ifs_and_statuses_match_real_bash(src):
 # variables as 0 but still rejects a negative literal; recipelint reads the variable).
 
 _ARITH_LEAF = ["0", "1", "2", "3", "7", "-4", "10", "0x1f", "010", "2#101", "36#z", "a", "b", "c", "-a", "(a)",
-               "9223372036854775807"]
+               "9223372036854775807",
+               # a variable holding `010` is octal; `10#$d` decimal (tree-sitter-bash: an ERROR before
+               # the `$d`); `$((...))` inside arithmetic (tree-sitter-bash: a command substitution)
+               "d", "$d", "10#$d", "8#$c", "$((a + 1))", "$(( $((c)) * 2 ))"]
 _ARITH_BIN = ["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!=", "&&", "||"]
 
 
@@ -435,7 +498,7 @@ def _arith_expr(draw, depth=0):
 @hs.composite
 def _arith_program(draw):
     es = draw(hs.lists(_arith_expr(), min_size=1, max_size=4))
-    lines = ["a=3; b=-2; c=5"]
+    lines = ["a=3; b=-2; c=5; d=010"]
     for e in es:
         form = draw(hs.integers(0, 2))
         if form == 0:
