@@ -306,6 +306,8 @@ _RECURSION_LIMIT = 20_000
 if sys.getrecursionlimit() < _RECURSION_LIMIT:  # set once, when the evaluator is first imported
     sys.setrecursionlimit(_RECURSION_LIMIT)
 
+#: quoting and expansions: a pattern token holding any is a word to expand
+_QUOTING = re.compile(r"[$'\"\\`]")
 _KEYED_ELEMENT = re.compile(r"^\[([^\]]*)\]\+?=")  # `[key]=value` in an array literal
 
 #: the function table's entry that marks function NAME exported (`export -f NAME`) is this prefix +
@@ -604,6 +606,7 @@ class Evaluator:
         self._unsummarizable: set = set()
         self._node_steps: dict = {}
         self._brace_cache: dict = {}
+        self._pattern_words: dict = {}
         self._counting_cache: dict = {}
         self.replays = 0  # calls and statements replayed from a summary (all runs)
 
@@ -3194,14 +3197,41 @@ class Evaluator:
             segs.extend(s)
         return segs
 
+    def _pattern_word(self, node):
+        """tree-sitter-bash reads a pattern holding quotes or expansions (``${X#$P}``,
+        ``${X//$'\\n'/,}``, ``${X/'a b'/c}``) as one ``regex`` token: the word it is, parsed
+        again (None when it is not one word)."""
+        hit = self._pattern_words.get(id(node))
+        if hit is not None and hit[1] is node:
+            return hit[0]
+        text = node.src.data[node.start : node.end]
+        src = VirtualSource(b"x " + text + b"\n", [(0, 2, None), (2, 2 + len(text), node.loc)], node.loc)
+        parsed = parse(src)
+        word = None
+        cmd = parsed.root.children[0] if len(parsed.root.children) == 1 else None
+        if not parsed.problems and cmd is not None and cmd.type == "command" and not cmd.extra:
+            args = [c for c in cmd.children if c.named and c.type != "command_name"]
+            if len(args) == 1 and args[0].start == 2 and args[0].end == 2 + len(text):
+                word = args[0]
+        self._pattern_words[id(node)] = (word, node)
+        return word
+
     def pattern_segments(self, node, st):
         """Glob segments (text, quoted) for a pattern node; None when unknown."""
         t = node.type
-        if t in ("word", "extglob_pattern", "regex", "number"):
+        if t == "regex" and _QUOTING.search(node.text):
+            word = self._pattern_word(node)
+            return None if word is None else self.pattern_segments(word, st)
+        if t in ("word", "extglob_pattern", "regex") or (t == "number" and not node.children):
             return [(node.text, False)]
         if t == "raw_string":
             return [(node.text[1:-1], True)]
-        if t == "string":
+        if t == "ansi_c_string":
+            return [(_ansi_c(node.text[2:-1]), True)]
+        if t == "number":  # `10#${x}`
+            txt = text_of(self.expand_scalar(node, st))
+            return None if txt is None else [(txt, False)]
+        if t in ("string", "translated_string"):
             v = self.expand_scalar(node, st)
             txt = text_of(v)
             return None if txt is None else [(txt, True)]

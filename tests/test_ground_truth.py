@@ -305,6 +305,7 @@ def _stmt2(draw, depth=0):
             f'{v}=$(basename "/a/${w}.sh" .sh)',
             f'{v}=${{{w}//\\//_}}',
             f'{v}=${{{w}/#/pre}}',
+            f'{v}=${{{w}/$V0/R}}; {w}="${{{v}#"$V1"}}"; {v}=${{{w}%$V2*}}; {w}=${{{v}//$\'\\t\'/ }}',
             f'{v}=${{{w}:+"${w}"}}',
             f'emit {{a,b}}{n} {{1..3}}',
             f'OLD=$IFS; IFS=:; set -- ${v}:x; IFS=$OLD; emit "$#" "$1"',
@@ -460,6 +461,18 @@ def test_expansion_errors_match_real_bash(src):
 ])
 def test_assignment_errors_match_real_bash(src):
     assert _evaluated_emits(src) == bash_emits(src, as_file=True)
+
+
+@pytest.mark.parametrize("src", [
+    # tree-sitter-bash reads a pattern holding quotes or expansions as one regex token
+    'y=a; x=abc; emit ${x/$y/c} ${x/a$y/c} ${x#$y} ${x%${y}bc} "${x/$y/Q}"',
+    'y="*"; x=abc; emit ${x/$y/c} "${x/"$y"/c}"; u=; emit ${x/$u/Z}',
+    """x="a b.c"; emit "${x/'a b'/c}" "${x/"a"/c}" "${x/a\\ b/c}" "${x#'a'}" "${x%'.c'}" "${x/'*'/s}" "${x/*./s}\"""",
+    """x=$'a\\nb'; emit "${x//$'\\n'/,}"; x=a.b; emit ${x/$'.'/-}""",
+    'P=/models/; M=/models/dsr1; emit ${M#$P} ${M#"$P"} ${M/#$P/x}; v=1.2; emit ${v/$(echo .)/,}',
+])
+def test_patterns_match_real_bash(src):
+    assert _evaluated_emits(src) == bash_emits(src)
 
 
 # -- arithmetic, checked against bash ---------------------------------------------------------
