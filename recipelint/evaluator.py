@@ -2262,6 +2262,20 @@ class Evaluator:
         kind_attr = "A" if "A" in attrs else ("a" if "a" in attrs else None)
         if value is not None and value.type == "array":
             elems = self.array_elements(value, st, assoc=(kind_attr == "A" or (var is not None and var.kind == "A")))
+            if isinstance(elems, _Keyed):  # `(x [5]=y z)`: elements at the indices given
+                base = {}
+                if op == "+=" and var is not None and var.kind == "s":
+                    base = {0: Word(var.value, node.loc)}
+                elif op == "+=" and var is not None and var.kind == "a":
+                    base = dict(var.value)
+                d = self._indexed(elems, base, st, node.loc)
+                kind = "a" if d is not None and (var is None or op != "+=" or var.kind in ("a", "s")) else "u"
+                val = d if kind == "a" else unknown(f"${{{name}[@]}}", value.loc, multi=True)
+                st.put(name, Var(kind, val, var.exported if var else False), local)
+                return
+            if elems is None:  # an associative array with a key not known
+                st.put(name, Var("u", unknown(f"${{{name}[@]}}", value.loc, multi=True), var.exported if var else False), local)
+                return
             if isinstance(elems, dict):
                 if op == "+=" and var is not None and var.kind == "A":
                     d = dict(var.value)
@@ -2493,37 +2507,72 @@ class Evaluator:
         st.put(name, v, False)
 
     def array_elements(self, node: Node, st: State, assoc: bool):
+        """The elements of an array literal: a list of words; for an associative array, a dict
+        (None when a key is not known); for an indexed one with indices in it, a _Keyed."""
         elems: list[Word] = []
         keyed: dict = {}
-        has_keys = False
         # each element is a step of the evaluation: a script assigning a 5,000-element array in
         # each of hundreds of copies of itself stops at the step limit (found by the fuzz suite)
         self.steps += len(node.children)
-        for c in node.children:
+        kids = [c for c in node.children if c.named and c.type != "comment"]
+        if not assoc and any(c.text.startswith("[") and _KEYED_ELEMENT.match(c.text) for c in kids):
+            return _Keyed(node)
+        for c in kids:
+            raw = c.text
+            m = _KEYED_ELEMENT.match(raw) if raw.startswith("[") else None
+            if m:
+                key, w, append = self._keyed_element(c, m, st)
+                if key is None:
+                    return None
+                old = keyed.get(key) if append else None
+                keyed[key] = Word(old.chunks + w.chunks, c.loc) if old is not None else w
+                continue
+            if assoc:
+                continue
+            elems.extend(self.expand_word(c, st))
+        return keyed if assoc else elems
+
+    def _keyed_element(self, c, m, st):
+        """``[key]=value`` (``m``: its _KEYED_ELEMENT match) in an array literal: (the key,
+        expanded; None when not known), the value's word, and whether it is ``[key]+=value``."""
+        val = self.expand_scalar(c, st)
+        key, cut = m.group(1), len(m.group(0))
+        if _QUOTING.search(key):  # `[$k]=v`, `["a b"]=v`: the key as expanded
+            t = text_of(val)
+            j = t.find("]") if t is not None else -1
+            if j < 0:
+                return None, None, False
+            key, cut = t[1:j], j + (3 if t.startswith("]+=", j) else 2)
+        return key, Word(slice_str(val, cut), c.loc), "+=" in m.group(0)
+
+    def _indexed(self, keyed: "_Keyed", base: dict, st: State, loc) -> dict | None:
+        """The indexed array ``(x [5]=y z)`` makes, added to ``base``: an element without an
+        index goes one past the previous one (past the last element of ``base`` at first); None
+        when an index or a word list is not known."""
+        d = dict(base)
+        nxt = max(d) + 1 if d else 0
+        for c in keyed.node.children:
             if not c.named or c.type == "comment":
                 continue
             raw = c.text
             m = _KEYED_ELEMENT.match(raw) if raw.startswith("[") else None
             if m:
-                has_keys = True
-                val = self.expand_scalar(c, st)
-                txt_parts = slice_str(val, len(m.group(0)) - (1 if "+=" in m.group(0) else 0))
-                vals = slice_str(val, raw.index("]=") + 2) if "]=" in raw else txt_parts
-                keyed[m.group(1)] = Word(vals, c.loc)
+                key, w, append = self._keyed_element(c, m, st)
+                i = self._arith_int(key, st, loc) if key is not None else None
+                if i is None:
+                    return None
+                if i < 0:
+                    i += nxt
+                old = d.get(i) if append else None
+                d[i] = Word(old.chunks + w.chunks, c.loc) if old is not None else w
+                nxt = i + 1
                 continue
-            if assoc:
-                continue
-            elems.extend(self.expand_word(c, st))
-        if assoc or (has_keys and not elems):
-            if assoc:
-                return keyed
-            d = {}
-            for k, w in keyed.items():
-                i = self._arith_int(k, st, node.loc)
-                if i is not None:
-                    d[i] = w
-            return [d[k] for k in sorted(d)]
-        return elems
+            for w in self.expand_word(c, st):
+                if any(ch.multi for ch in w.chunks):
+                    return None
+                d[nxt] = w
+                nxt += 1
+        return d
 
     # -----------------------------------------------------------------------------------
     # word expansion
@@ -2903,8 +2952,8 @@ class Evaluator:
                 if index is None:
                     segs.append(("t", unknown(node.text, node.loc), quoted, False))
                     return
-        elif target.type in ("variable_name", "special_variable_name", "word", "number"):
-            name = target.text
+        elif target.type in ("variable_name", "special_variable_name", "word", "number", "#"):
+            name = target.text  # (`#`: `${#}`, and `${!#}`, the last argument)
         else:
             segs.append(("t", unknown(node.text, node.loc), quoted, False))
             return
@@ -4783,6 +4832,16 @@ def _posix_ere(rx: str) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # small helpers
+
+
+class _Keyed:
+    """An indexed array literal with indices in it (``(x [5]=y z)``): what it makes depends on
+    where its elements start (Evaluator._indexed)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
 
 
 class _FakeNode:

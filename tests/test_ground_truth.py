@@ -475,6 +475,19 @@ def test_patterns_match_real_bash(src):
     assert _evaluated_emits(src) == bash_emits(src)
 
 
+@pytest.mark.parametrize("src", [
+    # indices in an indexed array literal: an element without one goes one past the previous
+    'declare -a a=([3]=c [1]=a); emit ${a[@]} ${!a[@]}; b=([2]=x y [0]=z); emit ${b[@]} ${!b[@]}',
+    'a=(p q); a+=([5]=r s); emit ${!a[@]} ${a[@]}; i=1; c=([i+1]=x [$i]=w); emit ${!c[@]} ${c[@]}',
+    'a=([1]=x); a[0]=y; emit "${a[*]}"; x=s; x+=([3]=t); emit ${!x[@]} ${x[@]}; b=(x [-1]=z); emit ${b[@]}',
+    'k=key; declare -A m=([$k]=v ["a b"]=w); emit ${m[key]} ${#m[@]}',
+    # `${#}` is `$#`; `${!#}` the last argument
+    'emit ${#}; set -- a b; emit ${#} "${!#}"; f() { emit ${#} "${!#}"; }; f p "q r"',
+])
+def test_arrays_and_special_parameters_match_real_bash(src):
+    assert _evaluated_emits(src) == bash_emits(src)
+
+
 # -- arithmetic, checked against bash ---------------------------------------------------------
 # `$(( ))`, `(( ))` and `let` over literals (hex, octal, base#n, the largest integer), variables,
 # every binary operator, unary operators, `?:`, assignments (`a += (a = 0)` reads `a` first),
