@@ -183,6 +183,11 @@ class _ExpansionError(_CmdError):
     of the line (_discard)."""
 
 
+class _ReadonlyError(_CmdError):
+    """Assigning a readonly variable: an assignment statement drops the rest of the line, as
+    an expansion error does; `declare`/`local` fail (status 1)."""
+
+
 class State:
     __slots__ = (
         "vars", "frames", "funcs", "pos", "files", "errexit", "nounset", "pipefail", "events", "cond", "ctl",
@@ -993,7 +998,7 @@ class Evaluator:
         except _Exit as e:
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
         except _CmdError as e:  # (of the value's expansion, or evaluating an integer or subscript)
-            _discard(st, e, hard=not isinstance(e, _ExpansionError))
+            _discard(st, e, hard=not isinstance(e, (_ExpansionError, _ReadonlyError)))
         else:
             t = node.text
             if not (("$(" in t or "`" in t) and _has_cmdsub((node,))):
@@ -1005,6 +1010,9 @@ class Evaluator:
             self.declare(node, st)
         except _Exit as e:
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
+        except _ReadonlyError as e:
+            st.notes.append((e.loc, e.reason))
+            st.status = 1
         except _CmdError as e:
             _discard(st, e, hard=not isinstance(e, _ExpansionError))
         return [st]
@@ -2256,9 +2264,7 @@ class Evaluator:
             name = name_node.text
         var = st.lookup(name, attrs_only=op == "=" and index is None)
         if var is not None and var.readonly:
-            st.notes.append((node.loc, f"{name}: readonly variable"))
-            st.status = 1
-            return
+            raise _ReadonlyError(node.loc, f"{name}: readonly variable")
         kind_attr = "A" if "A" in attrs else ("a" if "a" in attrs else None)
         if value is not None and value.type == "array":
             elems = self.array_elements(value, st, assoc=(kind_attr == "A" or (var is not None and var.kind == "A")))
@@ -2359,6 +2365,9 @@ class Evaluator:
             var = st.frames[-1].get(name)
         else:
             var = st.lookup(name, attrs_only=True) if not local else st.lookup(name)
+        if var is not None and var.readonly:  # (`read R`, `printf -v R`: not assigned)
+            st.notes.append((loc, f"{name}: readonly variable"))
+            return
         if var is not None and var.kind == "a":
             d = dict(var.value)
             d[0] = Word(val, loc)

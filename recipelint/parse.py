@@ -146,13 +146,17 @@ def parse(src) -> Parsed:
         shown = b"".join(data[a:b] for a, b in zip([0] + [j + 2 for j in joins], joins + [len(data)]))
         tree = _parser().parse(shown)
         # (the repairs replace bytes one for one: texts are still read from `shown` as it was)
-        tree, parsed = _end_lines(*_bracket_commands(tree, shown))
+        tree, parsed, moved = _redirected_assignments(*_bracket_commands(tree, shown))
+        tree, parsed = _end_lines(tree, parsed)
         root, depth, redirected = _convert(tree.root_node, src, problems, parsed, shown)
+        _attach_redirects(root, moved, src, problems, parsed, shown)
         _based_numbers(root, problems, shown)
         problems[:] = _remap(root, problems, joins, shown)
     else:
-        tree, parsed = _end_lines(*_bracket_commands(tree, data))
+        tree, parsed, moved = _redirected_assignments(*_bracket_commands(tree, data))
+        tree, parsed = _end_lines(tree, parsed)
         root, depth, redirected = _convert(tree.root_node, src, problems, parsed, data)
+        _attach_redirects(root, moved, src, problems, parsed, data)
         _based_numbers(root, problems, data)
     _gap_check(root, src, problems)
     for node in redirected:  # after the gap check: the moved words leave gaps in their command
@@ -382,6 +386,9 @@ def _take_fields(node: Node, name: str, keep: int) -> list[Node]:
 _ASSIGNED_VALUE = rb"""(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|\$\(\([^\n]*?\)\)|\$\([^()\n]*\)|\$\{[^}\n]*\}|\([^()\n]*\)|`[^`\n]*`|\\.|[^\s"'`$()\\;&|<>]|\$)*+"""
 _ASSIGNED_NAME = rb"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?\+?="
 _ASSIGN_LINE = re.compile(rb"(?m)^[ \t]*" + _ASSIGNED_NAME + _ASSIGNED_VALUE + rb"[ \t]+" + _ASSIGNED_NAME)
+#: two assignments after an operator or keyword (`cmd; A=1 B=2`, `then A=1 B=2`; a word ending in
+#: `o`, `e` or `n` too: a hint only)
+_ASSIGN_MID = re.compile(rb"[;&|{(oen][ \t]*" + _ASSIGNED_NAME + _ASSIGNED_VALUE + rb"[ \t]+" + _ASSIGNED_NAME)
 #: the same after a `;` ``_end_lines`` wrote (slower: a line start is no longer its anchor)
 _ASSIGN_AFTER = re.compile(rb"(?m)(?:^|;)[ \t]*" + _ASSIGNED_NAME + _ASSIGNED_VALUE + rb"[ \t]+" + _ASSIGNED_NAME)
 
@@ -401,7 +408,8 @@ def _end_lines(tree, data: bytes):
     word — one byte for one, so every position stays the file's.  Returns the tree and the text
     it parsed."""
     for round_ in range(8):  # each round ends every such line found; a new parse may show more
-        assigns = (_ASSIGN_AFTER if round_ else _ASSIGN_LINE).search(data) is not None
+        assigns = (_ASSIGN_AFTER if round_ else _ASSIGN_LINE).search(data) is not None \
+            or (not round_ and _ASSIGN_MID.search(data) is not None)
         pipes = data.count(b"|") - 2 * data.count(b"||") >= 2
         if not (assigns or pipes):
             return tree, data
@@ -414,6 +422,87 @@ def _end_lines(tree, data: bytes):
             return tree, data
         tree, data = _reparse(data, ends, b";")
     return tree, data
+
+
+_REDIRECT = rb"""(?:[0-9]*(?:>>|>&|>\||>|<|&>>|&>)[ \t]*(?:&?[0-9]+-?|&-|"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s;&|()<>'"]+))"""
+#: a statement of assignments and redirections, no command (``X=$(cmd) 2>/dev/null || true``)
+_ASSIGN_REDIRECT = re.compile(
+    rb"(?m)(?:^|;|&&|\|\||\bthen|\bdo|\belse|[{(])[ \t]*(" + _ASSIGNED_NAME + _ASSIGNED_VALUE
+    + rb"(?:[ \t]+" + _ASSIGNED_NAME + _ASSIGNED_VALUE + rb")*)[ \t]+(" + _REDIRECT + rb"(?:[ \t]*" + _REDIRECT
+    + rb")*)(?=[ \t]*(?:$|;|&|\||\)|\}|#))")
+#: the cheap test before it: an assignment starting a statement, and a `<` or `>` later on its line
+_ASSIGN_REDIRECT_HINT = re.compile(rb"(?m)(?:^|[;&|{(]|then|do|else)[ \t]*" + _ASSIGNED_NAME + rb"[^\n]*[ \t][0-9&]*[<>]")
+#: where a match is text, not a statement
+_NOT_CODE = frozenset({"heredoc_body", "heredoc_content", "string", "raw_string", "comment", "ansi_c_string"})
+
+
+def _redirected_assignments(tree, data: bytes):
+    """tree-sitter-bash has no statement of assignments with a redirection and no command
+    (``X=$(cmd) 2>/dev/null``): it takes the next token for the command's name — the next
+    line's command (``echo`` of the line after, the ``fi`` closing an ``if``: no error shown),
+    an operator (``|| true``: an ERROR), or nothing (a MISSING name).  Such redirections are
+    blanked, the text parsed again (one byte for one: positions stay the file's), and
+    ``_attach_redirects`` puts them back around the assignments.  Returns the tree, the text it
+    parsed and, for each such statement, (assignments' start and end, redirections' start and
+    end)."""
+    moved, blank, done = [], [], -1
+    for hint in _ASSIGN_REDIRECT_HINT.finditer(data):
+        if hint.start() < done:
+            continue
+        done = data.find(b"\n", hint.end())
+        done = len(data) if done < 0 else done
+        for m in _ASSIGN_REDIRECT.finditer(data, data.rfind(b"\n", 0, hint.start()) + 1, done):
+            _redirected_statement(tree, m, moved, blank)
+    if not moved:
+        return tree, data, []
+    tree, data = _reparse(data, blank, b" ")
+    return tree, data, moved
+
+
+def _redirected_statement(tree, m, moved: list, blank: list) -> None:
+    """Note the statement ``m`` matched unless it lies in text (a here-document, a string)."""
+    at = tree.root_node.descendant_for_byte_range(m.start(1), m.start(1))
+    while at is not None and at.type not in _NOT_CODE:
+        at = at.parent
+    if at is None:
+        moved.append((m.start(1), m.end(1), m.start(2), m.end(2)))
+        blank += range(m.start(2), m.end(2))
+
+
+def _attach_redirects(root: Node, moved: list, src, problems: list, data: bytes, text: bytes) -> None:
+    """Put each redirection ``_redirected_assignments`` blanked back, after the assignments
+    it belongs to: ``redirected_statement(body: variable_assignment(s), redirect: ...)``."""
+    if not moved:
+        return
+    want = {(a, b): (c, d) for a, b, c, d in moved}
+    stack = [(root, ())]
+    while stack and want:
+        node, above = stack.pop()
+        kids = list(node.children)
+        for i, c in enumerate(kids):
+            span = want.pop((c.start, c.end), None) if c.type in ("variable_assignment", "variable_assignments") else None
+            if span is None:
+                continue
+            # the redirections alone, after a `:` where the assignments were
+            buf = bytearray(b if b == 10 else 32 for b in text)
+            buf[c.start] = ord(":")
+            buf[span[0] : span[1]] = text[span[0] : span[1]]
+            stmt = _parser().parse(bytes(buf)).root_node.descendant_for_byte_range(c.start, c.start)
+            while stmt is not None and stmt.type != "redirected_statement":
+                stmt = stmt.parent
+            if stmt is None or stmt.has_error:
+                problems.append(ParseProblem(Loc(src, span[0], span[1]), "syntax error in a redirection"))
+                continue
+            redirects = [_convert(r, src, problems, bytes(buf), text)[0] for r in stmt.children if r.type == "file_redirect"]
+            wrap = Node("redirected_statement", c.start, max([c.end] + [r.end for r in redirects]), True, src)
+            wrap.children = (c, *redirects)
+            wrap.fields = ("body",) + ("redirect",) * len(redirects)
+            kids[i] = wrap
+            node.children = tuple(kids)
+            node._fmap = None
+            for n in above + (node,):  # (`a && X=1 2>f`: the list ended before the redirection)
+                n.end = max(n.end, wrap.end)
+        stack.extend((c, above + (node,)) for c in node.children)
 
 
 def _reparse(data: bytes, at: list[int], byte: bytes):
@@ -448,7 +537,7 @@ def _bracket_commands(tree, data: bytes):
     or ``>`` into: in ``[ ]`` they are redirections (``[ "$N" > 8 ]`` tests that ``$N`` is not
     empty and writes a file named ``8``).  Returns the tree and the text it parsed."""
     for _ in range(8):  # a repaired statement may show the next one
-        ats = _misread_brackets(tree.root_node) if _BRACKET_BLANK.search(data) else []
+        ats = _misread_brackets(tree.root_node) if _BRACKET_HINT.search(data) else []
         if tree.root_node.has_error:
             q = _query("brackets", '(ERROR "[" @b) (test_command "[" @b (MISSING "]"))')
             ats += [n.start_byte for n in tree_sitter.QueryCursor(q).captures(tree.root_node).get("b", [])
@@ -459,8 +548,9 @@ def _bracket_commands(tree, data: bytes):
     return tree, data
 
 
-#: a `[` and a blank (the cheap test before the query)
-_BRACKET_BLANK = re.compile(rb"\[[ \t]")
+#: a `[ ` with, later on its line, a blank and a `<` or `>`, or a backslash (the cheap test
+#: before the query: the grammar misreads the first, and escaped words)
+_BRACKET_HINT = re.compile(rb"\[[ \t][^\n\]]*?(?:[ \t][<>][ \t]|\\)")
 #: where a `<`/`>` in a test expression is not one of its operators
 _OPAQUE_IN_TEST = frozenset({"string", "raw_string", "expansion", "command_substitution", "arithmetic_expansion",
                              "process_substitution", "ansi_c_string", "simple_expansion"})

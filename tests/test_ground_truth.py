@@ -421,6 +421,14 @@ def test_ifs_and_statuses_match_real_bash(src):
     'x=08; emit $(( x )); emit after',
     '[ 010 -eq 10 ] && emit a; [[ 010 -eq 8 ]] && emit b; [ 08 -eq 8 ] && emit c; test " 5 " -gt 4 && emit d',
     '[ "" -eq 0 ]; emit $?; [ x -eq 0 ]; emit $?; [ 0x10 -eq 16 ]; emit $?; X=; [ "$X" -gt 0 ] || emit $?',
+    # assignments with a redirection and no command (tree-sitter-bash takes the next line's
+    # command, an operator or nothing for the command's name)
+    'X=$(echo a) 2>/dev/null || true\nemit $X; Y=$(echo b) 2>/dev/null\nemit $Y; Z=1 2>/dev/null; emit $Z',
+    'if true; then\n  X=2 2>/dev/null\nfi\nemit $X; true && Y=3 2>/dev/null\nemit $Y; A=4 B=5 >/dev/null 2>&1\nemit $A $B',
+    'X=$(false) 2>/dev/null || emit failed; X=1 2>/dev/null emit cmd $X; f() {\n  Q=$(echo q) 2>/dev/null || Q=2\n}\nf; emit $Q',
+    'for i in 1; do X=$i 2>/dev/null; done; emit $X; X=1 2>&1 | cat; emit ${X}; A[1]=x 2>/dev/null\nemit ${A[1]}',
+    # two assignments after another statement on their line: a statement, not the next line's prefix
+    'emit x; A=4 B=5\nemit $A $B; true && C=1 D=2\nemit $C $D; if true; then E=1 F=2\nfi\nemit $E $F',
     # an escaped word in one `[ ]`, a redirection in the next: two tests, not one up to the last `]`
     '[ a \\< a ] && emit lt || emit notlt\n[ a > /dev/null ] && emit ne\n',
 ])
@@ -443,6 +451,9 @@ def test_numbers_and_brackets_match_real_bash(src):
     # a sourced file and an `eval` string are read line by line too
     'eval \'emit $((1/0)); emit ev\nemit ev2\'; emit same\nemit next',
     'cat > rl_e.sh <<EOF\nemit \\$((1/0)); emit x\nemit in-file\nEOF\nsource ./rl_e.sh; emit same\nemit next',
+    # assigning a readonly variable drops the line too; `declare` and `read` only fail
+    'readonly R=1; R=2; emit $R\nemit next $R $?; f() { R=2; emit inf; }; f; emit same\nemit n2',
+    'readonly R=1; declare R=3; emit $R $?; read R <<< x; emit $R; export R=5; emit $R',
     # `(( $x ))`: the whole expression one expansion
     'x=3; (( $x )) && emit a; y=0; (( $y )) || emit b; d=010; (( $d )); emit $?; (( $((x-3)) )) || emit c',
 ])
