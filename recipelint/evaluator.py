@@ -1999,6 +1999,14 @@ class Evaluator:
                     out_target = (Chunk("/dev/stderr", None),)
                 elif op == ">&" and fd in (None, "1") and dest is not None and dest.text not in ("2", "1"):
                     out_target = self.expand_scalar(dest, st)
+                elif op == "<" and fd in (None, "0") and dest is not None and dest.type == "process_substitution" \
+                        and dest.text.startswith("<("):
+                    # `done < <(cmd)`: what the command writes
+                    status = st.status
+                    stdin = self._output([c for c in dest.children if c.named], dest, st)
+                    st.status = status
+                    if stdin is None:
+                        stdin = unknown(f"<{dest.text}", r.loc)
                 elif op == "<" and fd in (None, "0") and dest is not None:
                     path = file_key(text_of(self.expand_scalar(dest, st)))
                     stdin = st.files.get(path) if path is not None else None
@@ -3322,6 +3330,14 @@ class Evaluator:
             return _without_final_newlines(content) if content is not None else unknown(node.text, node.loc)
         if not body:
             return EMPTY
+        data = self._output(body, node, st)
+        if data is None:
+            return unknown(_short(node.text, 48), node.loc)
+        return _without_final_newlines(data)
+
+    def _output(self, body, node, st):
+        """What the statements ``body`` write to stdout, run in a subshell (``$(...)``,
+        ``<(...)``); None when not known.  Their events and notes are kept in ``st``."""
         def run(child):
             child.errexit = False  # bash runs `$(...)` without `set -e` (`inherit_errexit` is off)
             return self.run_seq(body, child)
@@ -3333,11 +3349,7 @@ class Evaluator:
         st.notes = first.notes
         st.truncated = first.truncated
         st.status = first.status
-        outs = [r.out for r in raw]
-        data = _merge_outputs(outs, node.loc)
-        if data is None:
-            return unknown(_short(node.text, 48), node.loc)
-        return _without_final_newlines(data)
+        return _merge_outputs([r.out for r in raw], node.loc)
 
     def heredoc_value(self, redirect: Node, st: State):
         start = None

@@ -499,6 +499,16 @@ def test_arrays_and_special_parameters_match_real_bash(src):
     assert _evaluated_emits(src) == bash_emits(src)
 
 
+@pytest.mark.parametrize("src", [
+    # `< <(cmd)`: stdin is what the command writes
+    "while read -r l; do emit \"$l\"; done < <(printf 'a\\nb\\n'); mapfile -t A < <(printf 'x\\ny\\n'); emit ${#A[@]} ${A[1]}",
+    'read -r a b < <(echo 1 2); emit $a $b; while IFS== read -r k v; do emit $k $v; done < <(echo a=1; echo b=2)',
+    'read x < <(false); emit $? ${x:-empty}',
+])
+def test_process_substitution_input_matches_real_bash(src):
+    assert _evaluated_emits(src) == bash_emits(src)
+
+
 # -- arithmetic, checked against bash ---------------------------------------------------------
 # `$(( ))`, `(( ))` and `let` over literals (hex, octal, base#n, the largest integer), variables,
 # every binary operator, unary operators, `?:`, assignments (`a += (a = 0)` reads `a` first),
