@@ -313,6 +313,8 @@ if sys.getrecursionlimit() < _RECURSION_LIMIT:  # set once, when the evaluator i
 
 #: quoting and expansions: a pattern token holding any is a word to expand
 _QUOTING = re.compile(r"[$'\"\\`]")
+#: a special parameter in here-document text (`$1`, `$@`, `$#`, `$?`), or an escaped character
+_HEREDOC_SPECIAL = re.compile(r"\\.|(\$[0-9@#?$*!_-])", re.S)
 _KEYED_ELEMENT = re.compile(r"^\[([^\]]*)\]\+?=")  # `[key]=value` in an array literal
 
 #: the function table's entry that marks function NAME exported (`export -f NAME`) is this prefix +
@@ -3376,7 +3378,7 @@ class Evaluator:
             first = True
             for c in body.children:
                 if c.start > pos:
-                    self._heredoc_literal(body, pos, c.start, segs, dash, first)
+                    self._heredoc_literal(body, pos, c.start, segs, dash, first, st)
                     first = False
                 if c.type == "command_substitution" and c.text.startswith("$((") and c.text.endswith("))"):
                     # tree-sitter-bash reads `$(( ... ))` in a here-document as `$( ( ... ) )`
@@ -3389,15 +3391,29 @@ class Evaluator:
                 elif c.type in EXPANSION_TYPES:
                     self._expansion(c, st, segs, quoted=True, scalar=True)
                 elif c.type == "heredoc_content":
-                    self._heredoc_literal(body, c.start, c.end, segs, dash, first)
+                    self._heredoc_literal(body, c.start, c.end, segs, dash, first, st)
                 pos = max(pos, c.end)
                 first = False
             if body.end > pos:
-                self._heredoc_literal(body, pos, body.end, segs, dash, first)
+                self._heredoc_literal(body, pos, body.end, segs, dash, first, st)
         return _join_segs(segs)
 
-    def _heredoc_literal(self, body, a, b, segs, dash, at_start):
+    def _heredoc_literal(self, body, a, b, segs, dash, at_start, st=None):
         raw = body.src.data[a:b].decode("utf-8", "replace")
+        if st is not None and "$" in raw:
+            # tree-sitter-bash leaves `$1`, `$@`, `$#`, `$?` ... in a here-document as text
+            pos = 0
+            for m in _HEREDOC_SPECIAL.finditer(raw):
+                if m.group(1) is None:
+                    continue  # (an escaped character)
+                start = a + len(raw[: m.start(1)].encode("utf-8"))
+                self._heredoc_literal(body, a + len(raw[:pos].encode("utf-8")), start, segs, dash, at_start and pos == 0)
+                node = Node("simple_expansion", start, start + 2, True, body.src)
+                self._param(m.group(1)[1], None, node, st, segs, quoted=True, scalar=True)
+                pos = m.end(1)
+            if pos:
+                self._heredoc_literal(body, a + len(raw[:pos].encode("utf-8")), b, segs, dash, False)
+                return
         if _BACKTICK.search(raw):
             # tree-sitter-bash leaves `cmd` in a here-document as text: its output is unknown
             segs.append(("t", unknown(raw.strip()[:40], body.loc), True, False))

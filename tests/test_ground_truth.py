@@ -509,6 +509,16 @@ def test_process_substitution_input_matches_real_bash(src):
     assert _evaluated_emits(src) == bash_emits(src)
 
 
+@pytest.mark.parametrize("src", [
+    # tree-sitter-bash leaves `$1`, `$@`, `$#`, `$?` in a here-document as text
+    'f() {\n  cat <<EOF\nin $1 $X\nEOF\n}\nX=2; emit "$(f x)"',
+    'set -- a b; cat > rl_x <<EOF\n$1 $@ $# ${1} $* \\$1 \\\\$1\nEOF\nemit "$(cat rl_x)"; false; cat > rl_y <<EOF\n$?\nEOF\nemit "$(cat rl_y)"',
+    'set -- p; cat > rl_z <<-EOF\n\t$1 x\n\t\t$1\n\tEOF\nemit "$(cat rl_z)"',
+])
+def test_here_document_parameters_match_real_bash(src):
+    assert _evaluated_emits(src) == bash_emits(src)
+
+
 # -- arithmetic, checked against bash ---------------------------------------------------------
 # `$(( ))`, `(( ))` and `let` over literals (hex, octal, base#n, the largest integer), variables,
 # every binary operator, unary operators, `?:`, assignments (`a += (a = 0)` reads `a` first),
