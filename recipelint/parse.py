@@ -146,14 +146,14 @@ def parse(src) -> Parsed:
         shown = b"".join(data[a:b] for a, b in zip([0] + [j + 2 for j in joins], joins + [len(data)]))
         tree = _parser().parse(shown)
         # (the repairs replace bytes one for one: texts are still read from `shown` as it was)
-        tree, parsed, moved = _redirected_assignments(*_bracket_commands(tree, shown))
+        tree, parsed, moved = _redirected_assignments(*_bracket_commands(*_arithmetic_commas(tree, shown)))
         tree, parsed = _end_lines(tree, parsed)
         root, depth, redirected = _convert(tree.root_node, src, problems, parsed, shown)
         _attach_redirects(root, moved, src, problems, parsed, shown)
         _based_numbers(root, problems, shown)
         problems[:] = _remap(root, problems, joins, shown)
     else:
-        tree, parsed, moved = _redirected_assignments(*_bracket_commands(tree, data))
+        tree, parsed, moved = _redirected_assignments(*_bracket_commands(*_arithmetic_commas(tree, data)))
         tree, parsed = _end_lines(tree, parsed)
         root, depth, redirected = _convert(tree.root_node, src, problems, parsed, data)
         _attach_redirects(root, moved, src, problems, parsed, data)
@@ -503,6 +503,32 @@ def _attach_redirects(root: Node, moved: list, src, problems: list, data: bytes,
             for n in above + (node,):  # (`a && X=1 2>f`: the list ended before the redirection)
                 n.end = max(n.end, wrap.end)
         stack.extend((c, above + (node,)) for c in node.children)
+
+
+def _arithmetic_commas(tree, data: bytes):
+    """tree-sitter-bash has no comma operator inside parentheses in arithmetic
+    (``$(( (a=1, b=2) + 1 ))``): an ERROR, and often the lines after it.  When the parse has an
+    error, each such comma is parsed again as a ``+`` (one byte for one; the evaluator reads the
+    expression's text from the file, commas and all).  Returns the tree and the text it parsed."""
+    if not tree.root_node.has_error or b"((" not in data or b"," not in data:
+        return tree, data
+    at, i, n = [], 0, len(data)
+    while True:
+        i = data.find(b"((", i)
+        if i < 0:
+            break
+        level, j = 2, i + 2
+        while j < n and level and j - i < 4000:
+            ch = data[j]
+            if ch == 40:  # (
+                level += 1
+            elif ch == 41:  # )
+                level -= 1
+            elif ch == 44 and level > 2:  # , inside parentheses of its own
+                at.append(j)
+            j += 1
+        i = j
+    return _reparse(data, at, b"+") if at else (tree, data)
 
 
 def _reparse(data: bytes, at: list[int], byte: bytes):

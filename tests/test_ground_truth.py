@@ -416,6 +416,8 @@ def test_ifs_and_statuses_match_real_bash(src):
     # `$((...))` inside arithmetic (tree-sitter-bash: a command substitution of a subshell)
     'a=2; b=3; emit $(( $((a+b)) * 2 )) $((10#$((3)))); N=$(( $(( $((a)) + 1 )) )); emit $N; (( z = $((4)) * 2 )); emit $z',
     'emit $( (echo sub) ) "$(( $((1+1)) ))"',
+    # the comma operator inside parentheses (tree-sitter-bash: an ERROR, and the lines after it)
+    'x=$(( (a=1, b=2) + 1 )); emit $x $a $b; (( (c=3, d=4) )); emit $c $d\ny=5; emit $(( (y++, y) )) "((a, b))"',
     # a value with leading zeros is octal in arithmetic (`08` is an error), decimal to `[`
     'x=010; emit $(( x + 1 )) $((x)); y=-010; emit $((y)); declare -i z=010; emit $z',
     'x=08; emit $(( x )); emit after',
@@ -522,8 +524,8 @@ def test_here_document_parameters_match_real_bash(src):
 # -- arithmetic, checked against bash ---------------------------------------------------------
 # `$(( ))`, `(( ))` and `let` over literals (hex, octal, base#n, the largest integer), variables,
 # every binary operator, unary operators, `?:`, assignments (`a += (a = 0)` reads `a` first),
-# `++`/`--` and the comma operator.  Not generated: the comma operator inside parentheses (a
-# syntax error in tree-sitter-bash) and negative exponents (in a branch not taken bash reads
+# `++`/`--` and the comma operator (inside parentheses too: tree-sitter-bash's syntax error there
+# is repaired).  Not generated: negative exponents (in a branch not taken bash reads
 # variables as 0 but still rejects a negative literal; recipelint reads the variable).
 
 _ARITH_LEAF = ["0", "1", "2", "3", "7", "-4", "10", "0x1f", "010", "2#101", "36#z", "a", "b", "c", "-a", "(a)",
@@ -545,6 +547,8 @@ def _arith_expr(draw, depth=0):
         return f"({draw(_arith_expr(depth + 1))}) ** {draw(hs.sampled_from(['0', '1', '2', '3', '63', '64']))}"
     if k == 6:
         return f"{draw(hs.sampled_from(['!', '~', '-', '+']))}({draw(_arith_expr(depth + 1))})"
+    if k == 7 and draw(hs.booleans()):  # the comma operator inside parentheses
+        return f"({draw(_arith_expr(depth + 1))}, {draw(_arith_expr(depth + 1))})"
     if k == 7:
         return f"({draw(_arith_expr(depth + 1))}) ? {draw(_arith_expr(depth + 1))} : {draw(_arith_expr(depth + 1))}"
     if k == 8:
