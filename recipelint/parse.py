@@ -294,21 +294,20 @@ def _based_numbers(root: Node, problems: list, data: bytes) -> None:
     the comparison starts with ``$x``) become one number, and the error is no error."""
     if b"#$" not in data:
         return
+    fixed: set[int] = set()  # where the ERRORs made no error start
     stack = [root]
     while stack:
         node = stack.pop()
         kids, fields = list(node.children), list(node.fields)
-        i = 0
-        while i < len(kids):
-            c = kids[i]
-            prev = kids[i - 1] if i else None
+        out, out_fields = [], []
+        for c, f in zip(kids, fields):
+            prev = out[-1] if out else None
             error = prev is not None and prev.type == "ERROR" and prev.end == c.start
             if error:
                 start = prev.start
                 ok = _BASE_PREFIX.fullmatch(data, prev.start, prev.end)
             elif node.type in _GAP_IS_CONTENT or node.type == "number":  # (there a gap is text)
-                i += 1
-                continue
+                ok = None
             else:
                 start = c.start - 1
                 while start > 0 and 48 <= data[start - 1] <= 57:  # the digits before the `#`
@@ -316,31 +315,33 @@ def _based_numbers(root: Node, problems: list, data: bytes) -> None:
                 if start > 0 and data[start - 1] == 45:
                     start -= 1
                 ok = _BASE_PREFIX.fullmatch(data, start, c.start) and start >= (prev.end if prev else node.start)
-            chain = [c]
-            while chain[-1].type != "simple_expansion" and chain[-1].children and chain[-1].children[0].start == c.start:
-                chain.append(chain[-1].children[0])
-            x = chain[-1]
-            if not ok or x.type != "simple_expansion" or x.start != c.start:
-                i += 1
-                continue
-            num = Node("number", start, x.end, True, node.src)
-            num.children, num.fields = (x,), (None,)
-            if len(chain) == 1:
-                kids[i] = num
-            else:
-                holder = chain[-2]
-                holder.children = tuple(num if k is x else k for k in holder.children)
-                holder._fmap = None
-                for n in chain[:-1]:
-                    n.start = start
-            if error:
-                problems[:] = [p for p in problems if not prev.start <= p.loc.start < prev.end]
-                del kids[i - 1], fields[i - 1]
-            else:
-                i += 1
-        if len(kids) != len(node.children) or any(a is not b for a, b in zip(kids, node.children)):
-            node.children, node.fields, node._fmap = tuple(kids), tuple(fields), None
+            if ok:
+                chain = [c]
+                while chain[-1].type != "simple_expansion" and chain[-1].children and chain[-1].children[0].start == c.start:
+                    chain.append(chain[-1].children[0])
+                x = chain[-1]
+                if x.type == "simple_expansion" and x.start == c.start:
+                    num = Node("number", start, x.end, True, node.src)
+                    num.children, num.fields = (x,), (None,)
+                    if len(chain) == 1:
+                        c = num
+                    else:
+                        holder = chain[-2]
+                        holder.children = tuple(num if k is x else k for k in holder.children)
+                        holder._fmap = None
+                        for n in chain[:-1]:
+                            n.start = start
+                    if error:
+                        fixed.update(range(prev.start, prev.end))
+                        out.pop()
+                        out_fields.pop()
+            out.append(c)
+            out_fields.append(f)
+        if len(out) != len(kids) or any(a is not b for a, b in zip(out, kids)):
+            node.children, node.fields, node._fmap = tuple(out), tuple(out_fields), None
         stack.extend(node.children)
+    if fixed:
+        problems[:] = [p for p in problems if p.loc.start not in fixed]
 
 
 def _words_after_redirects(stmt: Node) -> None:
@@ -474,35 +475,47 @@ def _attach_redirects(root: Node, moved: list, src, problems: list, data: bytes,
     it belongs to: ``redirected_statement(body: variable_assignment(s), redirect: ...)``."""
     if not moved:
         return
+    # the redirections alone, each after a `:` where its assignments were (one parse for all;
+    # a `;` before a `:` that shares its line with the one before)
+    buf = bytearray(b if b == 10 else 32 for b in text)
+    last = -1
+    for a, _, c, d in sorted(moved):
+        buf[a] = ord(":")
+        if last > text.rfind(b"\n", 0, a):
+            buf[a - 1] = ord(";")
+        buf[c:d] = text[c:d]
+        last = d
+    buf = bytes(buf)
+    redirs = _parser().parse(buf).root_node
     want = {(a, b): (c, d) for a, b, c, d in moved}
-    stack = [(root, ())]
+    stack = [(root, None)]
     while stack and want:
-        node, above = stack.pop()
+        node, up = stack.pop()
         kids = list(node.children)
+        changed = False
         for i, c in enumerate(kids):
             span = want.pop((c.start, c.end), None) if c.type in ("variable_assignment", "variable_assignments") else None
             if span is None:
                 continue
-            # the redirections alone, after a `:` where the assignments were
-            buf = bytearray(b if b == 10 else 32 for b in text)
-            buf[c.start] = ord(":")
-            buf[span[0] : span[1]] = text[span[0] : span[1]]
-            stmt = _parser().parse(bytes(buf)).root_node.descendant_for_byte_range(c.start, c.start)
+            stmt = redirs.descendant_for_byte_range(c.start, c.start)
             while stmt is not None and stmt.type != "redirected_statement":
                 stmt = stmt.parent
             if stmt is None or stmt.has_error:
                 problems.append(ParseProblem(Loc(src, span[0], span[1]), "syntax error in a redirection"))
                 continue
-            redirects = [_convert(r, src, problems, bytes(buf), text)[0] for r in stmt.children if r.type == "file_redirect"]
+            redirects = [_convert(r, src, problems, buf, text)[0] for r in stmt.children if r.type == "file_redirect"]
             wrap = Node("redirected_statement", c.start, max([c.end] + [r.end for r in redirects]), True, src)
             wrap.children = (c, *redirects)
             wrap.fields = ("body",) + ("redirect",) * len(redirects)
             kids[i] = wrap
-            node.children = tuple(kids)
-            node._fmap = None
-            for n in above + (node,):  # (`a && X=1 2>f`: the list ended before the redirection)
-                n.end = max(n.end, wrap.end)
-        stack.extend((c, above + (node,)) for c in node.children)
+            changed = True
+            at = (node, up)
+            while at is not None:  # (`a && X=1 2>f`: the list ended before the redirection)
+                at[0].end = max(at[0].end, wrap.end)
+                at = at[1]
+        if changed:
+            node.children, node._fmap = tuple(kids), None
+        stack.extend((c, (node, up)) for c in node.children)
 
 
 def _arithmetic_commas(tree, data: bytes):
