@@ -379,87 +379,116 @@ def test_generated_recipe_constructs_match_real_bash(src):
     assert _agrees(got, bash_emits(src)), (src, got)
 
 
-@pytest.mark.parametrize("src", [
-    # bash starts with IFS set; unset, it splits as the default does but expands to nothing, so
-    # saving and restoring it (`OLD=$IFS ... IFS=$OLD`) leaves it empty: no splitting at all
-    'unset IFS; OLD=$IFS; IFS=:; IFS=$OLD; read -r a b <<< "x y"; emit "$a" "$b" "${#IFS}" "${IFS+set}"',
-    'emit "${IFS+set}" "${#IFS}"; unset IFS; emit "${IFS-unset}"; x="a b"; set -- $x; emit "$#" "$*"',
-    'export IFS=:; bash -c \'emit "${#IFS}"; x="a b:c"; set -- $x; emit "$#"\'',  # not inherited
-    # a loop's status is its body's last command's (0 when the body never ran): found by the
-    # generated programs, `for ((...)); do [[ ... ]] && ...; done; emit "$?"`
-    'for ((i=0; i<1; i++)); do [[ a == b ]] && :; done; emit "$?"; false; for ((;0;)); do :; done; emit "$?"',
-    'for x in 1; do false; done; emit "$?"; for x in 1 2; do false; break; done; emit "$?"',
-    'for x in 1 2; do [ $x = 2 ] && continue; false; done; emit "$?"',
-    'i=0; while [ $i -lt 1 ]; do i=1; false; done; emit "$?"; false; while false; do :; done; emit "$?"',
-    'i=0; until [ $i -ge 2 ]; do i=$((i+1)); [ $i = 1 ]; done; emit "$?"',
-    'f() { for x in a; do [ $x = b ]; done; }; f && emit t || emit f; set -e; f; emit alive',
-    # `rc=$?` reads the status before the assignment (it read 0); after it, `$?` is 0, or the
-    # status of the value's last command substitution
-    'f() { return 3; }\nf\nrc=$?\nemit "$rc" "$?"',
-    'false; r=$?; r2=$?; emit "$r" "$r2"; X=$(exit 3); emit "$?"; false; Y=$(true)$?; emit "$Y" "$?"',
-    'f() { false; local rc=$?; emit "$rc" "$?"; }; f; false; export E=$?; emit "$E"; false; A=(x $?); emit "${A[@]}"',
-    'set -e; false || rc=$?; emit "$rc"',
-])
-def test_ifs_and_statuses_match_real_bash(src):
-    assert _evaluated_emits(src) == bash_emits(src)
+#: snippets whose emits must be bash's, by what they check (found by probing recipe idioms and
+#: by the generated programs)
+_SNIPPETS = {
+    "statuses": [
+        # bash starts with IFS set; unset, it splits as the default does but expands to nothing, so
+        # saving and restoring it (`OLD=$IFS ... IFS=$OLD`) leaves it empty: no splitting at all
+        'unset IFS; OLD=$IFS; IFS=:; IFS=$OLD; read -r a b <<< "x y"; emit "$a" "$b" "${#IFS}" "${IFS+set}"',
+        'emit "${IFS+set}" "${#IFS}"; unset IFS; emit "${IFS-unset}"; x="a b"; set -- $x; emit "$#" "$*"',
+        'export IFS=:; bash -c \'emit "${#IFS}"; x="a b:c"; set -- $x; emit "$#"\'',  # not inherited
+        # a loop's status is its body's last command's (0 when the body never ran): found by the
+        # generated programs, `for ((...)); do [[ ... ]] && ...; done; emit "$?"`
+        'for ((i=0; i<1; i++)); do [[ a == b ]] && :; done; emit "$?"; false; for ((;0;)); do :; done; emit "$?"',
+        'for x in 1; do false; done; emit "$?"; for x in 1 2; do false; break; done; emit "$?"',
+        'for x in 1 2; do [ $x = 2 ] && continue; false; done; emit "$?"',
+        'i=0; while [ $i -lt 1 ]; do i=1; false; done; emit "$?"; false; while false; do :; done; emit "$?"',
+        'i=0; until [ $i -ge 2 ]; do i=$((i+1)); [ $i = 1 ]; done; emit "$?"',
+        'f() { for x in a; do [ $x = b ]; done; }; f && emit t || emit f; set -e; f; emit alive',
+        # `rc=$?` reads the status before the assignment (it read 0); after it, `$?` is 0, or the
+        # status of the value's last command substitution
+        'f() { return 3; }\nf\nrc=$?\nemit "$rc" "$?"',
+        'false; r=$?; r2=$?; emit "$r" "$r2"; X=$(exit 3); emit "$?"; false; Y=$(true)$?; emit "$Y" "$?"',
+        'f() { false; local rc=$?; emit "$rc" "$?"; }; f; false; export E=$?; emit "$E"; false; A=(x $?); emit "${A[@]}"',
+        'set -e; false || rc=$?; emit "$rc"',
+    ],
+    "parsing": [
+        # `10#$x` (tree-sitter-bash: an ERROR before `$x` in arithmetic, a dropped token in an
+        # assignment) reads as `10#${x}`: in every arithmetic context, and as a word
+        'H=09; emit $((10#$H)) $(( 10#$H * 2 + 16#$H )) $(( -10#$H ))',
+        'H=09; (( z = 10#$H + 1 )); emit $z; (( 10#$H > 5 )) && emit gt; [[ 10#$H -gt 3 ]] && emit yes',
+        'H=02; for ((i=10#$H; i<4; i++)); do emit $i; done; declare -i N=10#$H; emit $N; let M=10#$H+1; emit $M',
+        'H=09; a[10#$H]=1; b[10#${H}]=2; emit ${!a[@]} ${a[10#$H]} ${!b[@]}; x="1 2"; emit 10#$x "10#$x"',
+        # subscripts are expanded, then evaluated
+        'x=1; a[$x+1]=5; a[${x}0]=6; a["$x"]=7; a[$((x+2))]=8; a[$(echo 4)]=9; emit ${!a[@]} ${a[@]}',
+        # `$((...))` inside arithmetic (tree-sitter-bash: a command substitution of a subshell)
+        'a=2; b=3; emit $(( $((a+b)) * 2 )) $((10#$((3)))); N=$(( $(( $((a)) + 1 )) )); emit $N; (( z = $((4)) * 2 )); emit $z',
+        'emit $( (echo sub) ) "$(( $((1+1)) ))"',
+        # the comma operator inside parentheses (tree-sitter-bash: an ERROR, and the lines after it)
+        'x=$(( (a=1, b=2) + 1 )); emit $x $a $b; (( (c=3, d=4) )); emit $c $d\ny=5; emit $(( (y++, y) )) "((a, b))"',
+        # a value with leading zeros is octal in arithmetic (`08` is an error), decimal to `[`
+        'x=010; emit $(( x + 1 )) $((x)); y=-010; emit $((y)); declare -i z=010; emit $z',
+        'x=08; emit $(( x )); emit after',
+        '[ 010 -eq 10 ] && emit a; [[ 010 -eq 8 ]] && emit b; [ 08 -eq 8 ] && emit c; test " 5 " -gt 4 && emit d',
+        '[ "" -eq 0 ]; emit $?; [ x -eq 0 ]; emit $?; [ 0x10 -eq 16 ]; emit $?; X=; [ "$X" -gt 0 ] || emit $?',
+        # assignments with a redirection and no command (tree-sitter-bash takes the next line's
+        # command, an operator or nothing for the command's name)
+        'X=$(echo a) 2>/dev/null || true\nemit $X; Y=$(echo b) 2>/dev/null\nemit $Y; Z=1 2>/dev/null; emit $Z',
+        'if true; then\n  X=2 2>/dev/null\nfi\nemit $X; true && Y=3 2>/dev/null\nemit $Y; A=4 B=5 >/dev/null 2>&1\nemit $A $B',
+        'X=$(false) 2>/dev/null || emit failed; X=1 2>/dev/null emit cmd $X; f() {\n  Q=$(echo q) 2>/dev/null || Q=2\n}\nf; emit $Q',
+        'for i in 1; do X=$i 2>/dev/null; done; emit $X; X=1 2>&1 | cat; emit ${X}; A[1]=x 2>/dev/null\nemit ${A[1]}',
+        # two assignments after another statement on their line: a statement, not the next line's prefix
+        'emit x; A=4 B=5\nemit $A $B; true && C=1 D=2\nemit $C $D; if true; then E=1 F=2\nfi\nemit $E $F',
+        # an escaped word in one `[ ]`, a redirection in the next: two tests, not one up to the last `]`
+        '[ a \\< a ] && emit lt || emit notlt\n[ a > /dev/null ] && emit ne\n',
+    ],
+    "errors": [
+        # an error expanding a word drops the rest of the line bash is running (a list: `a; b`), the
+        # function it is in and the statements around it included; the next line runs, with status 1
+        'emit $(( 1/0 )); emit same\nemit next $?',
+        'f() {\n  emit one\n  emit $((1/0))\n  emit two\n}\nf; emit same\nemit next',
+        'if [ $((1/0)) = 1 ]; then emit t; else emit f; fi\nemit next; for i in $((1/0)); do emit in; done\nemit n2 $?',
+        'case $((1/0)) in *) emit c;; esac\nemit next; X=\nemit $(( 8 / X ))\nemit n2; emit ${x/[/y}; emit same\nemit n3',
+        'while true; do\n  x=$((1/0))\n  emit loop\n  break\ndone\nemit next $?',
+        'set -e\nx=$((1/0))\nemit after $?',  # (no `set -e` exit: the command never ran)
+        # a subshell exits; `(( ))`, `let` and `[[ ]]` only fail
+        'f() { echo $((1/0)); }\nx=$(f; echo more)\nemit "got [$x] $?"\n(emit $((1/0)); emit sub)\nemit next $?',
+        '(( 1/0 )); emit a $?; let x=1/0; emit b $?; [[ 1/0 -eq 1 ]]; emit c $?; (( $((1/0)) )); emit same\nemit d',
+        # a sourced file and an `eval` string are read line by line too
+        'eval \'emit $((1/0)); emit ev\nemit ev2\'; emit same\nemit next',
+        'cat > rl_e.sh <<EOF\nemit \\$((1/0)); emit x\nemit in-file\nEOF\nsource ./rl_e.sh; emit same\nemit next',
+        # assigning a readonly variable drops the line too; `declare` and `read` only fail
+        'readonly R=1; R=2; emit $R\nemit next $R $?; f() { R=2; emit inf; }; f; emit same\nemit n2',
+        'readonly R=1; declare R=3; emit $R $?; read R <<< x; emit $R; export R=5; emit $R',
+        # `(( $x ))`: the whole expression one expansion
+        'x=3; (( $x )) && emit a; y=0; (( $y )) || emit b; d=010; (( $d )); emit $?; (( $((x-3)) )) || emit c',
+    ],
+    "patterns": [
+        # tree-sitter-bash reads a pattern holding quotes or expansions as one regex token
+        'y=a; x=abc; emit ${x/$y/c} ${x/a$y/c} ${x#$y} ${x%${y}bc} "${x/$y/Q}"',
+        'y="*"; x=abc; emit ${x/$y/c} "${x/"$y"/c}"; u=; emit ${x/$u/Z}',
+        """x="a b.c"; emit "${x/'a b'/c}" "${x/"a"/c}" "${x/a\\ b/c}" "${x#'a'}" "${x%'.c'}" "${x/'*'/s}" "${x/*./s}\"""",
+        """x=$'a\\nb'; emit "${x//$'\\n'/,}"; x=a.b; emit ${x/$'.'/-}""",
+        'P=/models/; M=/models/dsr1; emit ${M#$P} ${M#"$P"} ${M/#$P/x}; v=1.2; emit ${v/$(echo .)/,}',
+    ],
+    "arrays": [
+        # indices in an indexed array literal: an element without one goes one past the previous
+        'declare -a a=([3]=c [1]=a); emit ${a[@]} ${!a[@]}; b=([2]=x y [0]=z); emit ${b[@]} ${!b[@]}',
+        'a=(p q); a+=([5]=r s); emit ${!a[@]} ${a[@]}; i=1; c=([i+1]=x [$i]=w); emit ${!c[@]} ${c[@]}',
+        'a=([1]=x); a[0]=y; emit "${a[*]}"; x=s; x+=([3]=t); emit ${!x[@]} ${x[@]}; b=(x [-1]=z); emit ${b[@]}',
+        'k=key; declare -A m=([$k]=v ["a b"]=w); emit ${m[key]} ${#m[@]}',
+        # `${#}` is `$#`; `${!#}` the last argument
+        'emit ${#}; set -- a b; emit ${#} "${!#}"; f() { emit ${#} "${!#}"; }; f p "q r"',
+    ],
+    "process-substitution": [
+        # `< <(cmd)`: stdin is what the command writes
+        "while read -r l; do emit \"$l\"; done < <(printf 'a\\nb\\n'); mapfile -t A < <(printf 'x\\ny\\n'); emit ${#A[@]} ${A[1]}",
+        'read -r a b < <(echo 1 2); emit $a $b; while IFS== read -r k v; do emit $k $v; done < <(echo a=1; echo b=2)',
+        'read x < <(false); emit $? ${x:-empty}',
+    ],
+    "here-documents": [
+        # tree-sitter-bash leaves `$1`, `$@`, `$#`, `$?` in a here-document as text
+        'f() {\n  cat <<EOF\nin $1 $X\nEOF\n}\nX=2; emit "$(f x)"',
+        'set -- a b; cat > rl_x <<EOF\n$1 $@ $# ${1} $* \\$1 \\\\$1\nEOF\nemit "$(cat rl_x)"; false; cat > rl_y <<EOF\n$?\nEOF\nemit "$(cat rl_y)"',
+        'set -- p; cat > rl_z <<-EOF\n\t$1 x\n\t\t$1\n\tEOF\nemit "$(cat rl_z)"',
+    ],
+}
 
 
-@pytest.mark.parametrize("src", [
-    # `10#$x` (tree-sitter-bash: an ERROR before `$x` in arithmetic, a dropped token in an
-    # assignment) reads as `10#${x}`: in every arithmetic context, and as a word
-    'H=09; emit $((10#$H)) $(( 10#$H * 2 + 16#$H )) $(( -10#$H ))',
-    'H=09; (( z = 10#$H + 1 )); emit $z; (( 10#$H > 5 )) && emit gt; [[ 10#$H -gt 3 ]] && emit yes',
-    'H=02; for ((i=10#$H; i<4; i++)); do emit $i; done; declare -i N=10#$H; emit $N; let M=10#$H+1; emit $M',
-    'H=09; a[10#$H]=1; b[10#${H}]=2; emit ${!a[@]} ${a[10#$H]} ${!b[@]}; x="1 2"; emit 10#$x "10#$x"',
-    # subscripts are expanded, then evaluated
-    'x=1; a[$x+1]=5; a[${x}0]=6; a["$x"]=7; a[$((x+2))]=8; a[$(echo 4)]=9; emit ${!a[@]} ${a[@]}',
-    # `$((...))` inside arithmetic (tree-sitter-bash: a command substitution of a subshell)
-    'a=2; b=3; emit $(( $((a+b)) * 2 )) $((10#$((3)))); N=$(( $(( $((a)) + 1 )) )); emit $N; (( z = $((4)) * 2 )); emit $z',
-    'emit $( (echo sub) ) "$(( $((1+1)) ))"',
-    # the comma operator inside parentheses (tree-sitter-bash: an ERROR, and the lines after it)
-    'x=$(( (a=1, b=2) + 1 )); emit $x $a $b; (( (c=3, d=4) )); emit $c $d\ny=5; emit $(( (y++, y) )) "((a, b))"',
-    # a value with leading zeros is octal in arithmetic (`08` is an error), decimal to `[`
-    'x=010; emit $(( x + 1 )) $((x)); y=-010; emit $((y)); declare -i z=010; emit $z',
-    'x=08; emit $(( x )); emit after',
-    '[ 010 -eq 10 ] && emit a; [[ 010 -eq 8 ]] && emit b; [ 08 -eq 8 ] && emit c; test " 5 " -gt 4 && emit d',
-    '[ "" -eq 0 ]; emit $?; [ x -eq 0 ]; emit $?; [ 0x10 -eq 16 ]; emit $?; X=; [ "$X" -gt 0 ] || emit $?',
-    # assignments with a redirection and no command (tree-sitter-bash takes the next line's
-    # command, an operator or nothing for the command's name)
-    'X=$(echo a) 2>/dev/null || true\nemit $X; Y=$(echo b) 2>/dev/null\nemit $Y; Z=1 2>/dev/null; emit $Z',
-    'if true; then\n  X=2 2>/dev/null\nfi\nemit $X; true && Y=3 2>/dev/null\nemit $Y; A=4 B=5 >/dev/null 2>&1\nemit $A $B',
-    'X=$(false) 2>/dev/null || emit failed; X=1 2>/dev/null emit cmd $X; f() {\n  Q=$(echo q) 2>/dev/null || Q=2\n}\nf; emit $Q',
-    'for i in 1; do X=$i 2>/dev/null; done; emit $X; X=1 2>&1 | cat; emit ${X}; A[1]=x 2>/dev/null\nemit ${A[1]}',
-    # two assignments after another statement on their line: a statement, not the next line's prefix
-    'emit x; A=4 B=5\nemit $A $B; true && C=1 D=2\nemit $C $D; if true; then E=1 F=2\nfi\nemit $E $F',
-    # an escaped word in one `[ ]`, a redirection in the next: two tests, not one up to the last `]`
-    '[ a \\< a ] && emit lt || emit notlt\n[ a > /dev/null ] && emit ne\n',
-])
-def test_numbers_and_brackets_match_real_bash(src):
-    assert _evaluated_emits(src) == bash_emits(src)
-
-
-@pytest.mark.parametrize("src", [
-    # an error expanding a word drops the rest of the line bash is running (a list: `a; b`), the
-    # function it is in and the statements around it included; the next line runs, with status 1
-    'emit $(( 1/0 )); emit same\nemit next $?',
-    'f() {\n  emit one\n  emit $((1/0))\n  emit two\n}\nf; emit same\nemit next',
-    'if [ $((1/0)) = 1 ]; then emit t; else emit f; fi\nemit next; for i in $((1/0)); do emit in; done\nemit n2 $?',
-    'case $((1/0)) in *) emit c;; esac\nemit next; X=\nemit $(( 8 / X ))\nemit n2; emit ${x/[/y}; emit same\nemit n3',
-    'while true; do\n  x=$((1/0))\n  emit loop\n  break\ndone\nemit next $?',
-    'set -e\nx=$((1/0))\nemit after $?',  # (no `set -e` exit: the command never ran)
-    # a subshell exits; `(( ))`, `let` and `[[ ]]` only fail
-    'f() { echo $((1/0)); }\nx=$(f; echo more)\nemit "got [$x] $?"\n(emit $((1/0)); emit sub)\nemit next $?',
-    '(( 1/0 )); emit a $?; let x=1/0; emit b $?; [[ 1/0 -eq 1 ]]; emit c $?; (( $((1/0)) )); emit same\nemit d',
-    # a sourced file and an `eval` string are read line by line too
-    'eval \'emit $((1/0)); emit ev\nemit ev2\'; emit same\nemit next',
-    'cat > rl_e.sh <<EOF\nemit \\$((1/0)); emit x\nemit in-file\nEOF\nsource ./rl_e.sh; emit same\nemit next',
-    # assigning a readonly variable drops the line too; `declare` and `read` only fail
-    'readonly R=1; R=2; emit $R\nemit next $R $?; f() { R=2; emit inf; }; f; emit same\nemit n2',
-    'readonly R=1; declare R=3; emit $R $?; read R <<< x; emit $R; export R=5; emit $R',
-    # `(( $x ))`: the whole expression one expansion
-    'x=3; (( $x )) && emit a; y=0; (( $y )) || emit b; d=010; (( $d )); emit $?; (( $((x-3)) )) || emit c',
-])
-def test_expansion_errors_match_real_bash(src):
+@pytest.mark.parametrize("src", [pytest.param(src, id=f"{group}-{i}") for group, srcs in _SNIPPETS.items()
+                                 for i, src in enumerate(srcs)])
+def test_snippets_match_real_bash(src):
     assert _evaluated_emits(src) == bash_emits(src)
 
 
@@ -474,51 +503,6 @@ def test_expansion_errors_match_real_bash(src):
 ])
 def test_assignment_errors_match_real_bash(src):
     assert _evaluated_emits(src) == bash_emits(src, as_file=True)
-
-
-@pytest.mark.parametrize("src", [
-    # tree-sitter-bash reads a pattern holding quotes or expansions as one regex token
-    'y=a; x=abc; emit ${x/$y/c} ${x/a$y/c} ${x#$y} ${x%${y}bc} "${x/$y/Q}"',
-    'y="*"; x=abc; emit ${x/$y/c} "${x/"$y"/c}"; u=; emit ${x/$u/Z}',
-    """x="a b.c"; emit "${x/'a b'/c}" "${x/"a"/c}" "${x/a\\ b/c}" "${x#'a'}" "${x%'.c'}" "${x/'*'/s}" "${x/*./s}\"""",
-    """x=$'a\\nb'; emit "${x//$'\\n'/,}"; x=a.b; emit ${x/$'.'/-}""",
-    'P=/models/; M=/models/dsr1; emit ${M#$P} ${M#"$P"} ${M/#$P/x}; v=1.2; emit ${v/$(echo .)/,}',
-])
-def test_patterns_match_real_bash(src):
-    assert _evaluated_emits(src) == bash_emits(src)
-
-
-@pytest.mark.parametrize("src", [
-    # indices in an indexed array literal: an element without one goes one past the previous
-    'declare -a a=([3]=c [1]=a); emit ${a[@]} ${!a[@]}; b=([2]=x y [0]=z); emit ${b[@]} ${!b[@]}',
-    'a=(p q); a+=([5]=r s); emit ${!a[@]} ${a[@]}; i=1; c=([i+1]=x [$i]=w); emit ${!c[@]} ${c[@]}',
-    'a=([1]=x); a[0]=y; emit "${a[*]}"; x=s; x+=([3]=t); emit ${!x[@]} ${x[@]}; b=(x [-1]=z); emit ${b[@]}',
-    'k=key; declare -A m=([$k]=v ["a b"]=w); emit ${m[key]} ${#m[@]}',
-    # `${#}` is `$#`; `${!#}` the last argument
-    'emit ${#}; set -- a b; emit ${#} "${!#}"; f() { emit ${#} "${!#}"; }; f p "q r"',
-])
-def test_arrays_and_special_parameters_match_real_bash(src):
-    assert _evaluated_emits(src) == bash_emits(src)
-
-
-@pytest.mark.parametrize("src", [
-    # `< <(cmd)`: stdin is what the command writes
-    "while read -r l; do emit \"$l\"; done < <(printf 'a\\nb\\n'); mapfile -t A < <(printf 'x\\ny\\n'); emit ${#A[@]} ${A[1]}",
-    'read -r a b < <(echo 1 2); emit $a $b; while IFS== read -r k v; do emit $k $v; done < <(echo a=1; echo b=2)',
-    'read x < <(false); emit $? ${x:-empty}',
-])
-def test_process_substitution_input_matches_real_bash(src):
-    assert _evaluated_emits(src) == bash_emits(src)
-
-
-@pytest.mark.parametrize("src", [
-    # tree-sitter-bash leaves `$1`, `$@`, `$#`, `$?` in a here-document as text
-    'f() {\n  cat <<EOF\nin $1 $X\nEOF\n}\nX=2; emit "$(f x)"',
-    'set -- a b; cat > rl_x <<EOF\n$1 $@ $# ${1} $* \\$1 \\\\$1\nEOF\nemit "$(cat rl_x)"; false; cat > rl_y <<EOF\n$?\nEOF\nemit "$(cat rl_y)"',
-    'set -- p; cat > rl_z <<-EOF\n\t$1 x\n\t\t$1\n\tEOF\nemit "$(cat rl_z)"',
-])
-def test_here_document_parameters_match_real_bash(src):
-    assert _evaluated_emits(src) == bash_emits(src)
 
 
 # -- arithmetic, checked against bash ---------------------------------------------------------
