@@ -1745,7 +1745,7 @@ class Evaluator:
             _discard(st, e)
             return [st]
         except _CmdError as e:  # `[[ 1/0 -eq 1 ]]` fails; `[ x -eq 1 ]` is a usage error
-            st.notes.append((e.loc, e.reason))
+            st.notes.append((e.loc or node.loc, e.reason))
             st.status = 1 if node.children and node.children[0].type == "[[" else 2
             return [st]
         st.status = None if r is None else (0 if r else 1)
