@@ -251,6 +251,11 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes) -> tuple[Node, in
             c = ts_node.child(i)
             if c.is_error and c.end_byte - c.start_byte == 1 and _read_write_redirect(ts_node, i, c, data, kids, lt_at):
                 continue
+            if c.is_error and ts_node.type == "for_statement" and data[c.start_byte : c.end_byte].rstrip(b"; \t") == b"in":
+                # `for x in; do`: a loop over no words (the grammar wants one after `in`)
+                kids.append(Node("in", c.start_byte, c.start_byte + 2, False, src))
+                fields.append(None)
+                continue
             ctype = c.type
             start = c.start_byte
             if ctype == "file_redirect" and start - 1 in lt_at:

@@ -428,7 +428,9 @@ _SNIPPETS = {
         'if true; then\n  X=2 2>/dev/null\nfi\nemit $X; true && Y=3 2>/dev/null\nemit $Y; A=4 B=5 >/dev/null 2>&1\nemit $A $B',
         'X=$(false) 2>/dev/null || emit failed; X=1 2>/dev/null emit cmd $X; f() {\n  Q=$(echo q) 2>/dev/null || Q=2\n}\nf; emit $Q',
         'for i in 1; do X=$i 2>/dev/null; done; emit $X; X=1 2>&1 | cat; emit ${X}; A[1]=x 2>/dev/null\nemit ${A[1]}',
-        # two assignments after another statement on their line: a statement, not the next line's prefix
+        # `for x in; do`: no words (tree-sitter-bash: an ERROR, and the loop over "$@")
+    'set -- a b; for x in; do emit $x; done\nfor y in ; do emit $y; done; emit after',
+    # two assignments after another statement on their line: a statement, not the next line's prefix
         'emit x; A=4 B=5\nemit $A $B; true && C=1 D=2\nemit $C $D; if true; then E=1 F=2\nfi\nemit $E $F',
         # an escaped word in one `[ ]`, a redirection in the next: two tests, not one up to the last `]`
         '[ a \\< a ] && emit lt || emit notlt\n[ a > /dev/null ] && emit ne\n',
