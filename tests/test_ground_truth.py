@@ -417,7 +417,9 @@ _SNIPPETS = {
         'emit $( (echo sub) ) "$(( $((1+1)) ))"',
         # the comma operator inside parentheses (tree-sitter-bash: an ERROR, and the lines after it)
         'x=$(( (a=1, b=2) + 1 )); emit $x $a $b; (( (c=3, d=4) )); emit $c $d\ny=5; emit $(( (y++, y) )) "((a, b))"',
-        # a value with leading zeros is octal in arithmetic (`08` is an error), decimal to `[`
+        # bash has no `**=`
+    'x=2; (( x **= 3 )); emit $x $?; let "x **= 2"; emit $x $?',
+    # a value with leading zeros is octal in arithmetic (`08` is an error), decimal to `[`
         'x=010; emit $(( x + 1 )) $((x)); y=-010; emit $((y)); declare -i z=010; emit $z',
         'x=08; emit $(( x )); emit after',
         '[ 010 -eq 10 ] && emit a; [[ 010 -eq 8 ]] && emit b; [ 08 -eq 8 ] && emit c; test " 5 " -gt 4 && emit d',
