@@ -3148,9 +3148,18 @@ class Evaluator:
         pos = operand_nodes[0].start
         for c in operand_nodes:
             if c.start > pos:
+                n = len(segs)
                 self._gap_literal(node, pos, c.start, segs, dq=False)
+                if not quoted:  # unquoted, the word's own text is split too: `${X:-a b}` is two words
+                    _splittable(segs, n)
             if c.type in EXPANSION_TYPES:
                 self._expansion(c, st, segs, quoted, False)
+            elif not quoted and c.type in ("word", "concatenation"):
+                for part in c.children if c.type == "concatenation" else (c,):
+                    n = len(segs)
+                    self._segments(part, st, segs, quoted)
+                    if part.type == "word" and "\\" not in part.text:  # (an escaped blank is text)
+                        _splittable(segs, n)
             else:
                 self._segments(c, st, segs, quoted)
             pos = c.end
@@ -3166,16 +3175,15 @@ class Evaluator:
                    else txt.lower() if kind == "L" else txt[:1].upper() + txt[1:])
             return (Chunk(new, first_loc(val) or node.loc),)
         if op in (",", ",,", "^", "^^"):
-            if txt is None:
+            # (`${X,,[AB]}`: only the characters the pattern matches)
+            pat = self._pattern_from_nodes(operand_nodes, node, st) if operand_nodes else None
+            if txt is None or (operand_nodes and pat is None):
                 return unknown(node.text, node.loc)
-            if op == ",,":
-                new = txt.lower()
-            elif op == "^^":
-                new = txt.upper()
-            elif op == ",":
-                new = txt[:1].lower() + txt[1:]
-            else:
-                new = txt[:1].upper() + txt[1:]
+            conv = str.lower if op[0] == "," else str.upper
+            n = len(txt) if len(op) == 2 else 1
+            # (one character for one, as bash maps them: `ß` stays, not Python's `SS`)
+            new = "".join(c if pat is not None and not glob_match(pat, c) or len(conv(c)) != 1 else conv(c)
+                          for c in txt[:n]) + txt[n:]
             return tuple(Chunk(c.text, c.loc) for c in _retext(val, new))
         if op in ("#", "##", "%", "%%"):
             segs = self._pattern_from_nodes(operand_nodes, node, st)
@@ -4919,6 +4927,15 @@ def _var_eq(a, b) -> bool:
         if ta is None or ta != tb:
             return False
     return True
+
+
+def _splittable(segs: list, start: int) -> None:
+    """Make the text segments from ``start`` on subject to word splitting (unquoted text in the
+    word of ``${X:-word}``)."""
+    for i in range(start, len(segs)):
+        s = segs[i]
+        if s[0] == "t":
+            segs[i] = ("t", s[1], False, True, *s[4:])
 
 
 def _line_units(kids) -> list[int]:

@@ -465,6 +465,11 @@ _SNIPPETS = {
         """x="a b.c"; emit "${x/'a b'/c}" "${x/"a"/c}" "${x/a\\ b/c}" "${x#'a'}" "${x%'.c'}" "${x/'*'/s}" "${x/*./s}\"""",
         """x=$'a\\nb'; emit "${x//$'\\n'/,}"; x=a.b; emit ${x/$'.'/-}""",
         'P=/models/; M=/models/dsr1; emit ${M#$P} ${M#"$P"} ${M/#$P/x}; v=1.2; emit ${v/$(echo .)/,}',
+    # case conversion of the characters a pattern matches
+    'x=AbC; emit ${x,,[AB]} ${x^^[bc]} ${x,,} ${x^^} ${x,} ${x^}; y=abc; emit ${y^[ab]} ${y^[c]} ${y^^?}',
+    # unquoted, the word of `${X:-word}` is split too; its quoted parts are not
+    'emit ${y:-a b} ${y-c d}; emit ${z:=e f}; emit "$z"; z=1; emit ${z:+p q} ${u:-"k l"} ${u:-m"n o"p} ${u:-a\\ b}',
+    'A=${y:-a b}; emit "$A"; x="--a 1"; emit ${y:-$x --b 2}; IFS=,; emit ${y:-a,b c}',
     ],
     "arrays": [
         # indices in an indexed array literal: an element without one goes one past the previous
