@@ -372,7 +372,9 @@ def _stmt(draw, depth, in_func):
                                      "bash -c 'f1 z'",
                                      # name references: writes and reads go to their target
                                      "declare -n N=A", "N=via-ref", "unset -n N", "f3() { local -n o=$1; o=r$2; }",
-                                     "f3 B x", "f3 N y", "set -o pipefail", "false | true || C=pf"]))
+                                     "f3 B x", "f3 N y", "set -o pipefail", "false | true || C=pf",
+                                     # expansion errors drop the rest of the line (hard: up to the script's)
+                                     "C=$(( 6 / ${B:-0} ))", "declare -i D; D=1/${#A}"]))
     if kind == "if_known":
         return f'if [[ "$A" == 1 ]]; then {body()}; else {body()}; fi'
     if kind == "if_unknown":
