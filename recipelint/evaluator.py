@@ -1447,7 +1447,16 @@ class Evaluator:
                 if s.ctl is not None:
                     out.append(s)
                     continue
-                m = self._case_match(patterns, vtext, s)
+                try:
+                    m = self._case_match(patterns, vtext, s)
+                except _Exit as e:  # (expanding a pattern: `set -u`, `${X:?}`)
+                    s.ctl = ("exit", e.code, e.loc, e.reason, s.calls)
+                    out.append(s)
+                    continue
+                except _CmdError as e:  # (`$((1/0))`)
+                    _discard(s, e)
+                    out.append(s)
+                    continue
                 if m is True and self._exits_in([body]):
                     self._guard(s, [item], True, text=f"case {value_node.text if value_node is not None else ''} in {' | '.join(p.text for p in patterns)})")
                 if m is True:

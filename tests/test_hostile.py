@@ -389,3 +389,28 @@ def test_patterns_that_backtrack_finish(name):
     got = emits(src + "emit end\n")
     assert time.perf_counter() - t0 < 20
     assert got == want + [["end"]]
+
+
+#: every place a word is expanded, and the errors expanding one can raise (`$((1/0))`, a bad
+#: substitution, an invalid indirect name, `${X:?}`): each is a finding or nothing, never an
+#: exception (`case a in $((1/0)))` was one: "internal error: _CmdError")
+_ERROR_WORDS = ["$((1/0))", "${x/[/y}", "${!bad-name}", "${UNSET_Z:?m}"]
+_EXPANDED_AT = [
+    "unset {e}", "select v in {e}; do break; done", "[[ {e} == a ]]", "[[ a == {e} ]]", "(( {e} ))",
+    "case {e} in a) :;; esac", "case a in {e}) :;; esac", "for v in {e}; do :; done",
+    "for (( i={e}; i<1; i++ )); do :; done", "cat <<< {e}", "cat <<EOF\n{e}\nEOF", "echo > {e}", "x={e}",
+    "declare x={e}", "f() {{ local x={e}; }}; f", "export x={e}", "readonly r={e}", "echo {e} | cat", "( echo {e} )",
+    "echo ${{x:-{e}}}", "a=({e})", "a[{e}]=1", "echo ${{a[{e}]}}", "[ {e} = 1 ]", "let x={e}", "x=$(echo {e})",
+    "eval echo {e}", "bash -c 'echo {e}'", "{{ echo {e}; }} > /dev/null", "while [ {e} ]; do break; done",
+    "if [ {e} ]; then :; fi", 'x="${{y:-{e}}}"', "printf -v v {e}", "read -r v <<< {e}", "declare -A m=([{e}]=1)",
+    "echo ${{x//{e}/y}}", "echo ${{x#{e}}}", "[[ a =~ {e} ]]", "trap {e} EXIT", "shift {e}", "f() {{ return {e}; }}; f",
+    "source {e}", "echo {e} &", "! echo {e}", "mapfile -t A < <(echo {e})",
+]
+
+
+@pytest.mark.parametrize("template", _EXPANDED_AT)
+def test_expansion_errors_anywhere_are_never_exceptions(tmp_path, template):
+    body = "\n".join("x=abc\n" + template.format(e=e) + "\nvllm serve m --tensor-parallel-size 2\n" for e in _ERROR_WORDS)
+    (tmp_path / "r.sh").write_text("#!/bin/bash\n" + body)
+    r = check(tmp_path / "r.sh", "--no-config")
+    assert r.exit_code in (0, 1), r.output
