@@ -5057,17 +5057,23 @@ def _retext(val, new):
 
 class _VarSnapshot:
     """A state's variables at the start of a loop iteration, to tell whether the iteration
-    changed any (by object identity first: a variable not assigned is the same object)."""
+    changed any (by object identity first: a variable not assigned is the same object) — or the
+    positional parameters (`shift 2` in an option loop), what is left of stdin (`read`), or a
+    file it wrote."""
 
-    __slots__ = ("scopes", "status")
+    __slots__ = ("scopes", "status", "pos", "stdin", "files")
 
     def __init__(self, st):
         self.scopes = [dict(st.vars)] + [dict(f) for f in st.frames]
         self.status = st.status
+        self.pos, self.stdin, self.files = st.pos, st.stdin, dict(st.files)
 
     def same_as(self, st) -> bool:
         now = [st.vars] + list(st.frames)
         if len(now) != len(self.scopes) or st.status != self.status:
+            return False
+        if st.pos is not self.pos or st.stdin is not self.stdin or st.files.keys() != self.files.keys() \
+                or any(self.files[k] is not v for k, v in st.files.items()):
             return False
         recs = st.recs
         for i, (old, new) in enumerate(zip(self.scopes, now)):

@@ -455,7 +455,9 @@ _SNIPPETS = {
         # assigning a readonly variable drops the line too; `declare` and `read` only fail
         'readonly R=1; R=2; emit $R\nemit next $R $?; f() { R=2; emit inf; }; f; emit same\nemit n2',
         'readonly R=1; declare R=3; emit $R $?; read R <<< x; emit $R; export R=5; emit $R',
-        # `(( $x ))`: the whole expression one expansion
+        # an option loop whose iteration only shifts (`--sleep-interval 5` with a default of 5) goes on
+    'f() { local s=5; while [[ $# -gt 0 ]]; do case $1 in --s) s="$2"; shift 2;; --t) t=$2; shift 2;; esac; done; emit $s $t; }; f --s 5 --t 1',
+    # `(( $x ))`: the whole expression one expansion
         'x=3; (( $x )) && emit a; y=0; (( $y )) || emit b; d=010; (( $d )); emit $?; (( $((x-3)) )) || emit c',
     ],
     "patterns": [
