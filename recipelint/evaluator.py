@@ -3397,15 +3397,7 @@ class Evaluator:
                 if c.start > pos:
                     self._heredoc_literal(body, pos, c.start, segs, dash, first, st)
                     first = False
-                if c.type == "command_substitution" and c.text.startswith("$((") and c.text.endswith("))"):
-                    # tree-sitter-bash reads `$(( ... ))` in a here-document as `$( ( ... ) )`
-                    try:
-                        v = self.arith_expansion(c, st)
-                    except _CmdError as e:
-                        st.notes.append((e.loc, e.reason))
-                        v = None
-                    segs.append(("t", (Chunk(str(v), c.loc),) if v is not None else unknown(c.text, c.loc), True, False))
-                elif c.type in EXPANSION_TYPES:
+                if c.type in EXPANSION_TYPES:  # (`$((...))` too: parse.py makes it arithmetic)
                     self._expansion(c, st, segs, quoted=True, scalar=True)
                 elif c.type == "heredoc_content":
                     self._heredoc_literal(body, c.start, c.end, segs, dash, first, st)

@@ -143,26 +143,28 @@ def parse(src) -> Parsed:
         # bash removes a backslash-newline before it splits words, so `'{'\<newline>'"a": 1}'`
         # is one word; tree-sitter-bash splits there.  Parse without those pairs, then map every
         # position back to the file (the pairs stay in the text of the nodes that span them)
-        shown = b"".join(data[a:b] for a, b in zip([0] + [j + 2 for j in joins], joins + [len(data)]))
-        tree = _parser().parse(shown)
-        # (the repairs replace bytes one for one: texts are still read from `shown` as it was)
-        tree, parsed, moved = _redirected_assignments(*_bracket_commands(*_arithmetic_commas(tree, shown)))
-        tree, parsed = _end_lines(tree, parsed)
-        root, depth, redirected = _convert(tree.root_node, src, problems, parsed, shown)
-        _attach_redirects(root, moved, src, problems, parsed, shown)
-        _based_numbers(root, problems, shown)
-        problems[:] = _remap(root, problems, joins, shown)
-    else:
-        tree, parsed, moved = _redirected_assignments(*_bracket_commands(*_arithmetic_commas(tree, data)))
-        tree, parsed = _end_lines(tree, parsed)
-        root, depth, redirected = _convert(tree.root_node, src, problems, parsed, data)
-        _attach_redirects(root, moved, src, problems, parsed, data)
-        _based_numbers(root, problems, data)
+        data = b"".join(data[a:b] for a, b in zip([0] + [j + 2 for j in joins], joins + [len(data)]))
+        tree = _parser().parse(data)
+    root, depth, redirected = _repaired(tree, src, problems, data)
+    if joins:
+        problems[:] = _remap(root, problems, joins, data)
     _gap_check(root, src, problems)
     for node in redirected:  # after the gap check: the moved words leave gaps in their command
         _words_after_redirects(node)
     problems.sort(key=lambda p: p.loc.start)
     return Parsed(root, problems, depth)
+
+
+def _repaired(tree, src, problems: list, text: bytes) -> tuple[Node, int, list[Node]]:
+    """Our tree of ``text`` (tree-sitter's ``tree`` of it), with every repair of a place where
+    tree-sitter-bash and bash disagree.  The repairs that parse again replace bytes one for one,
+    so positions stay ``text``'s, and texts and messages are read from ``text`` as it was."""
+    tree, parsed, moved = _redirected_assignments(*_bracket_commands(*_arithmetic_commas(tree, text)))
+    tree, parsed = _end_lines(tree, parsed)
+    root, depth, redirected = _convert(tree.root_node, src, problems, parsed, text)
+    _attach_redirects(root, moved, src, problems, parsed, text)
+    _based_numbers(root, problems, text)
+    return root, depth, redirected
 
 
 def _not_parsed(src, why: str) -> Parsed:
