@@ -433,13 +433,19 @@ def _end_lines(tree, data: bytes):
 
 
 _REDIRECT = rb"""(?:[0-9]*(?:>>|>&|>\||>|<|&>>|&>)[ \t]*(?:&?[0-9]+-?|&-|"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s;&|()<>'"]+))"""
-#: a statement of assignments and redirections, no command (``X=$(cmd) 2>/dev/null || true``)
+_STATEMENT_START = rb"(?m)(?:^|;|&&|\|\||\bthen|\bdo|\belse|[{(])[ \t]*"
+_ASSIGNMENTS = rb"(" + _ASSIGNED_NAME + _ASSIGNED_VALUE + rb"(?:[ \t]+" + _ASSIGNED_NAME + _ASSIGNED_VALUE + rb")*)"
+_REDIRECTS = rb"(" + _REDIRECT + rb"(?:[ \t]*" + _REDIRECT + rb")*)"
+_STATEMENT_END = rb"(?=[ \t]*(?:$|;|&|\||\)|\}|#))"
+#: a statement of assignments and redirections, no command (``X=$(cmd) 2>/dev/null || true``):
+#: assignments and redirections in groups 1 and 2, or (``2>/dev/null X=1``) 4 and 3
 _ASSIGN_REDIRECT = re.compile(
-    rb"(?m)(?:^|;|&&|\|\||\bthen|\bdo|\belse|[{(])[ \t]*(" + _ASSIGNED_NAME + _ASSIGNED_VALUE
-    + rb"(?:[ \t]+" + _ASSIGNED_NAME + _ASSIGNED_VALUE + rb")*)[ \t]+(" + _REDIRECT + rb"(?:[ \t]*" + _REDIRECT
-    + rb")*)(?=[ \t]*(?:$|;|&|\||\)|\}|#))")
-#: the cheap test before it: an assignment starting a statement, and a `<` or `>` later on its line
-_ASSIGN_REDIRECT_HINT = re.compile(rb"(?m)(?:^|[;&|{(]|then|do|else)[ \t]*" + _ASSIGNED_NAME + rb"[^\n]*[ \t][0-9&]*[<>]")
+    _STATEMENT_START + rb"(?:" + _ASSIGNMENTS + rb"[ \t]+" + _REDIRECTS + rb"|" + _REDIRECTS + rb"[ \t]*" + _ASSIGNMENTS
+    + rb")" + _STATEMENT_END)
+#: the cheap test before it: an assignment starting a statement, and a `<` or `>` later on its
+#: line; or a statement starting with a redirection
+_ASSIGN_REDIRECT_HINT = re.compile(rb"(?m)(?:^|[;&|{(]|then|do|else)[ \t]*(?:" + _ASSIGNED_NAME
+                                   + rb"[^\n]*[ \t][0-9&]*[<>]|[0-9&]*[<>][^\n]*=)")
 #: where a match is text, not a statement
 _NOT_CODE = frozenset({"heredoc_body", "heredoc_content", "string", "raw_string", "comment", "ansi_c_string"})
 
@@ -469,12 +475,13 @@ def _redirected_assignments(tree, data: bytes):
 
 def _redirected_statement(tree, m, moved: list, blank: list) -> None:
     """Note the statement ``m`` matched unless it lies in text (a here-document, a string)."""
-    at = tree.root_node.descendant_for_byte_range(m.start(1), m.start(1))
+    a, r = (1, 2) if m.start(1) >= 0 else (4, 3)
+    at = tree.root_node.descendant_for_byte_range(m.start(a), m.start(a))
     while at is not None and at.type not in _NOT_CODE:
         at = at.parent
     if at is None:
-        moved.append((m.start(1), m.end(1), m.start(2), m.end(2)))
-        blank += range(m.start(2), m.end(2))
+        moved.append((m.start(a), m.end(a), m.start(r), m.end(r)))
+        blank += range(m.start(r), m.end(r))
 
 
 def _attach_redirects(root: Node, moved: list, src, problems: list, data: bytes, text: bytes) -> None:
@@ -488,10 +495,11 @@ def _attach_redirects(root: Node, moved: list, src, problems: list, data: bytes,
     last = -1
     for a, _, c, d in sorted(moved):
         buf[a] = ord(":")
-        if last > text.rfind(b"\n", 0, a):
-            buf[a - 1] = ord(";")
+        first = min(a, c)
+        if last > text.rfind(b"\n", 0, first):
+            buf[first - 1] = ord(";")
         buf[c:d] = text[c:d]
-        last = d
+        last = max(a + 1, d)
     buf = bytes(buf)
     redirs = _parser().parse(buf).root_node
     want = {(a, b): (c, d) for a, b, c, d in moved}
@@ -504,21 +512,24 @@ def _attach_redirects(root: Node, moved: list, src, problems: list, data: bytes,
             span = want.pop((c.start, c.end), None) if c.type in ("variable_assignment", "variable_assignments") else None
             if span is None:
                 continue
+            # `: 2>f` is a redirected statement, `2>f :` a command with a redirection
             stmt = redirs.descendant_for_byte_range(c.start, c.start)
-            while stmt is not None and stmt.type != "redirected_statement":
+            while stmt is not None and stmt.type != "redirected_statement" \
+                    and not (stmt.type == "command" and stmt.child(0).type == "file_redirect"):
                 stmt = stmt.parent
             if stmt is None or stmt.has_error:
                 problems.append(ParseProblem(Loc(src, span[0], span[1]), "syntax error in a redirection"))
                 continue
             redirects = [_convert(r, src, problems, buf, text)[0] for r in stmt.children if r.type == "file_redirect"]
-            wrap = Node("redirected_statement", c.start, max([c.end] + [r.end for r in redirects]), True, src)
-            wrap.children = (c, *redirects)
-            wrap.fields = ("body",) + ("redirect",) * len(redirects)
+            parts = sorted([(c.start, "body", c)] + [(r.start, "redirect", r) for r in redirects], key=lambda x: x[0])
+            wrap = Node("redirected_statement", parts[0][0], max(p[2].end for p in parts), True, src)
+            wrap.children = tuple(p[2] for p in parts)
+            wrap.fields = tuple(p[1] for p in parts)
             kids[i] = wrap
             changed = True
             at = (node, up)
             while at is not None:  # (`a && X=1 2>f`: the list ended before the redirection)
-                at[0].end = max(at[0].end, wrap.end)
+                at[0].start, at[0].end = min(at[0].start, wrap.start), max(at[0].end, wrap.end)
                 at = at[1]
         if changed:
             node.children, node._fmap = tuple(kids), None

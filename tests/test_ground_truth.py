@@ -430,6 +430,9 @@ _SNIPPETS = {
         'if true; then\n  X=2 2>/dev/null\nfi\nemit $X; true && Y=3 2>/dev/null\nemit $Y; A=4 B=5 >/dev/null 2>&1\nemit $A $B',
         'X=$(false) 2>/dev/null || emit failed; X=1 2>/dev/null emit cmd $X; f() {\n  Q=$(echo q) 2>/dev/null || Q=2\n}\nf; emit $Q',
         'for i in 1; do X=$i 2>/dev/null; done; emit $X; X=1 2>&1 | cat; emit ${X}; A[1]=x 2>/dev/null\nemit ${A[1]}',
+        # ... and with the redirection first (`2>/dev/null X=1`)
+        '2>/dev/null X=1; emit "$X"; 2>/dev/null A=1 B=2\nemit "$A$B"; if true; then 2>/dev/null C=$(echo c) D=2\nfi\nemit $C$D',
+        'true && >/dev/null X=3; emit $X; { 2>/dev/null A=7; }; emit $A; 2>/dev/null Y=1 emit hi; emit ${Y:-unset}',
         # `for x in; do`: no words (tree-sitter-bash: an ERROR, and the loop over "$@")
     'set -- a b; for x in; do emit $x; done\nfor y in ; do emit $y; done; emit after',
     # two assignments after another statement on their line: a statement, not the next line's prefix
