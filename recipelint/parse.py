@@ -159,7 +159,7 @@ def _repaired(tree, src, problems: list, text: bytes) -> tuple[Node, int, list[N
     """Our tree of ``text`` (tree-sitter's ``tree`` of it), with every repair of a place where
     tree-sitter-bash and bash disagree.  The repairs that parse again replace bytes one for one,
     so positions stay ``text``'s, and texts and messages are read from ``text`` as it was."""
-    tree, parsed, moved = _redirected_assignments(*_bracket_commands(*_arithmetic_commas(tree, text)))
+    tree, parsed, moved = _redirected_assignments(*_bracket_commands(*_for_without_in(*_arithmetic_commas(tree, text))))
     tree, parsed = _end_lines(tree, parsed)
     root, depth, redirected = _convert(tree.root_node, src, problems, parsed, text)
     _attach_redirects(root, moved, src, problems, parsed, text)
@@ -560,6 +560,23 @@ def _arithmetic_commas(tree, data: bytes):
             j += 1
         i = j
     return _reparse(data, at, b"+") if at else (tree, data)
+
+
+_FOR_DO = re.compile(rb"\bfor[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]+do\b")
+
+
+def _for_without_in(tree, data: bytes):
+    """tree-sitter-bash has no ``for x do`` (bash: ``for x; do``, a loop over ``"$@"``): an
+    ERROR.  When the parse has an error, the blank before each such ``do`` whose ``for`` is a
+    keyword is parsed again as a ``;`` (one byte for one).  Returns the tree and the text it
+    parsed."""
+    if not tree.root_node.has_error or b"do" not in data:
+        return tree, data
+    at = []
+    for m in _FOR_DO.finditer(data):
+        if tree.root_node.descendant_for_byte_range(m.start(), m.start() + 3).type == "for":
+            at.append(m.end() - 3)
+    return _reparse(data, at, b";") if at else (tree, data)
 
 
 def _reparse(data: bytes, at: list[int], byte: bytes):

@@ -435,6 +435,8 @@ _SNIPPETS = {
         'true && >/dev/null X=3; emit $X; { 2>/dev/null A=7; }; emit $A; 2>/dev/null Y=1 emit hi; emit ${Y:-unset}',
         # `for x in; do`: no words (tree-sitter-bash: an ERROR, and the loop over "$@")
     'set -- a b; for x in; do emit $x; done\nfor y in ; do emit $y; done; emit after',
+    # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
+    'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
     # two assignments after another statement on their line: a statement, not the next line's prefix
         'emit x; A=4 B=5\nemit $A $B; true && C=1 D=2\nemit $C $D; if true; then E=1 F=2\nfi\nemit $E $F',
         # an escaped word in one `[ ]`, a redirection in the next: two tests, not one up to the last `]`
