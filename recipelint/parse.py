@@ -9,6 +9,7 @@ recovered as literal words so the evaluator sees them.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -159,7 +160,8 @@ def _repaired(tree, src, problems: list, text: bytes) -> tuple[Node, int, list[N
     """Our tree of ``text`` (tree-sitter's ``tree`` of it), with every repair of a place where
     tree-sitter-bash and bash disagree.  The repairs that parse again replace bytes one for one,
     so positions stay ``text``'s, and texts and messages are read from ``text`` as it was."""
-    tree, parsed, moved = _redirected_assignments(*_bracket_commands(*_for_without_in(*_arithmetic_commas(tree, text))))
+    tree, parsed = _double_bracket_equals(*_for_without_in(*_arithmetic_commas(tree, text)))
+    tree, parsed, moved = _redirected_assignments(*_bracket_commands(tree, parsed))
     tree, parsed = _end_lines(tree, parsed)
     root, depth, redirected = _convert(tree.root_node, src, problems, parsed, text)
     _attach_redirects(root, moved, src, problems, parsed, text)
@@ -198,7 +200,6 @@ def _word_joins(ts_root, data: bytes) -> list[int]:
 def _remap(root: Node, problems: list, joins: list[int], shown: bytes) -> list:
     """Move the nodes and problems of a parse of ``shown`` (the text without ``joins``) to the
     file's positions (a node's text stays the parsed one, which has no backslash-newline pairs)."""
-    import bisect
 
     at = [j - 2 * i for i, j in enumerate(joins)]  # where each removed pair was, in the parsed text
 
@@ -275,9 +276,12 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes) -> tuple[Node, in
                 start = ws
             elif start < node.start:  # a token of such an expansion (` $`)
                 start = node.start
+            end = c.end_byte
             if ctype == "command_substitution" and _arithmetic_substitution(c):
                 ctype = "arithmetic_expansion"
-            child = Node(ctype, start, c.end_byte, c.is_named, src)
+            elif ctype == "==" and text[start + 1] != 61:  # a `=` read as `==` (_double_bracket_equals)
+                end = start + 1
+            child = Node(ctype, start, end, c.is_named, src)
             kids.append(child)
             fields.append(ts_node.field_name_for_child(i))
             if c.child_count or c.is_error or c.is_missing:
@@ -577,6 +581,47 @@ def _for_without_in(tree, data: bytes):
         if tree.root_node.descendant_for_byte_range(m.start(), m.start() + 3).type == "for":
             at.append(m.end() - 3)
     return _reparse(data, at, b";") if at else (tree, data)
+
+
+#: a `=` between blanks (in `[[ ]]`, the pattern comparison `==`)
+_SINGLE_EQUALS = re.compile(rb"(?<=[ \t])=(?=[ \t])")
+_TEST_EXPRESSIONS = frozenset({"binary_expression", "parenthesized_expression", "unary_expression"})
+
+
+def _double_bracket_equals(tree, data: bytes):
+    """tree-sitter-bash reads ``=`` in ``[[ ]]`` (bash: ``==``) with the precedence of an
+    assignment and its right side as a regex token: ``[[ $A = x && $B = y ]]`` becomes
+    ``$A = (x && $B) = y`` (no error shown), ``[[ $A = x* && $B = y ]]`` an error.  Each such
+    ``=`` is parsed again as ``==`` (the blank after it becomes the second ``=``, one byte for one;
+    ``_convert`` gives the token its one byte back), round after round, as a repaired ``=`` may
+    show one the bad parse had hidden in a token.  Returns the tree and the text it parsed."""
+    if b"[[" not in data or b" = " not in data and b"\t=" not in data and b"=\t" not in data:
+        return tree, data
+    for _ in range(8):
+        eqs = [m.start() for m in _SINGLE_EQUALS.finditer(data)]
+        at = []
+        # down from the root, into the nodes that hold such a `=` only (a node's parent is not
+        # stored: walking up costs its depth)
+        stack = [(tree.root_node, False)]
+        while stack and eqs:
+            node, in_test = stack.pop()
+            for i in range(node.child_count):
+                c = node.child(i)
+                k = bisect.bisect_left(eqs, c.start_byte)
+                if k == len(eqs) or eqs[k] >= c.end_byte:
+                    continue
+                t = c.type
+                if t == "=":
+                    if in_test:
+                        at.append(c.start_byte + 1)
+                elif t == "test_command":
+                    stack.append((c, c.child(0).type == "[["))
+                else:
+                    stack.append((c, in_test and t in _TEST_EXPRESSIONS))
+        if not at:
+            break
+        tree, data = _reparse(data, at, b"=")
+    return tree, data
 
 
 def _reparse(data: bytes, at: list[int], byte: bytes):

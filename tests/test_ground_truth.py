@@ -435,6 +435,13 @@ _SNIPPETS = {
         'true && >/dev/null X=3; emit $X; { 2>/dev/null A=7; }; emit $A; 2>/dev/null Y=1 emit hi; emit ${Y:-unset}',
         # `for x in; do`: no words (tree-sitter-bash: an ERROR, and the loop over "$@")
     'set -- a b; for x in; do emit $x; done\nfor y in ; do emit $y; done; emit after',
+    # `=` in `[[ ]]` (tree-sitter-bash: assignment precedence and a regex token, so `$A = x && $B = y`
+    # was `$A = (x && $B) = y`, no error shown)
+    'A=x; B=y; [[ $A = x && $B = y ]] && emit 1; [[ $A = x && $B = z ]] || emit 2; [[ $A != q && $B = y ]] && emit 3; '
+    '[[ $A = x || $B = z ]] && emit 4; [[ -n $A && $B = y ]] && emit 5; [[ $A = x && -n $B ]] && emit 6',
+    'A=xq; B=y; [[ $A = x* && $B = y ]] && emit 1; [[ $A = a.b ]] || emit 2; [[ $A = "x"* && ( $B = y || $B = z ) ]] && emit 3; '
+    '[[ $A = $B ]] || emit 4; C="a = b"; [[ $C = "a = b" ]] && emit 5; [[ $(( A = 1 )) = 1 && $A = 1 ]] && emit 6',
+    'A=x; [[ $A =  x ]] && emit 1; [[ ! $A = y && $A = x ]] && emit 2; [ $A = x ] && emit 3; [[ $A\t=\tx ]] && emit 4',
     # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
     'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
     # two assignments after another statement on their line: a statement, not the next line's prefix
