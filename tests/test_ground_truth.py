@@ -184,7 +184,8 @@ def _stmt(draw, depth=0):
         return draw(hs.sampled_from(['emit "${A[@]}"', 'emit "${#A[@]}"', 'emit ${A[@]}', 'emit "${A[1]}"', 'emit "${A[*]}"']))
     body = "; ".join(draw(hs.lists(_stmt(depth + 1), min_size=1, max_size=3)))
     if k == "if":
-        test = draw(hs.sampled_from([f'[[ "${v}" == a* ]]', f'[ -z "${v}" ]', f'[[ -n "${v}" && "${w}" != b ]]', f'[ "${v}" = "${w}" ]']))
+        test = draw(hs.sampled_from([f'[[ "${v}" == a* ]]', f'[ -z "${v}" ]', f'[[ -n "${v}" && "${w}" != b ]]', f'[ "${v}" = "${w}" ]',
+                                     f'[[ ${v} = a* && ${w} = b ]]', f'[[ ${v} = ${w} || ${w} = *b ]]']))
         other = "; ".join(draw(hs.lists(_stmt(depth + 1), min_size=1, max_size=2)))
         return f"if {test}; then {body}; else {other}; fi"
     if k == "case":
@@ -643,6 +644,7 @@ def _glob_program(draw):
         if "(" not in pat:  # (tree-sitter-bash reads `*+(ab))` in a case arm as a syntax error)
             lines.append(f"case $V in {pat}) emit case-yes;; *) emit case-no;; esac")
             lines.append(f"if [[ $V == {pat} ]]; then emit yes; else emit no; fi")
+            lines.append(f"if [[ $V = {pat} && -n $V ]]; then emit yes; else emit no; fi")
     return "\n".join(lines) + "\n"
 
 
