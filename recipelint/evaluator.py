@@ -3114,9 +3114,7 @@ class Evaluator:
                 raise _Exit(1, node.loc, f"{name}: unbound variable")
             return
         if is_list and op == ":":
-            nums = [c for c in operand_nodes if c.named]
-            off = self._arith_int(nums[0].text, st, node.loc) if nums else 0
-            ln = self._arith_int(nums[1].text, st, node.loc) if len(nums) > 1 else None
+            nums, off, ln = self._substring_bounds(operand_nodes, st, node.loc)
             if off is None or (len(nums) > 1 and ln is None) or any(any(c.multi for c in w.chunks) for w in val):
                 segs.append(("t", unknown(node.text, node.loc, multi=True), quoted, False))
                 return
@@ -3233,12 +3231,10 @@ class Evaluator:
                 return self._too_long_for_pattern(node, st)
             return (Chunk(new, first_loc(val) or node.loc),) if new else EMPTY
         if op == ":":
-            nums = [c for c in operand_nodes if c.named]
             if txt is None:
                 return unknown(node.text, node.loc)
             try:
-                off = self._arith_int(nums[0].text, st, node.loc) if nums else 0
-                ln = self._arith_int(nums[1].text, st, node.loc) if len(nums) > 1 else None
+                nums, off, ln = self._substring_bounds(operand_nodes, st, node.loc)
             except _CmdError:
                 return unknown(node.text, node.loc)
             if off is None or (len(nums) > 1 and ln is None):
@@ -3462,6 +3458,16 @@ class Evaluator:
             pos = n.end
         parts.append(data[pos : node.end].decode("utf-8", "replace"))
         return "".join(parts)
+
+    def _substring_bounds(self, operand_nodes, st: State, loc):
+        """The operand nodes, offset and length of ``${X:offset:length}`` (None: unknown; bash
+        expands what they hold first: ``$o``, ``$((...))``, ``${#X}``)."""
+        nums = [c for c in operand_nodes if c.named]
+        bounds = []
+        for n in nums[:2]:
+            text = text_of(self.expand_scalar(n, st)) if n.type in EXPANSION_TYPES else self.arith_text(n, st)
+            bounds.append(self._arith_int(text, st, loc))
+        return nums, bounds[0] if bounds else 0, bounds[1] if len(bounds) > 1 else None
 
     def _arith_env(self, st: State, loc) -> arith.ArithEnv:
         def get(name, index):

@@ -161,9 +161,10 @@ def _repaired(tree, src, problems: list, text: bytes) -> tuple[Node, int, list[N
     tree-sitter-bash and bash disagree.  The repairs that parse again replace bytes one for one,
     so positions stay ``text``'s, and texts and messages are read from ``text`` as it was."""
     tree, parsed = _double_bracket_equals(*_for_without_in(*_arithmetic_commas(tree, text)))
+    tree, parsed, widen = _substring_offsets(tree, parsed)
     tree, parsed, moved = _redirected_assignments(*_bracket_commands(tree, parsed))
     tree, parsed = _end_lines(tree, parsed)
-    root, depth, redirected = _convert(tree.root_node, src, problems, parsed, text)
+    root, depth, redirected = _convert(tree.root_node, src, problems, parsed, text, widen)
     _attach_redirects(root, moved, src, problems, parsed, text)
     _based_numbers(root, problems, text)
     return root, depth, redirected
@@ -226,11 +227,12 @@ _LEADING_BLANK = frozenset({"simple_expansion", "expansion", "command_substituti
 _BLANKS = b" \t\n"
 
 
-def _convert(ts_root, src, problems, data: bytes, text: bytes) -> tuple[Node, int, list[Node]]:
+def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset = frozenset()) -> tuple[Node, int, list[Node]]:
     """Our tree of tree-sitter's, which parsed ``data`` (the file's text, or the text ``parse``
     rewrote: positions are then ``data``'s until ``_remap``), and the redirected commands whose
     redirections hold words (for ``_words_after_redirects``).  ``text`` is ``data`` before the
-    repairs that replaced bytes (what messages quote)."""
+    repairs that replaced bytes (what messages quote); a node starting at a position in ``widen``
+    starts a byte earlier (the ``$`` that ``_substring_offsets`` blanked)."""
     root = Node(ts_root.type, ts_root.start_byte, ts_root.end_byte, True, src)
     # iterative conversion: (ts_node, node, depth)
     stack = [(ts_root, root, 0)]
@@ -281,6 +283,15 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes) -> tuple[Node, in
                 ctype = "arithmetic_expansion"
             elif ctype == "==" and text[start + 1] != 61:  # a `=` read as `==` (_double_bracket_equals)
                 end = start + 1
+            if widen and start in widen:  # (`${X:$o-1}`: the offset, and its first token `$o`)
+                start -= 1
+                if not c.child_count:
+                    child = Node("simple_expansion", start, end, True, src)
+                    child.children = (Node("$", start, start + 1, False, src), Node("variable_name", start + 1, end, True, src))
+                    child.fields = (None, None)
+                    kids.append(child)
+                    fields.append(ts_node.field_name_for_child(i))
+                    continue
             child = Node(ctype, start, end, c.is_named, src)
             kids.append(child)
             fields.append(ts_node.field_name_for_child(i))
@@ -622,6 +633,25 @@ def _double_bracket_equals(tree, data: bytes):
             break
         tree, data = _reparse(data, at, b"=")
     return tree, data
+
+
+#: a substring expansion whose offset starts with a variable (`${X:$o}`, `${A[@]:$1:2}`)
+_SUBSTRING_OFFSET = re.compile(rb"\$\{(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?|[@*0-9]):[ \t]*(\$)[A-Za-z_0-9]")
+
+
+def _substring_offsets(tree, data: bytes):
+    """tree-sitter-bash has no substring expansion whose offset starts with ``$name`` or ``$1``
+    (``${X:$o}``, ``${X:$o:$n}``): an ERROR.  When the parse has an error, such a ``$`` is parsed
+    again as a blank (one byte for one: the offset reads ``o``); ``_convert`` starts the nodes of
+    the offset at the ``$`` again and makes its first token the expansion ``$o``.  Returns the
+    tree, the text it parsed and the positions after the blanked bytes."""
+    if not tree.root_node.has_error or b"${" not in data:
+        return tree, data, frozenset()
+    at = [m.start(1) for m in _SUBSTRING_OFFSET.finditer(data)]
+    if not at:
+        return tree, data, frozenset()
+    tree, data = _reparse(data, at, b" ")
+    return tree, data, frozenset(i + 1 for i in at)
 
 
 def _reparse(data: bytes, at: list[int], byte: bytes):

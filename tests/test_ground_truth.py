@@ -443,6 +443,12 @@ _SNIPPETS = {
     'A=xq; B=y; [[ $A = x* && $B = y ]] && emit 1; [[ $A = a.b ]] || emit 2; [[ $A = "x"* && ( $B = y || $B = z ) ]] && emit 3; '
     '[[ $A = $B ]] || emit 4; C="a = b"; [[ $C = "a = b" ]] && emit 5; [[ $(( A = 1 )) = 1 && $A = 1 ]] && emit 6',
     'A=x; [[ $A =  x ]] && emit 1; [[ ! $A = y && $A = x ]] && emit 2; [ $A = x ] && emit 3; [[ $A\t=\tx ]] && emit 4',
+    # substring offsets and lengths holding expansions (`${X:$o}`: an ERROR in tree-sitter-bash;
+    # `${X:1:$l}` was unknown)
+    'X=abcdef; o=2; l=3; emit "${X:$o}" "${X:$o:$l}" "${X:$o-1}" "${X: $o}" ${X:$o:1} "${X:1:${l}}" "${X:$((1)):2}"',
+    'set -- 3; X=abcdef; emit "${X:$1}"; A=(a b c d); o=1; emit "${A[@]:$o}" "${A[@]:$o:2}"; o="1+1"; emit "${X:$o*2}"',
+    'set -- a b c d; o=2; emit "${@:$o}" "${@:1:$o}" "${*:$o}" "${1:$o}"; X=abcdef; emit "${X:$u}" "${X:1:$(echo 2)}" "${X:1:${#X}}"',
+    'X=abc; o=1; V=$(cat <<EOF\n${X:$o}\nEOF\n); emit "$V" "${X:-$o}" \'${X:$o}\'',
     # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
     'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
     # two assignments after another statement on their line: a statement, not the next line's prefix
