@@ -635,19 +635,22 @@ def _double_bracket_equals(tree, data: bytes):
     return tree, data
 
 
-#: a substring expansion whose offset starts with a variable (`${X:$o}`, `${A[@]:$1:2}`)
-_SUBSTRING_OFFSET = re.compile(rb"\$\{(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?|[@*0-9]):[ \t]*(\$)[A-Za-z_0-9]")
+#: a substring expansion whose offset or length starts with a variable (`${X:$o}`,
+#: `${A[@]:$1:2}`, `${X:0:$n+1}`; not `${X:-$d}`, `${X:=...}`, ...)
+_SUBSTRING_OFFSET = re.compile(rb"\$\{(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?|[@*0-9]):(?![-=+?])[ \t]*"
+                               rb"(\$(?=[A-Za-z_0-9]))?[^:}\n]*(?::[ \t]*(\$)(?=[A-Za-z_0-9]))?")
 
 
 def _substring_offsets(tree, data: bytes):
     """tree-sitter-bash has no substring expansion whose offset starts with ``$name`` or ``$1``
-    (``${X:$o}``, ``${X:$o:$n}``): an ERROR.  When the parse has an error, such a ``$`` is parsed
+    (``${X:$o}``, ``${X:$o:$n}``), nor a length of more than such a variable (``${X:0:$n+1}``):
+    an ERROR.  When the parse has an error, such a ``$`` is parsed
     again as a blank (one byte for one: the offset reads ``o``); ``_convert`` starts the nodes of
     the offset at the ``$`` again and makes its first token the expansion ``$o``.  Returns the
     tree, the text it parsed and the positions after the blanked bytes."""
     if not tree.root_node.has_error or b"${" not in data:
         return tree, data, frozenset()
-    at = [m.start(1) for m in _SUBSTRING_OFFSET.finditer(data)]
+    at = [m.start(g) for m in _SUBSTRING_OFFSET.finditer(data) for g in (1, 2) if m.start(g) >= 0]
     if not at:
         return tree, data, frozenset()
     tree, data = _reparse(data, at, b" ")

@@ -448,6 +448,8 @@ _SNIPPETS = {
     'X=abcdef; o=2; l=3; emit "${X:$o}" "${X:$o:$l}" "${X:$o-1}" "${X: $o}" ${X:$o:1} "${X:1:${l}}" "${X:$((1)):2}"',
     'set -- 3; X=abcdef; emit "${X:$1}"; A=(a b c d); o=1; emit "${A[@]:$o}" "${A[@]:$o:2}"; o="1+1"; emit "${X:$o*2}"',
     'set -- a b c d; o=2; emit "${@:$o}" "${@:1:$o}" "${*:$o}" "${1:$o}"; X=abcdef; emit "${X:$u}" "${X:1:$(echo 2)}" "${X:1:${#X}}"',
+    'X=abcdefgh; o=2; l=3; emit "${X:0:$l+1}" "${X:0:$l + 1}" "${X:$o + 1}" "${X:$o+1:$l - 1}"; H=h; P=80; '
+    'emit "${H:-localhost:$P}" "${U:-a:$P}" "${U:=b:$P}" "${X:+c:$P}" "${X: -2:$o}"',
     'X=abc; o=1; V=$(cat <<EOF\n${X:$o}\nEOF\n); emit "$V" "${X:-$o}" \'${X:$o}\'',
     # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
     'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
