@@ -4683,7 +4683,28 @@ def _unary_test(op, val, st, ev):
         if not m:
             return False
         var = st.lookup(m.group(1))
-        return var is not None
+        sub = m.group(2)
+        if sub is None or var is None:
+            return var is not None
+        # an element: `-v A[1]`, `-v M[key]`, `-v A[@]` (any element; of an associative array,
+        # the key `@`)
+        if var.kind == "u":
+            return None
+        if var.kind == "A":
+            return sub in var.value
+        if sub in ("@", "*"):
+            return bool(var.value) if var.kind == "a" else True
+        try:
+            i = ev.arith_eval_text(sub, st, None)
+        except _CmdError:
+            return None
+        if i is None:
+            return None
+        if var.kind == "s":
+            return i in (0, -1)
+        if i < 0:
+            i += max(var.value) + 1 if var.value else 0
+        return i in var.value
     if op in ("-f", "-e", "-s", "-r", "-a"):
         t = file_key(text_of(val))
         if t is not None and t in st.files:

@@ -502,6 +502,12 @@ _SNIPPETS = {
         'k=key; declare -A m=([$k]=v ["a b"]=w); emit ${m[key]} ${#m[@]}',
         # `${#}` is `$#`; `${!#}` the last argument
         'emit ${#}; set -- a b; emit ${#} "${!#}"; f() { emit ${#} "${!#}"; }; f p "q r"',
+        # `-v` of an element (it said set for any element of a set array)
+        'declare -A M=([a]=1); [[ -v M[a] ]] && emit has; [[ -v M[b] ]] || emit not; k=a; [[ -v M[$k] ]] && emit k; '
+        '[[ -v M[@] ]] || emit nokey; M[@]=2; [[ -v M[@] ]] && emit key',
+        'A=(x "" z); [[ -v A[1] ]] && emit 1; [[ -v A[3] ]] || emit no3; [[ -v A[-1] ]] && emit last; i=2; [[ -v A[i] ]] && emit i; '
+        '[[ -v A[i+5] ]] || emit no7; S=v; [[ -v S[0] ]] && emit s0; [[ -v S[1] ]] || emit s1; B=(); [[ -v B[@] ]] || emit empty',
+        'A=([3]=x); [[ -v A[-1] ]] && emit neg; [[ -v A[0] ]] || emit no0; [[ -v U[0] ]] || emit unset; test -v A[3] && emit t',
     ],
     "process-substitution": [
         # `< <(cmd)`: stdin is what the command writes
