@@ -3114,8 +3114,10 @@ class Evaluator:
                 raise _Exit(1, node.loc, f"{name}: unbound variable")
             return
         if is_list and op == ":":
-            nums, off, ln = self._substring_bounds(operand_nodes, st, node.loc)
-            if off is None or (len(nums) > 1 and ln is None) or any(any(c.multi for c in w.chunks) for w in val):
+            if not operand_nodes:  # `${A[@]:}`
+                raise _ExpansionError(node.loc, f"{node.text}: bad substitution")
+            has_len, off, ln = self._substring_bounds(operand_nodes, st, node.loc)
+            if off is None or (has_len and ln is None) or any(any(c.multi for c in w.chunks) for w in val):
                 segs.append(("t", unknown(node.text, node.loc, multi=True), quoted, False))
                 return
             # bash slices by index, not position: `${@:1}` starts at $1 ($0 is index 0) and a
@@ -3231,13 +3233,15 @@ class Evaluator:
                 return self._too_long_for_pattern(node, st)
             return (Chunk(new, first_loc(val) or node.loc),) if new else EMPTY
         if op == ":":
+            if not operand_nodes:  # `${X:}`
+                raise _ExpansionError(node.loc, f"{node.text}: bad substitution")
             if txt is None:
                 return unknown(node.text, node.loc)
             try:
-                nums, off, ln = self._substring_bounds(operand_nodes, st, node.loc)
+                has_len, off, ln = self._substring_bounds(operand_nodes, st, node.loc)
             except _CmdError:
                 return unknown(node.text, node.loc)
-            if off is None or (len(nums) > 1 and ln is None):
+            if off is None or (has_len and ln is None):
                 return unknown(node.text, node.loc)
             # bash: an offset before the start or past the end gives nothing; a negative length
             # counts from the end and must not end before the offset (an expansion error)
@@ -3460,14 +3464,24 @@ class Evaluator:
         return "".join(parts)
 
     def _substring_bounds(self, operand_nodes, st: State, loc):
-        """The operand nodes, offset and length of ``${X:offset:length}`` (None: unknown; bash
-        expands what they hold first: ``$o``, ``$((...))``, ``${#X}``)."""
-        nums = [c for c in operand_nodes if c.named]
+        """Whether ``${X:offset:length}`` has a length, its offset and its length (None:
+        unknown).  bash expands what they hold first (``$o``, ``$((...))``, ``${#X}``); an empty
+        offset or length is 0 (``${X::2}``, ``${X:1:}``)."""
+        parts: list[list] = [[]]
+        for c in operand_nodes:
+            if not c.named and c.type == ":" and len(parts) == 1:
+                parts.append([])
+            elif c.named:
+                parts[-1].append(c)
         bounds = []
-        for n in nums[:2]:
+        for nodes in parts:
+            if not nodes:
+                bounds.append(0)
+                continue
+            n = nodes[0]
             text = text_of(self.expand_scalar(n, st)) if n.type in EXPANSION_TYPES else self.arith_text(n, st)
             bounds.append(self._arith_int(text, st, loc))
-        return nums, bounds[0] if bounds else 0, bounds[1] if len(bounds) > 1 else None
+        return len(parts) > 1, bounds[0], bounds[1] if len(parts) > 1 else None
 
     def _arith_env(self, st: State, loc) -> arith.ArithEnv:
         def get(name, index):

@@ -450,6 +450,9 @@ _SNIPPETS = {
     'set -- a b c d; o=2; emit "${@:$o}" "${@:1:$o}" "${*:$o}" "${1:$o}"; X=abcdef; emit "${X:$u}" "${X:1:$(echo 2)}" "${X:1:${#X}}"',
     'X=abcdefgh; o=2; l=3; emit "${X:0:$l+1}" "${X:0:$l + 1}" "${X:$o + 1}" "${X:$o+1:$l - 1}"; H=h; P=80; '
     'emit "${H:-localhost:$P}" "${U:-a:$P}" "${U:=b:$P}" "${X:+c:$P}" "${X: -2:$o}"',
+    # an empty offset or length is 0 (`${X::2}` was `${X:2}`); none at all is an error
+    'X=abc; emit "${X::2}" "${X:1:}" "${X: :1}" x; A=(a b c); emit "${A[@]::2}" "${A[@]:1:}" y; set -- p q r; emit "${@:1:}" z',
+    'f() { X=abc; emit "${X:}"; emit in; }\nf\nemit after; A=(a b); emit "${A[@]:}"\nemit last',
     'X=abc; o=1; V=$(cat <<EOF\n${X:$o}\nEOF\n); emit "$V" "${X:-$o}" \'${X:$o}\'',
     # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
     'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
