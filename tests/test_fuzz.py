@@ -46,7 +46,8 @@ VOCABULARY = [
     "--speculative-config \"{$X}\"", "=", "+=", "[0]=", "~", "*", "?", "!", "#", "%q", "\x00", "\udcff",
     "[[ $X =~ ^(a+)+$ ]]", "${X//*a*a*b/c}", "${X%%+(a|aa)}", "*a*a*a*b)", "printf '%*s' 9", "{1..5000}",
     "declare -n R=R", "local -n X=$1", "unset -n", "-a", "-o", "set -o pipefail", "! a | b |",
-    "[ ", " ]", "\\<", "\\(", "[ ! = x ]",
+    "[ ", " ]", "\\<", "\\(", "[ ! = x ]", " = ", "[[ $A = x* && $B = y ]]", "${X:$o:$n+1}", "${X::}", "for x do",
+    "2>/dev/null X=1", "[[ -v A[$i] ]]",
 ]
 
 SNIPPETS = [
