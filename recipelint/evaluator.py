@@ -2021,7 +2021,9 @@ class Evaluator:
                 elif op == "<" and fd in (None, "0") and dest is not None:
                     path = file_key(text_of(self.expand_scalar(dest, st)))
                     stdin = st.files.get(path) if path is not None else None
-                    if stdin is None:
+                    if path == "/dev/null":
+                        stdin = EMPTY
+                    elif stdin is None:
                         stdin = unknown(f"<{dest.text}", r.loc)
         return stdin, out_target, out_append
 

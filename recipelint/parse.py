@@ -162,9 +162,14 @@ def _repaired(tree, src, problems: list, text: bytes) -> tuple[Node, int, list[N
     so positions stay ``text``'s, and texts and messages are read from ``text`` as it was."""
     tree, parsed = _double_bracket_equals(*_for_without_in(*_arithmetic_commas(tree, text)))
     tree, parsed, widen = _substring_offsets(tree, parsed)
+    tree, parsed, bangs = _negated_groups(tree, parsed)
     tree, parsed, moved = _redirected_assignments(*_bracket_commands(tree, parsed))
     tree, parsed = _end_lines(tree, parsed)
     root, depth, redirected = _convert(tree.root_node, src, problems, parsed, text, widen)
+    if redirected and redirected[-1] is _MISPLACED:
+        redirected.pop()
+        _relocate_redirects(root, redirected)
+    _attach_negations(root, bangs)
     _attach_redirects(root, moved, src, problems, parsed, text)
     _based_numbers(root, problems, text)
     return root, depth, redirected
@@ -239,6 +244,7 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
     max_depth = 0
     lt_at: set[int] = set()  # where a `<>` of the form `cmd <>file` starts (see _read_write_redirect)
     redirected: list[Node] = []  # redirected commands whose redirections may hold their words
+    misplaced = False  # a redirection after a list or pipeline (see _relocate_redirects)
     while stack:
         ts_node, node, depth = stack.pop()
         if depth > max_depth:
@@ -295,6 +301,8 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             child = Node(ctype, start, end, c.is_named, src)
             kids.append(child)
             fields.append(ts_node.field_name_for_child(i))
+            if (ctype == "list" or ctype == "pipeline") and node.type == "redirected_statement":
+                misplaced = True
             if c.child_count or c.is_error or c.is_missing:
                 stack.append((c, child, depth + 1))
                 if ctype in ("file_redirect", "heredoc_redirect") and node.type == "redirected_statement" \
@@ -302,7 +310,75 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                     redirected.append(node)
         node.children = tuple(kids)
         node.fields = tuple(fields)
+    if misplaced:
+        redirected.append(_MISPLACED)
     return root, max_depth, redirected
+
+
+#: the last entry of ``_convert``'s redirected commands when redirections follow a list or
+#: pipeline (``_relocate_redirects``)
+_MISPLACED = Node("misplaced", 0, 0, False, None)
+
+
+def _relocate_redirects(root: Node, redirected: list) -> None:
+    """tree-sitter-bash gives the redirections after the last command of a list or pipeline to
+    the whole list (``a && b > f`` as ``(a && b) > f``; ``a && b 2>&1 | c`` as
+    ``((a && b) 2>&1) | c``), where bash gives them to that command (``a && (b > f)``,
+    ``a && ((b 2>&1) | c)``).  Each such redirection is moved to the command it follows, and a
+    pipeline that took a list for its first part takes that list's last part."""
+    parent: dict[int, Node] = {}
+    found = []
+    stack = [(root, 0)]
+    while stack:
+        n, d = stack.pop()
+        for c in n.children:
+            parent[id(c)] = n
+            stack.append((c, d + 1))
+            if c.type == "redirected_statement" and c.children and c.fields[0] == "body" \
+                    and c.children[0].type in ("list", "pipeline"):
+                found.append((d + 1, c))
+
+    def put(up: Node, old: Node, new: Node) -> None:
+        up.children = tuple(new if c is old else c for c in up.children)
+        up._fmap = None
+        parent[id(new)] = up
+
+    for _, r in sorted(found, key=lambda x: -x[0]):  # the innermost first
+        body, redirects, rfields = r.children[0], r.children[1:], r.fields[1:]
+        path = [body]  # down to the last command of the body
+        while path[-1].type in ("list", "pipeline", "negated_command"):
+            path.append([c for c in path[-1].children if c.named][-1])
+        last = path[-1]
+        if last.type == "redirected_statement":
+            last.children, last.fields, last._fmap = last.children + redirects, last.fields + rfields, None
+            last.end = r.end
+            held = last
+        else:
+            held = Node("redirected_statement", last.start, r.end, True, root.src)
+            held.children, held.fields = (last, *redirects), ("body", *rfields)
+            put(path[-2], last, held)
+        for n in path[:-1]:
+            n.end = max(n.end, r.end)
+        if r in redirected:
+            redirected[redirected.index(r)] = held
+        up = parent[id(r)]
+        put(up, r, body)
+        first = next((c for c in up.children if c.named), None)
+        if up.type != "pipeline" or first is not body:
+            continue
+        # `a && b 2>&1 | c`: the pipeline is `b 2>&1 | c`
+        at = up.children.index(body)
+        rest, rest_fields = up.children[at + 1 :], up.fields[at + 1 :]
+        if body.type == "pipeline":
+            up.children, up.fields = body.children + rest, body.fields + rest_fields
+            up._fmap = None
+            continue
+        tail = [c for c in body.children if c.named][-1]
+        pipe = Node("pipeline", tail.start, up.end, True, root.src)
+        pipe.children, pipe.fields = (tail, *rest), (None, *rest_fields)
+        put(body, tail, pipe)
+        body.end = up.end
+        put(parent[id(up)], up, body)
 
 
 _BASE_PREFIX = re.compile(rb"-?[0-9]+#")
@@ -655,6 +731,66 @@ def _substring_offsets(tree, data: bytes):
         return tree, data, frozenset()
     tree, data = _reparse(data, at, b" ")
     return tree, data, frozenset(i + 1 for i in at)
+
+
+_BANG_GROUP = re.compile(rb"!([ \t]+)\{")
+
+
+def _negated_groups(tree, data: bytes):
+    """tree-sitter-bash reads ``! { a; }`` as the command ``{ a;`` negated, then a command ``}``
+    (no error shown).  Each such ``!`` is parsed again as a blank (one byte for one), and
+    ``_attach_negations`` puts it back around the group (or the pipeline it starts).  Returns
+    the tree, the text it parsed and the (``!``, ``{``) positions."""
+    if b"!" not in data:
+        return tree, data, []
+    bangs = []
+    for m in _BANG_GROUP.finditer(data):
+        i = m.start()
+        n = tree.root_node.descendant_for_byte_range(i, i + 1)
+        if n is None or n.type != "!" or n.parent is None or n.parent.type != "negated_command":
+            continue
+        cmd = n.next_named_sibling
+        name = cmd.child_by_field_name("name") if cmd is not None and cmd.type == "command" else None
+        if name is not None and name.start_byte == m.end() - 1:
+            bangs.append((i, m.end() - 1))
+    if not bangs:
+        return tree, data, []
+    tree, data = _reparse(data, [b for b, _ in bangs], b" ")
+    return tree, data, bangs
+
+
+def _attach_negations(root: Node, bangs: list) -> None:
+    """Put each ``!`` ``_negated_groups`` blanked back: a ``negated_command`` around the group
+    that starts at its ``{`` — or around the redirected statement or pipeline the group starts."""
+    for bang, brace in bangs:
+        chain = []  # (node, parent) for the nodes that start at the brace, outermost first
+        node = root
+        while True:
+            nxt = next((c for c in node.children if c.start <= brace < c.end), None)
+            if nxt is None:
+                break
+            if nxt.start == brace:
+                chain.append((nxt, node))
+            node = nxt
+            if nxt.type == "compound_statement" and nxt.start == brace:
+                break
+        if not chain or chain[-1][0].type != "compound_statement":
+            continue
+        k = len(chain) - 1
+        while k > 0 and chain[k - 1][0].type in ("redirected_statement", "pipeline"):
+            k -= 1
+            if chain[k][0].type == "pipeline":
+                break
+        target, up = chain[k]
+        neg = Node("negated_command", bang, target.end, True, root.src)
+        neg.children = (Node("!", bang, bang + 1, False, root.src), target)
+        neg.fields = (None, None)
+        up.children = tuple(neg if c is target else c for c in up.children)
+        up._fmap = None
+        for outer, _ in chain[:k]:
+            outer.start = bang
+        if up.start > bang:
+            up.start = bang
 
 
 def _reparse(data: bytes, at: list[int], byte: bytes):

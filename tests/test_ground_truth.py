@@ -454,6 +454,17 @@ _SNIPPETS = {
     'X=abc; emit "${X::2}" "${X:1:}" "${X: :1}" x; A=(a b c); emit "${A[@]::2}" "${A[@]:1:}" y; set -- p q r; emit "${@:1:}" z',
     'f() { X=abc; emit "${X:}"; emit in; }\nf\nemit after; A=(a b); emit "${A[@]:}"\nemit last',
     'X=abc; o=1; V=$(cat <<EOF\n${X:$o}\nEOF\n); emit "$V" "${X:-$o}" \'${X:$o}\'',
+    # redirections after the last command of a list or pipeline are that command's
+    # (tree-sitter-bash: the list's, `(a && b) > f`; `a && b 2>&1 | c` as `(a && b 2>&1) | c`)
+    'h() { read -r l; emit "h:${l:-none}"; true; }; echo p | h && echo q 2>&1 | h; true && ! echo q 2>&1 | h; emit $?; '
+    'false || echo w 2>/dev/null | h && emit ok',
+    'e() { echo in-e; }; X=$(e && e > /dev/null); emit "$X"; X=$(e && e > /dev/null && e > /dev/null || e); emit "$X"; '
+    'Y=$(e | cat > /dev/null | cat); emit "[$Y]"; f() { read -r l; emit "f:$l"; }; f <<< first && f <<EOF\nhello\nEOF',
+    'r() { read -r l; emit "r:${l:-none}"; true; }; r < /dev/null && r <<< z; X=$(cat < /dev/null); emit "[$X]"',
+    # `! { ...; }` (tree-sitter-bash: the command `{` negated, then a command `}`)
+    '! { false; } && emit 1; ! { true; } || emit 2; ! ( false ) | true || emit 3; x=1; ! {  x=2; false; } && emit $x',
+    'g() { read -r l; [ "$l" = zz ]; }; if ! { echo a || :; } | g; then emit 4; fi; ! { true; } > /dev/null || emit 5; '
+    'f() { ! { return 0; }; }; f; emit $?; set -e; ! { true; }; emit alive',
     # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
     'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
     # two assignments after another statement on their line: a statement, not the next line's prefix
