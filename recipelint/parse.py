@@ -162,12 +162,14 @@ def _repaired(tree, src, problems: list, text: bytes) -> tuple[Node, int, list[N
     so positions stay ``text``'s, and texts and messages are read from ``text`` as it was."""
     tree, parsed = _double_bracket_equals(*_for_without_in(*_arithmetic_commas(tree, text)))
     tree, parsed, widen = _substring_offsets(tree, parsed)
+    tree, parsed, dollars = _split_dollars(tree, parsed)
     tree, parsed, bangs = _negated_groups(tree, parsed)
     tree, parsed, moved = _redirected_assignments(*_bracket_commands(tree, parsed))
     tree, parsed = _end_lines(tree, parsed)
-    root, depth, redirected = _convert(tree.root_node, src, problems, parsed, text, widen)
-    if redirected and redirected[-1] is _MISPLACED:
-        redirected.pop()
+    root, depth, redirected, fixes = _convert(tree.root_node, src, problems, parsed, text, widen, dollars)
+    if "words" in fixes:
+        _rejoin_words(root)
+    if "redirects" in fixes:
         _relocate_redirects(root, redirected)
     _attach_negations(root, bangs)
     _attach_redirects(root, moved, src, problems, parsed, text)
@@ -232,19 +234,21 @@ _LEADING_BLANK = frozenset({"simple_expansion", "expansion", "command_substituti
 _BLANKS = b" \t\n"
 
 
-def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset = frozenset()) -> tuple[Node, int, list[Node]]:
+def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset = frozenset(),
+             dollars: list[int] | None = None) -> tuple[Node, int, list[Node], set[str]]:
     """Our tree of tree-sitter's, which parsed ``data`` (the file's text, or the text ``parse``
     rewrote: positions are then ``data``'s until ``_remap``), and the redirected commands whose
     redirections hold words (for ``_words_after_redirects``).  ``text`` is ``data`` before the
     repairs that replaced bytes (what messages quote); a node starting at a position in ``widen``
-    starts a byte earlier (the ``$`` that ``_substring_offsets`` blanked)."""
+    starts a byte earlier (the ``$`` that ``_substring_offsets`` blanked); a word holding a
+    position in ``dollars`` holds the expansion ``_split_dollars`` hid there."""
     root = Node(ts_root.type, ts_root.start_byte, ts_root.end_byte, True, src)
     # iterative conversion: (ts_node, node, depth)
     stack = [(ts_root, root, 0)]
     max_depth = 0
     lt_at: set[int] = set()  # where a `<>` of the form `cmd <>file` starts (see _read_write_redirect)
     redirected: list[Node] = []  # redirected commands whose redirections may hold their words
-    misplaced = False  # a redirection after a list or pipeline (see _relocate_redirects)
+    fixes: set[str] = set()  # the post-passes the tree needs (see _repaired)
     while stack:
         ts_node, node, depth = stack.pop()
         if depth > max_depth:
@@ -258,6 +262,7 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             continue
         kids = []
         fields = []
+        holder = node.type in _WORD_HOLDERS
         for i in range(n):
             c = ts_node.child(i)
             if c.is_error and c.end_byte - c.start_byte == 1 and _read_write_redirect(ts_node, i, c, data, kids, lt_at):
@@ -298,11 +303,25 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                     kids.append(child)
                     fields.append(ts_node.field_name_for_child(i))
                     continue
+            if dollars and ctype == "word" and _holds(dollars, start, end):
+                parts = _dollar_parts(dollars, start, end, src, text)
+                if node.type == "concatenation":
+                    kids.extend(parts)
+                    fields.extend([None] * len(parts))
+                    continue
+                child = Node("concatenation", start, end, True, src)
+                child.children, child.fields = tuple(parts), (None,) * len(parts)
+                kids.append(child)
+                fields.append(ts_node.field_name_for_child(i))
+                continue
             child = Node(ctype, start, end, c.is_named, src)
             kids.append(child)
             fields.append(ts_node.field_name_for_child(i))
             if (ctype == "list" or ctype == "pipeline") and node.type == "redirected_statement":
-                misplaced = True
+                fixes.add("redirects")
+            elif ctype == "$" and node.type != "simple_expansion" or holder and len(kids) > 1 and kids[-2].end == start \
+                    and ctype in _JOINS_SECOND and kids[-2].type in _JOINS_FIRST:
+                fixes.add("words")
             if c.child_count or c.is_error or c.is_missing:
                 stack.append((c, child, depth + 1))
                 if ctype in ("file_redirect", "heredoc_redirect") and node.type == "redirected_statement" \
@@ -310,14 +329,161 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                     redirected.append(node)
         node.children = tuple(kids)
         node.fields = tuple(fields)
-    if misplaced:
-        redirected.append(_MISPLACED)
-    return root, max_depth, redirected
+    return root, max_depth, redirected, fixes
 
 
-#: the last entry of ``_convert``'s redirected commands when redirections follow a list or
-#: pipeline (``_relocate_redirects``)
-_MISPLACED = Node("misplaced", 0, 0, False, None)
+#: an expansion, a literal and ``$name``: where tree-sitter-bash may split a word (cheap test)
+#: (a match per expansion, at its `$`; group 1: the next `$` in the word)
+_DOLLAR_SPLIT_HINT = re.compile(rb"\$(?=[{A-Za-z_0-9][^\s\"'`;&|()<>\\$]*[^\s\"'`$;&|()<>\\{=](\$)[A-Za-z_0-9])")
+
+
+def _split_dollars(tree, data: bytes):
+    """tree-sitter-bash splits an unquoted word after an expansion and a literal, at ``$name``
+    followed by ``/``, ``.``, ``-`` or more (``$D/$N.log`` as ``$D/$`` and ``N.log``; in an
+    assignment, ``X=$D/$N.log`` runs ``N.log``): a lone ``$`` token.  Each such ``$`` is parsed
+    again as ``_`` (one byte for one: the word is whole), and ``_convert`` puts the expansion back
+    into the word.  Returns the tree, the text it parsed and the positions of those ``$``."""
+    if b"$" not in data:
+        return tree, data, []
+    done: list[int] = []
+    for _ in range(8):  # a repaired `$` may show the next one in the word (`$a/$b/$c/`)
+        at = []
+        for m in _DOLLAR_SPLIT_HINT.finditer(data):
+            i = m.start(1)
+            n = tree.root_node.descendant_for_byte_range(i, i + 1)
+            if n is not None and n.type == "$" and n.parent is not None and n.parent.type not in ("simple_expansion", "expansion"):
+                at.append(i)
+        if not at:
+            break
+        tree, data = _reparse(data, at, b"_")
+        done += at
+    return tree, data, sorted(done)
+
+
+def _holds(positions: list[int], start: int, end: int) -> bool:
+    k = bisect.bisect_left(positions, start)
+    return k < len(positions) and positions[k] < end
+
+
+def _dollar_parts(dollars: list[int], start: int, end: int, src, text: bytes) -> list[Node]:
+    """The word ``start``-``end`` as literals and the ``$name`` expansions at ``dollars``."""
+    parts = []
+    at = start
+    for q in dollars[bisect.bisect_left(dollars, start) :]:
+        if q >= end:
+            break
+        m = _NAME_START.match(text[q + 1 : end].decode("latin-1"))
+        if m is None:
+            continue
+        if q > at:
+            parts.append(Node("word", at, q, True, src))
+        stop = q + 1 + m.end()
+        exp = Node("simple_expansion", q, stop, True, src)
+        exp.children, exp.fields = (Node("$", q, q + 1, False, src), Node("variable_name", q + 1, stop, True, src)), (None, None)
+        parts.append(exp)
+        at = stop
+    if at < end:
+        parts.append(Node("word", at, end, True, src))
+    return parts
+
+
+#: nodes whose children are words side by side, and the nodes a word is made of
+_WORD_HOLDERS = frozenset({"command", "declaration_command", "for_statement", "file_redirect"})
+_WORDISH = frozenset({"word", "concatenation", "simple_expansion", "expansion", "string", "raw_string", "number",
+                      "command_substitution", "arithmetic_expansion", "ansi_c_string", "translated_string", "$"})
+_NAME_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]")
+#: a word side by side with the one before it (``_rejoin_words``): what the second may be, and
+#: the first
+_JOINS_SECOND = _WORDISH | {"command_name"}
+_JOINS_FIRST = _WORDISH | {"variable_assignment"}
+
+
+def _rejoin_words(root: Node) -> None:
+    """tree-sitter-bash splits some unquoted words in two where bash has one: after an
+    expansion and a literal, ``$name`` followed by ``/``, ``.``, ``-`` or a digit
+    (``$D/$N.log`` as ``$D/$`` and ``N.log`` — in an assignment, ``X=$D/$N.log`` runs
+    ``N.log``), and a word before a backquoted command (```/usr/`cmd`/x```).  Side-by-side words
+    with no blank between them are joined again (a lone ``$`` before a name becomes ``$name``;
+    before a string, ``$"..."``, it is dropped, as bash does outside a translation locale)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type in _WORD_HOLDERS:
+            _rejoin_children(node)
+        elif node.type == "concatenation":
+            kids = node.children
+            drop = [i for i in range(len(kids) - 1) if kids[i].type == "$" and kids[i + 1].type == "string"]
+            if drop:  # `a$"b"c`
+                node.children = tuple(k for i, k in enumerate(kids) if i not in drop)
+                node.fields = tuple(f for i, f in enumerate(node.fields) if i not in drop)
+                node._fmap = None
+
+
+def _rejoin_children(node: Node) -> None:
+    kids, fields = list(node.children), list(node.fields)
+    i = 0
+    changed = False
+    while i < len(kids) - 1:
+        a, b = kids[i], kids[i + 1]
+        inner = b.children[0] if b.type == "command_name" and b.children else b
+        if a.end != b.start or inner.type not in _WORDISH:
+            i += 1
+            continue
+        if a.type in _WORDISH:
+            joined = _joined(a, inner)
+        elif a.type == "variable_assignment" and a.children and a.children[-1].type in _WORDISH:
+            # `X=$D/$N.log`: the value ran short, the rest is the next word (the command's name)
+            value = _joined(a.children[-1], inner)
+            if value is None:
+                i += 1
+                continue
+            a.children = a.children[:-1] + (value,)
+            a.end, a._fmap = value.end, None
+            joined = a
+        else:
+            joined = None
+        if joined is None:
+            i += 1
+            continue
+        kids[i : i + 2] = [joined]
+        if joined is not a:
+            fields[i] = fields[i] or fields[i + 1]  # (`$"x"`: the `$` has no field)
+        del fields[i + 1]
+        changed = True
+    if not changed:
+        return
+    if node.type == "command" and "name" not in fields:
+        # the name was taken into an assignment's value: the first argument is the name
+        for j, f in enumerate(fields):
+            if f == "argument":
+                name = Node("command_name", kids[j].start, kids[j].end, True, kids[j].src)
+                name.children, name.fields = (kids[j],), (None,)
+                kids[j], fields[j] = name, "name"
+                break
+    node.children, node.fields, node._fmap = tuple(kids), tuple(fields), None
+    if node.type == "command" and "name" not in fields and all(k.type == "variable_assignment" for k in kids):
+        # nothing but assignments left: a statement of assignments
+        node.type = "variable_assignment" if len(kids) == 1 else "variable_assignments"
+        if len(kids) == 1:
+            only = kids[0]
+            node.children, node.fields = only.children, only.fields
+
+
+def _joined(a: Node, b: Node) -> Node | None:
+    """One word of the words ``a`` and ``b`` (side by side), or None."""
+    left = list(a.children) if a.type == "concatenation" else [a]
+    right = list(b.children) if b.type == "concatenation" else [b]
+    if left[-1].type == "$":
+        if right[0].type != "string":
+            return None
+        left.pop()  # `$"..."`: the string
+    parts = left + right
+    if len(parts) == 1 and parts[0].start == a.start:
+        return parts[0]
+    word = Node("concatenation", a.start, parts[-1].end, True, a.src)
+    word.children, word.fields = tuple(parts), (None,) * len(parts)
+    return word
 
 
 def _relocate_redirects(root: Node, redirected: list) -> None:

@@ -465,6 +465,15 @@ _SNIPPETS = {
     '! { false; } && emit 1; ! { true; } || emit 2; ! ( false ) | true || emit 3; x=1; ! {  x=2; false; } && emit $x',
     'g() { read -r l; [ "$l" = zz ]; }; if ! { echo a || :; } | g; then emit 4; fi; ! { true; } > /dev/null || emit 5; '
     'f() { ! { return 0; }; }; f; emit $?; set -e; ! { true; }; emit alive',
+    # unquoted words tree-sitter-bash split in two: `$D/$N.log` (as `$D/$` and `N.log`; in an
+    # assignment the rest ran as a command), a backquoted command inside a word, `$"..."`
+    'a=A; b=B; c=C; d=D; emit $a/$b/$c/$d/ $a-$1-$b.x; D=/r; N=n; X=$D/$N.log; emit "$X"; Y=$D-$N/; emit "$Y"',
+    'D=/r; N=n; f() { local X=$D/$N.log; emit "$X"; }; f; export Y=$D/$N.y; emit "$Y"; declare Z=$D-$N.z; emit "$Z"',
+    'D=/r; N=n; X=$D/$N.log emit "pre"; emit "${X-unset}"; X=$D/$N.log Y=$D/$1; emit "$X" "$Y"; A=($D/$N.x $D/$N.y); emit "${A[@]}"',
+    'D=/tmp; N=rl_n; echo x > $D/$N.log; emit "$(cat $D/$N.log)"; for x in $D/$N/ z; do emit "$x"; done; V=$D/$N.log || true; emit "$V"',
+    'set -- x; P=/w; case a/b in\n  /*)  X=$1\n    ;;\n  */*)  X=$P/$1\n    ;;\nesac\nemit "$X"',
+    'a=A; emit /usr/`echo lib`/x.sh z $a/`echo b`/c `echo d`$a.e; id=abcd; f=/d/${id:0:2}/`echo r`/elf; emit $f',
+    'cmp="c \'"`echo hi`; emit "$cmp"; a=A; emit $"hello" x $"x"$a $a$"y" a$"b"c',
     # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
     'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
     # two assignments after another statement on their line: a statement, not the next line's prefix
