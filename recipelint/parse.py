@@ -156,17 +156,25 @@ def parse(src) -> Parsed:
     return Parsed(root, problems, depth)
 
 
-def _repaired(tree, src, problems: list, text: bytes) -> tuple[Node, int, list[Node]]:
+def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) -> tuple[Node, int, list[Node]]:
     """Our tree of ``text`` (tree-sitter's ``tree`` of it), with every repair of a place where
     tree-sitter-bash and bash disagree.  The repairs that parse again replace bytes one for one,
-    so positions stay ``text``'s, and texts and messages are read from ``text`` as it was."""
+    so positions stay ``text``'s, and texts and messages are read from ``text`` as it was.
+    ``brackets``: look for every misread ``[ ]`` (``_bracket_commands``), not only where a cheap
+    test of the text points."""
+    first = tree
     tree, parsed = _double_bracket_equals(*_for_without_in(*_arithmetic_commas(tree, text)))
     tree, parsed, widen = _substring_offsets(tree, parsed)
     tree, parsed, dollars = _split_dollars(tree, parsed)
     tree, parsed, bangs = _negated_groups(tree, parsed)
-    tree, parsed, moved = _redirected_assignments(*_bracket_commands(tree, parsed))
+    tree, parsed, moved = _redirected_assignments(*_bracket_commands(tree, parsed, brackets))
     tree, parsed = _end_lines(tree, parsed)
+    known = len(problems)
     root, depth, redirected, fixes = _convert(tree.root_node, src, problems, parsed, text, widen, dollars)
+    if "brackets" in fixes and not brackets:
+        # a `[ ]` holding statements (`[ $? -ne 0 ]` newline `then ...` up to a later `]`)
+        del problems[known:]
+        return _repaired(first, src, problems, text, True)
     if "words" in fixes:
         _rejoin_words(root)
     if "redirects" in fixes:
@@ -319,6 +327,8 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             fields.append(ts_node.field_name_for_child(i))
             if (ctype == "list" or ctype == "pipeline") and node.type == "redirected_statement":
                 fixes.add("redirects")
+            elif ctype in _NOT_IN_TEST and node.type == "test_command":
+                fixes.add("brackets")
             elif ctype == "$" and node.type != "simple_expansion" or holder and len(kids) > 1 and kids[-2].end == start \
                     and ctype in _JOINS_SECOND and kids[-2].type in _JOINS_FIRST:
                 fixes.add("words")
@@ -979,7 +989,7 @@ def _query(name: str, text: str):
     return q
 
 
-def _bracket_commands(tree, data: bytes):
+def _bracket_commands(tree, data: bytes, every: bool = False):
     """tree-sitter-bash reads ``[ ... ]`` as a test expression and fails on words its grammar
     has no place for — any escaped word (``[ "$a" \\< "$b" ]``, ``[ \\( x \\) ]``) and a lone
     ``!`` or ``=`` (``[ ! = x ]``) — with an ERROR around the statement and often the lines after
@@ -989,9 +999,10 @@ def _bracket_commands(tree, data: bytes):
     place, one byte for one, so the command's name still reads ``[`` from the file and the
     evaluator runs it as ``test`` does.  So is a ``[`` whose expression the grammar took a ``<``
     or ``>`` into: in ``[ ]`` they are redirections (``[ "$N" > 8 ]`` tests that ``$N`` is not
-    empty and writes a file named ``8``).  Returns the tree and the text it parsed."""
+    empty and writes a file named ``8``).  ``every``: look for the second kind everywhere, not
+    only where a cheap test of the text points.  Returns the tree and the text it parsed."""
     for _ in range(8):  # a repaired statement may show the next one
-        ats = _misread_brackets(tree.root_node) if _BRACKET_HINT.search(data) else []
+        ats = _misread_brackets(tree.root_node) if every or _BRACKET_HINT.search(data) else []
         if tree.root_node.has_error:
             q = _query("brackets", '(ERROR "[" @b) (test_command "[" @b (MISSING "]"))')
             ats += [n.start_byte for n in tree_sitter.QueryCursor(q).captures(tree.root_node).get("b", [])

@@ -474,6 +474,9 @@ _SNIPPETS = {
     'set -- x; P=/w; case a/b in\n  /*)  X=$1\n    ;;\n  */*)  X=$P/$1\n    ;;\nesac\nemit "$X"',
     'a=A; emit /usr/`echo lib`/x.sh z $a/`echo b`/c `echo d`$a.e; id=abcd; f=/d/${id:0:2}/`echo r`/elf; emit $f',
     'cmp="c \'"`echo hi`; emit "$cmp"; a=A; emit $"hello" x $"x"$a $a$"y" a$"b"c',
+    # `[ ]` then a later `[ ... -a ... ]`: tree-sitter-bash read the lines between as the first
+    # test's operands (no error shown)
+    'false\nif [ $? -ne 0 ]\nthen\n\techo a >&2\n\temit failed\nfi\nX=1\nif [ -n "$X" -a -n ${X} ]\nthen\n\temit yes\nfi\nemit end',
     # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
     'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
     # two assignments after another statement on their line: a statement, not the next line's prefix
