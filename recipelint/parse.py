@@ -177,6 +177,8 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         return _repaired(first, src, problems, text, True)
     if "words" in fixes:
         _rejoin_words(root)
+    if "backquotes" in fixes:
+        _operand_backquotes(root, src, problems, text)
     if "redirects" in fixes:
         _relocate_redirects(root, redirected)
     _attach_negations(root, bangs)
@@ -329,6 +331,8 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                 fixes.add("redirects")
             elif ctype in _NOT_IN_TEST and node.type == "test_command":
                 fixes.add("brackets")
+            elif ctype == "word" and node.type == "expansion" and b"`" in data[start:end]:
+                fixes.add("backquotes")
             elif ctype == "$" and node.type != "simple_expansion" or holder and len(kids) > 1 and kids[-2].end == start \
                     and ctype in _JOINS_SECOND and kids[-2].type in _JOINS_FIRST:
                 fixes.add("words")
@@ -494,6 +498,56 @@ def _joined(a: Node, b: Node) -> Node | None:
     word = Node("concatenation", a.start, parts[-1].end, True, a.src)
     word.children, word.fields = tuple(parts), (None,) * len(parts)
     return word
+
+
+_BACKQUOTED = re.compile(rb"`((?:[^`\\]|\\.)*)`", re.S)
+
+
+def _operand_backquotes(root: Node, src, problems: list, text: bytes) -> None:
+    """tree-sitter-bash takes a backquoted command in the word of ``${X:-word}`` (``${H:-`cmd`}``)
+    for text.  Each is parsed (one parse of the file's text with everything else blanked, so
+    positions stay the file's) and put in the word as the command substitution it is."""
+    found = []  # (expansion, word, [(start, end) of each backquoted command's text])
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        if n.type != "expansion":
+            continue
+        for c in n.children:
+            if c.type == "word":
+                spans = [(m.start(1), m.end(1)) for m in _BACKQUOTED.finditer(text, c.start, c.end)]
+                if spans:
+                    found.append((n, c, spans))
+    if not found:
+        return
+    buf = bytearray(b if b == 10 else 32 for b in text)
+    for _, _, spans in found:
+        for a, b in spans:
+            buf[a:b] = text[a:b]
+            buf[b] = ord(";")  # (the closing backquote: ends the command there)
+    buf = bytes(buf)
+    tree = _parser().parse(buf)
+    for exp, word, spans in found:
+        parts, at = [], word.start
+        for a, b in spans:
+            if a - 1 > at:
+                parts.append(Node("word", at, a - 1, True, src))
+            sub = Node("command_substitution", a - 1, b + 1, True, src)
+            inner = []
+            for c in tree.root_node.children:
+                if c.start_byte >= a and c.end_byte <= b and c.type != ";":
+                    inner.append(_convert(c, src, problems, buf, text)[0])
+            sub.children = (Node("`", a - 1, a, False, src), *inner, Node("`", b, b + 1, False, src))
+            sub.fields = (None,) * len(sub.children)
+            parts.append(sub)
+            at = b + 1
+        if at < word.end:
+            parts.append(Node("word", at, word.end, True, src))
+        i = exp.children.index(word)
+        exp.children = exp.children[:i] + tuple(parts) + exp.children[i + 1 :]
+        exp.fields = exp.fields[:i] + (exp.fields[i],) * len(parts) + exp.fields[i + 1 :]
+        exp._fmap = None
 
 
 def _relocate_redirects(root: Node, redirected: list) -> None:

@@ -477,6 +477,9 @@ _SNIPPETS = {
     # `[ ]` then a later `[ ... -a ... ]`: tree-sitter-bash read the lines between as the first
     # test's operands (no error shown)
     'false\nif [ $? -ne 0 ]\nthen\n\techo a >&2\n\temit failed\nfi\nX=1\nif [ -n "$X" -a -n ${X} ]\nthen\n\temit yes\nfi\nemit end',
+    # a backquoted command in the word of `${X:-word}` (tree-sitter-bash: text)
+    'unset U L; : ${U=${L-`echo w`}}; emit "$U"; emit "${X:-`echo d`}" "${X:-$(echo e)}" "${X:-`echo "q r"`}" ${X:-`echo s t`}',
+    'H=${H:-`echo host; echo two`}; emit "$H"; emit "${Y:-`false || echo alt`}"; Z=set; emit "${Z:+`echo alt`}"',
     # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
     'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
     # two assignments after another statement on their line: a statement, not the next line's prefix
