@@ -162,13 +162,25 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     so positions stay ``text``'s, and texts and messages are read from ``text`` as it was.
     ``brackets``: look for every misread ``[ ]`` (``_bracket_commands``), not only where a cheap
     test of the text points."""
-    first = tree
-    tree, parsed = _double_bracket_equals(*_for_without_in(*_arithmetic_commas(tree, text)))
-    tree, parsed, widen = _substring_offsets(tree, parsed)
-    tree, parsed, dollars = _split_dollars(tree, parsed)
-    tree, parsed, bangs = _negated_groups(tree, parsed)
-    tree, parsed, moved = _redirected_assignments(*_bracket_commands(tree, parsed, brackets))
-    tree, parsed = _end_lines(tree, parsed)
+    first, parsed = tree, text
+    widen: frozenset = frozenset()
+    dollars: list[int] = []
+    bangs: list = []
+    moved: list = []
+    for _ in range(3):  # a misread statement may hide another one's (`2>/dev/null X=1` then `for x do`)
+        before = parsed
+        tree, parsed = _double_bracket_equals(*_for_without_in(*_arithmetic_commas(tree, parsed)))
+        tree, parsed, more = _substring_offsets(tree, parsed)
+        widen |= more
+        tree, parsed, more = _split_dollars(tree, parsed)
+        dollars = sorted(dollars + more)
+        tree, parsed, more = _negated_groups(tree, parsed)
+        bangs += more
+        tree, parsed, more = _redirected_assignments(*_bracket_commands(tree, parsed, brackets))
+        moved += more
+        tree, parsed = _end_lines(tree, parsed)
+        if parsed == before:
+            break
     known = len(problems)
     root, depth, redirected, fixes = _convert(tree.root_node, src, problems, parsed, text, widen, dollars)
     if "brackets" in fixes and not brackets:
@@ -527,7 +539,8 @@ def _operand_backquotes(root: Node, src, problems: list, text: bytes) -> None:
             buf[a:b] = text[a:b]
             buf[b] = ord(";")  # (the closing backquote: ends the command there)
     buf = bytes(buf)
-    tree = _parser().parse(buf)
+    tops = [c for c in _parser().parse(buf).root_node.children if c.type != ";"]
+    starts = [c.start_byte for c in tops]
     for exp, word, spans in found:
         parts, at = [], word.start
         for a, b in spans:
@@ -535,9 +548,10 @@ def _operand_backquotes(root: Node, src, problems: list, text: bytes) -> None:
                 parts.append(Node("word", at, a - 1, True, src))
             sub = Node("command_substitution", a - 1, b + 1, True, src)
             inner = []
-            for c in tree.root_node.children:
-                if c.start_byte >= a and c.end_byte <= b and c.type != ";":
-                    inner.append(_convert(c, src, problems, buf, text)[0])
+            for c in tops[bisect.bisect_left(starts, a) :]:
+                if c.start_byte >= b:
+                    break
+                inner.append(_convert(c, src, problems, buf, text)[0])
             sub.children = (Node("`", a - 1, a, False, src), *inner, Node("`", b, b + 1, False, src))
             sub.fields = (None,) * len(sub.children)
             parts.append(sub)
@@ -548,6 +562,46 @@ def _operand_backquotes(root: Node, src, problems: list, text: bytes) -> None:
         exp.children = exp.children[:i] + tuple(parts) + exp.children[i + 1 :]
         exp.fields = exp.fields[:i] + (exp.fields[i],) * len(parts) + exp.fields[i + 1 :]
         exp._fmap = None
+
+
+class _Edits:
+    """Children of tree nodes replaced one for one, and found by position, in time that does not
+    grow with their number of siblings (a file of 20,000 repaired statements); ``done`` writes
+    the new children into the nodes."""
+
+    def __init__(self):
+        self._lists: dict[int, tuple[Node, list, dict, list]] = {}
+
+    def _of(self, n: Node):
+        e = self._lists.get(id(n))
+        if e is None:
+            kids = list(n.children)
+            e = self._lists[id(n)] = (n, kids, {id(c): i for i, c in enumerate(kids)}, [c.start for c in kids])
+        return e
+
+    def children(self, n: Node):
+        e = self._lists.get(id(n))
+        return n.children if e is None else e[1]
+
+    def replace(self, parent: Node, old: Node, new: Node) -> None:
+        _, kids, index, starts = self._of(parent)
+        i = index.pop(id(old))
+        kids[i], index[id(new)], starts[i] = new, i, new.start
+
+    def set(self, n: Node, kids: list, fields: tuple) -> None:
+        """Give ``n`` new children (any number)."""
+        self._lists.pop(id(n), None)
+        n.children, n.fields, n._fmap = tuple(kids), fields, None
+
+    def at(self, n: Node, pos: int) -> Node | None:
+        """The child of ``n`` that holds the byte ``pos``."""
+        _, kids, _, starts = self._of(n)
+        i = bisect.bisect_right(starts, pos) - 1
+        return kids[i] if i >= 0 and kids[i].end > pos else None
+
+    def done(self) -> None:
+        for n, kids, _, _ in self._lists.values():
+            n.children, n._fmap = tuple(kids), None
 
 
 def _relocate_redirects(root: Node, redirected: list) -> None:
@@ -568,19 +622,21 @@ def _relocate_redirects(root: Node, redirected: list) -> None:
                     and c.children[0].type in ("list", "pipeline"):
                 found.append((d + 1, c))
 
+    edits = _Edits()
+
     def put(up: Node, old: Node, new: Node) -> None:
-        up.children = tuple(new if c is old else c for c in up.children)
-        up._fmap = None
+        edits.replace(up, old, new)
         parent[id(new)] = up
 
+    where = {id(n): i for i, n in enumerate(redirected)}
     for _, r in sorted(found, key=lambda x: -x[0]):  # the innermost first
         body, redirects, rfields = r.children[0], r.children[1:], r.fields[1:]
         path = [body]  # down to the last command of the body
         while path[-1].type in ("list", "pipeline", "negated_command"):
-            path.append([c for c in path[-1].children if c.named][-1])
+            path.append([c for c in edits.children(path[-1]) if c.named][-1])
         last = path[-1]
         if last.type == "redirected_statement":
-            last.children, last.fields, last._fmap = last.children + redirects, last.fields + rfields, None
+            last.children, last.fields, last._fmap = tuple(edits.children(last)) + redirects, last.fields + rfields, None
             last.end = r.end
             held = last
         else:
@@ -589,26 +645,27 @@ def _relocate_redirects(root: Node, redirected: list) -> None:
             put(path[-2], last, held)
         for n in path[:-1]:
             n.end = max(n.end, r.end)
-        if r in redirected:
-            redirected[redirected.index(r)] = held
+        if id(r) in where:
+            redirected[where[id(r)]] = held
         up = parent[id(r)]
         put(up, r, body)
-        first = next((c for c in up.children if c.named), None)
-        if up.type != "pipeline" or first is not body:
+        if up.type != "pipeline" or next((c for c in edits.children(up) if c.named), None) is not body:
             continue
         # `a && b 2>&1 | c`: the pipeline is `b 2>&1 | c`
-        at = up.children.index(body)
-        rest, rest_fields = up.children[at + 1 :], up.fields[at + 1 :]
+        kids = list(edits.children(up))
+        at = kids.index(body)
+        rest, rest_fields = kids[at + 1 :], up.fields[at + 1 :]
         if body.type == "pipeline":
-            up.children, up.fields = body.children + rest, body.fields + rest_fields
-            up._fmap = None
+            edits.set(up, list(edits.children(body)) + rest, body.fields + rest_fields)
             continue
-        tail = [c for c in body.children if c.named][-1]
+        edits.set(up, kids, up.fields)
+        tail = [c for c in edits.children(body) if c.named][-1]
         pipe = Node("pipeline", tail.start, up.end, True, root.src)
         pipe.children, pipe.fields = (tail, *rest), (None, *rest_fields)
         put(body, tail, pipe)
         body.end = up.end
         put(parent[id(up)], up, body)
+    edits.done()
 
 
 _BASE_PREFIX = re.compile(rb"-?[0-9]+#")
@@ -992,11 +1049,12 @@ def _negated_groups(tree, data: bytes):
 def _attach_negations(root: Node, bangs: list) -> None:
     """Put each ``!`` ``_negated_groups`` blanked back: a ``negated_command`` around the group
     that starts at its ``{`` — or around the redirected statement or pipeline the group starts."""
+    edits = _Edits()
     for bang, brace in bangs:
         chain = []  # (node, parent) for the nodes that start at the brace, outermost first
         node = root
         while True:
-            nxt = next((c for c in node.children if c.start <= brace < c.end), None)
+            nxt = edits.at(node, brace)
             if nxt is None:
                 break
             if nxt.start == brace:
@@ -1015,12 +1073,13 @@ def _attach_negations(root: Node, bangs: list) -> None:
         neg = Node("negated_command", bang, target.end, True, root.src)
         neg.children = (Node("!", bang, bang + 1, False, root.src), target)
         neg.fields = (None, None)
-        up.children = tuple(neg if c is target else c for c in up.children)
-        up._fmap = None
-        for outer, _ in chain[:k]:
+        for outer, above in chain[:k]:  # (these start at the `!` now)
             outer.start = bang
+            edits.replace(above, outer, outer)
+        edits.replace(up, target, neg)
         if up.start > bang:
             up.start = bang
+    edits.done()
 
 
 def _reparse(data: bytes, at: list[int], byte: bytes):

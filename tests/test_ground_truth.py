@@ -482,6 +482,8 @@ _SNIPPETS = {
     'H=${H:-`echo host; echo two`}; emit "$H"; emit "${Y:-`false || echo alt`}"; Z=set; emit "${Z:+`echo alt`}"',
     # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
     'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
+    # ... after a repaired statement that had taken it into its own misreading
+    'set -- p q\n2>/dev/null X=1\nfor a do emit "$a$X"; done',
     # two assignments after another statement on their line: a statement, not the next line's prefix
         'emit x; A=4 B=5\nemit $A $B; true && C=1 D=2\nemit $C $D; if true; then E=1 F=2\nfi\nemit $E $F',
         # an escaped word in one `[ ]`, a redirection in the next: two tests, not one up to the last `]`
