@@ -169,7 +169,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     moved: list = []
     for _ in range(3):  # a misread statement may hide another one's (`2>/dev/null X=1` then `for x do`)
         before = parsed
-        tree, parsed = _double_bracket_equals(*_for_without_in(*_arithmetic_commas(tree, parsed)))
+        tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_arithmetic_commas(tree, parsed))))
         tree, parsed, more = _substring_offsets(tree, parsed)
         widen |= more
         tree, parsed, more = _split_dollars(tree, parsed)
@@ -268,7 +268,6 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
     # iterative conversion: (ts_node, node, depth)
     stack = [(ts_root, root, 0)]
     max_depth = 0
-    lt_at: set[int] = set()  # where a `<>` of the form `cmd <>file` starts (see _read_write_redirect)
     redirected: list[Node] = []  # redirected commands whose redirections may hold their words
     fixes: set[str] = set()  # the post-passes the tree needs (see _repaired)
     while stack:
@@ -287,8 +286,6 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
         holder = node.type in _WORD_HOLDERS
         for i in range(n):
             c = ts_node.child(i)
-            if c.is_error and c.end_byte - c.start_byte == 1 and _read_write_redirect(ts_node, i, c, data, kids, lt_at):
-                continue
             if c.is_error and ts_node.type == "for_statement" and data[c.start_byte : c.end_byte].rstrip(b"; \t") == b"in":
                 # `for x in; do`: a loop over no words (the grammar wants one after `in`)
                 kids.append(Node("in", c.start_byte, c.start_byte + 2, False, src))
@@ -296,10 +293,6 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                 continue
             ctype = c.type
             start = c.start_byte
-            if ctype == "file_redirect" and start - 1 in lt_at:
-                start -= 1
-            elif ctype == ">" and start - 1 in lt_at:
-                ctype, start = "<", start - 1
             if ctype in _LEADING_BLANK and data[start] in _BLANKS and node.type in ("string", "heredoc_body"):
                 # tree-sitter-bash starts an expansion after another at the blank between them
                 # (`"$A $B"`: ` $B`): the blank is the string's text
@@ -316,6 +309,8 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                 ctype = "arithmetic_expansion"
             elif ctype == "==" and text[start + 1] != 61:  # a `=` read as `==` (_double_bracket_equals)
                 end = start + 1
+            elif ctype == "<" and text[end : end + 1] == b">":  # `<>` (_read_write)
+                end += 1
             if widen and start in widen:  # (`${X:$o-1}`: the offset, and its first token `$o`)
                 start -= 1
                 if not c.child_count:
@@ -943,6 +938,21 @@ def _arithmetic_commas(tree, data: bytes):
 _FOR_DO = re.compile(rb"\bfor[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]+do\b")
 
 
+_READ_WRITE = re.compile(rb"(?<![<])<>(?![>])")
+
+
+def _read_write(tree, data: bytes):
+    """tree-sitter-bash has no ``<>`` (open read-write: ``exec 3<>/dev/tcp/$h/$p``): an ERROR, of
+    a shape that changes with what is around it.  When the parse has an error, each ``>`` of a
+    ``<>`` is parsed again as a blank (one byte for one; in a string or comment that changes
+    nothing), and ``_convert`` gives the ``<`` both bytes: the evaluator reads the file as it
+    does for ``<``.  Returns the tree and the text it parsed."""
+    if not tree.root_node.has_error or b"<>" not in data:
+        return tree, data
+    at = [m.start() + 1 for m in _READ_WRITE.finditer(data)]
+    return _reparse(data, at, b" ") if at else (tree, data)
+
+
 def _for_without_in(tree, data: bytes):
     """tree-sitter-bash has no ``for x do`` (bash: ``for x; do``, a loop over ``"$@"``): an
     ERROR.  When the parse has an error, the blank before each such ``do`` whose ``for`` is a
@@ -1207,25 +1217,6 @@ def _arithmetic_substitution(c) -> bool:
         return False
     inner = c.child(1)
     return inner.type == "subshell" and inner.start_byte == c.start_byte + 2 and inner.end_byte == c.end_byte - 1
-
-
-def _read_write_redirect(ts_node, i, c, data: bytes, kids: list, lt_at: set) -> bool:
-    """tree-sitter-bash has no ``<>`` (open read-write: ``exec 3<>/dev/tcp/host/port``); it
-    makes a one-character ERROR of half of it.  Recover it as a ``<`` redirection covering both
-    characters (what the evaluator needs: where the file is read from): ``N<>file`` is
-    ``file_redirect(N, '<', ERROR('>'), file)``, and ``<>file`` is ``ERROR('<')`` then
-    ``file_redirect('>', file)``.  Whether ERROR ``c`` (child ``i`` of ``ts_node``) is one of
-    these — then it is left out of the tree."""
-    text = data[c.start_byte : c.end_byte]
-    if text == b">" and kids and kids[-1].type == "<" and kids[-1].end == c.start_byte and ts_node.type == "file_redirect":
-        kids[-1].end = c.end_byte
-        return True
-    if text == b"<" and i + 1 < ts_node.child_count:
-        nxt = ts_node.child(i + 1)
-        if nxt.type == "file_redirect" and nxt.start_byte == c.end_byte and nxt.child_count and nxt.child(0).type == ">":
-            lt_at.add(c.start_byte)
-            return True
-    return False
 
 
 _STRUCTURAL = frozenset({"if", "then", "for", "while", "until", "do", "case", "function", "select", ";", "&", "\n", "elif", "else"})

@@ -38,7 +38,7 @@ def test_missing_node_is_reported():
 def test_read_write_redirect_is_not_a_syntax_error():
     # tree-sitter-bash has no `<>`: it leaves half of it as an ERROR; both forms are recovered as
     # a `<` redirection spanning the two characters (InferenceX: `until (exec 3<>"/dev/tcp/$h/$p")`)
-    data = b'until (exec 3<>"/dev/tcp/h/p") 2>/dev/null; do sleep 5; done\ncat <>f\nexec 3<> g\n'
+    data = b'until (exec 3<>"/dev/tcp/h/p") 2>/dev/null; do sleep 5; done\ncat <>f\nexec 3<> g\nexec 4<>/d/$h/$p\n'
     parsed = parse(SourceFile("x.sh", data))
     assert parsed.problems == []
     ops = []
@@ -49,7 +49,8 @@ def test_read_write_redirect_is_not_a_syntax_error():
         if n.type == "file_redirect":
             ops.append((n.text, [(c.type, c.text) for c in n.children if not c.named]))
     assert sorted(ops) == sorted([('3<>"/dev/tcp/h/p"', [("<", "<>")]), ("2>/dev/null", [(">", ">")]),
-                                  ("<>f", [("<", "<>")]), ("3<> g", [("<", "<>")])])
+                                  ("<>f", [("<", "<>")]), ("3<> g", [("<", "<>")]),
+                                  ("4<>/d/$h/$p", [("<", "<>")])])  # (unquoted: a third shape of ERROR)
     bad = parse(SourceFile("y.sh", b"cat <<>f\n"))
     assert bad.problems  # not every stray `<`/`>` is taken for it
 
