@@ -355,7 +355,7 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
 
 #: an expansion, a literal and ``$name``: where tree-sitter-bash may split a word (cheap test)
 #: (a match per expansion, at its `$`; group 1: the next `$` in the word)
-_DOLLAR_SPLIT_HINT = re.compile(rb"\$(?=[{A-Za-z_0-9][^\s\"'`;&|()<>\\$]*[^\s\"'`$;&|()<>\\{=](\$)[A-Za-z_0-9])")
+_DOLLAR_SPLIT_HINT = re.compile(rb"\$(?=[{A-Za-z_0-9][^\s\"'`;&|()<>\\$]*[^\s\"'`$;&|()<>\\](\$)[A-Za-z_0-9])")
 
 
 def _split_dollars(tree, data: bytes):
