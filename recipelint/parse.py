@@ -967,6 +967,8 @@ def _for_without_in(tree, data: bytes):
     return _reparse(data, at, b";") if at else (tree, data)
 
 
+#: a `[[` and, later on its line (or the lines it continues onto), a `=` between blanks
+_DOUBLE_BRACKET_EQUALS = re.compile(rb"\[\[(?:[^\n]|\\\n)*?[ \t]=[ \t]")
 #: a `=` between blanks (in `[[ ]]`, the pattern comparison `==`)
 _SINGLE_EQUALS = re.compile(rb"(?<=[ \t])=(?=[ \t])")
 _TEST_EXPRESSIONS = frozenset({"binary_expression", "parenthesized_expression", "unary_expression"})
@@ -979,7 +981,7 @@ def _double_bracket_equals(tree, data: bytes):
     ``=`` is parsed again as ``==`` (the blank after it becomes the second ``=``, one byte for one;
     ``_convert`` gives the token its one byte back), round after round, as a repaired ``=`` may
     show one the bad parse had hidden in a token.  Returns the tree and the text it parsed."""
-    if b"[[" not in data or b" = " not in data and b"\t=" not in data and b"=\t" not in data:
+    if b"[[" not in data or not _DOUBLE_BRACKET_EQUALS.search(data):
         return tree, data
     for _ in range(8):
         eqs = [m.start() for m in _SINGLE_EQUALS.finditer(data)]
