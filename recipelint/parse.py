@@ -420,12 +420,11 @@ _JOINS_FIRST = _WORDISH | {"variable_assignment"}
 
 
 def _rejoin_words(root: Node) -> None:
-    """tree-sitter-bash splits some unquoted words in two where bash has one: after an
-    expansion and a literal, ``$name`` followed by ``/``, ``.``, ``-`` or a digit
-    (``$D/$N.log`` as ``$D/$`` and ``N.log`` — in an assignment, ``X=$D/$N.log`` runs
-    ``N.log``), and a word before a backquoted command (```/usr/`cmd`/x```).  Side-by-side words
-    with no blank between them are joined again (a lone ``$`` before a name becomes ``$name``;
-    before a string, ``$"..."``, it is dropped, as bash does outside a translation locale)."""
+    """tree-sitter-bash splits some unquoted words in two where bash has one (besides
+    ``_split_dollars``'s): a word before a backquoted command (```/usr/`cmd`/x```; in an
+    assignment, ```X=/d/`cmd` ``` runs the command's output), and ``$"..."`` (a ``$`` word, then
+    the string).  Side-by-side words with no blank between them are joined again; a ``$`` before
+    a string is dropped, as bash does outside a translation locale."""
     stack = [root]
     while stack:
         node = stack.pop()
