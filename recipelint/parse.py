@@ -934,9 +934,6 @@ def _arithmetic_commas(tree, data: bytes):
     return _reparse(data, at, b"+") if at else (tree, data)
 
 
-_FOR_DO = re.compile(rb"\bfor[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]+do\b")
-
-
 _READ_WRITE = re.compile(rb"(?<![<])<>(?![>])")
 
 
@@ -950,6 +947,9 @@ def _read_write(tree, data: bytes):
         return tree, data
     at = [m.start() + 1 for m in _READ_WRITE.finditer(data)]
     return _reparse(data, at, b" ") if at else (tree, data)
+
+
+_FOR_DO = re.compile(rb"\bfor[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]+do\b")
 
 
 def _for_without_in(tree, data: bytes):
@@ -1018,10 +1018,10 @@ _SUBSTRING_OFFSET = re.compile(rb"\$\{(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?
 def _substring_offsets(tree, data: bytes):
     """tree-sitter-bash has no substring expansion whose offset starts with ``$name`` or ``$1``
     (``${X:$o}``, ``${X:$o:$n}``), nor a length of more than such a variable (``${X:0:$n+1}``):
-    an ERROR.  When the parse has an error, such a ``$`` is parsed
-    again as a blank (one byte for one: the offset reads ``o``); ``_convert`` starts the nodes of
-    the offset at the ``$`` again and makes its first token the expansion ``$o``.  Returns the
-    tree, the text it parsed and the positions after the blanked bytes."""
+    an ERROR.  When the parse has an error, such a ``$`` is parsed again as a blank (one byte for
+    one: the offset reads ``o``); ``_convert`` starts the nodes of the offset at the ``$`` again
+    and makes its first token the expansion ``$o``.  Returns the tree, the text it parsed and the
+    positions after the blanked bytes."""
     if not tree.root_node.has_error or b"${" not in data:
         return tree, data, frozenset()
     at = [m.start(g) for m in _SUBSTRING_OFFSET.finditer(data) for g in (1, 2) if m.start(g) >= 0]
