@@ -353,17 +353,19 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
     return root, max_depth, redirected, fixes
 
 
-#: an expansion, a literal and ``$name``: where tree-sitter-bash may split a word (cheap test)
-#: (a match per expansion, at its `$`; group 1: the next `$` in the word)
-_DOLLAR_SPLIT_HINT = re.compile(rb"\$(?=[{A-Za-z_0-9][^\s\"'`;&|()<>\\$]*[^\s\"'`$;&|()<>\\](\$)[A-Za-z_0-9])")
+#: ``$name`` inside a word, after a literal character and before one (``$D/$N.log``,
+#: ``[k]=$a/b``), or ``$1`` after one: where tree-sitter-bash may split the word (the cheap test;
+#: group 1: the `$`)
+_DOLLAR_SPLIT_HINT = re.compile(rb"(?<=[^\s\"'`;&|()<>\\$])(\$)(?:[A-Za-z_][A-Za-z0-9_]*(?=[^\sA-Za-z0-9_\"'`;&|()<>$}\\])|[0-9])")
 
 
 def _split_dollars(tree, data: bytes):
-    """tree-sitter-bash splits an unquoted word after an expansion and a literal, at ``$name``
-    followed by ``/``, ``.``, ``-`` or more (``$D/$N.log`` as ``$D/$`` and ``N.log``; in an
-    assignment, ``X=$D/$N.log`` runs ``N.log``): a lone ``$`` token.  Each such ``$`` is parsed
-    again as ``_`` (one byte for one: the word is whole), and ``_convert`` puts the expansion back
-    into the word.  Returns the tree, the text it parsed and the positions of those ``$``."""
+    """tree-sitter-bash splits some unquoted words at a ``$name`` that follows a literal and is
+    followed by ``/``, ``.``, ``-`` or more (``$D/$N.log`` as ``$D/$`` and ``N.log`` — in an
+    assignment, ``X=$D/$N.log`` runs ``N.log``; ``([k]=$a/b)`` as ``[k]=$`` and ``a/b``): a
+    lone ``$`` token.  Each such ``$`` is parsed again as ``_`` (one byte for one: the word is
+    whole), and ``_convert`` puts the expansion back into the word.  Returns the tree, the text
+    it parsed and the positions of those ``$``."""
     if b"$" not in data:
         return tree, data, []
     done: list[int] = []

@@ -473,6 +473,7 @@ _SNIPPETS = {
     'D=/tmp; N=rl_n; echo x > $D/$N.log; emit "$(cat $D/$N.log)"; for x in $D/$N/ z; do emit "$x"; done; V=$D/$N.log || true; emit "$V"',
     'set -- x; P=/w; case a/b in\n  /*)  X=$1\n    ;;\n  */*)  X=$P/$1\n    ;;\nesac\nemit "$X"',
     'r=R; d=D; t=T; emit --export=ALL,ROLE=$r,HOST=$d,P=${P:-8} x=$r{$d}/ $r=$d/ ${r}=$d.c --m=$t:/w,$d:$d,$t:$t',
+    'a=A; b=B; A=([k]=$a/$b.c); emit "${A[k]}"; declare -A M=([x]=$a.$b [y]=$b-1); emit "${M[x]}" "${M[y]}" x$a/$b.c',
     'a=A; emit /usr/`echo lib`/x.sh z $a/`echo b`/c `echo d`$a.e; id=abcd; f=/d/${id:0:2}/`echo r`/elf; emit $f',
     'cmp="c \'"`echo hi`; emit "$cmp"; a=A; emit $"hello" x $"x"$a $a$"y" a$"b"c',
     # `[ ]` then a later `[ ... -a ... ]`: tree-sitter-bash read the lines between as the first
