@@ -169,7 +169,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     moved: list = []
     for _ in range(3):  # a misread statement may hide another one's (`2>/dev/null X=1` then `for x do`)
         before = parsed
-        tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_arithmetic_commas(tree, parsed))))
+        tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
         tree, parsed, more = _substring_offsets(tree, parsed)
         widen |= more
         tree, parsed, more = _split_dollars(tree, parsed)
@@ -934,6 +934,28 @@ def _arithmetic_commas(tree, data: bytes):
             j += 1
         i = j
     return _reparse(data, at, b"+") if at else (tree, data)
+
+
+#: a line that starts with a backslash-escaped word character (`\cp a b`, `\. lib.sh`)
+_ESCAPED_LINE_START = re.compile(rb"\n(\\)[A-Za-z0-9_.:/@%+,-]")
+
+
+def _escaped_line_starts(tree, data: bytes):
+    """tree-sitter-bash joins a line that starts (at its first column) with a backslash-escaped
+    character to the statement before it (``x=1`` newline ``\\cp a b`` is one command: ``cp a b``
+    with ``x=1`` in its environment; ``emit a`` newline ``\\. f`` runs ``emit a . f``), with no
+    error shown.  Each such backslash inside a word that began on an earlier line is parsed again
+    as a letter (one byte for one: the word's text, read from the file, keeps its backslash).
+    Returns the tree and the text it parsed."""
+    if b"\n\\" not in data:
+        return tree, data
+    at = []
+    for m in _ESCAPED_LINE_START.finditer(data):
+        i = m.start(1)
+        n = tree.root_node.descendant_for_byte_range(i, i + 1)
+        if n is not None and n.type == "word" and n.start_byte < i:
+            at.append(i)
+    return _reparse(data, at, b"x") if at else (tree, data)
 
 
 _READ_WRITE = re.compile(rb"(?<![<])<>(?![>])")

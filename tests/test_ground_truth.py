@@ -482,6 +482,10 @@ _SNIPPETS = {
     # a backquoted command in the word of `${X:-word}` (tree-sitter-bash: text)
     'unset U L; : ${U=${L-`echo w`}}; emit "$U"; emit "${X:-`echo d`}" "${X:-$(echo e)}" "${X:-`echo "q r"`}" ${X:-`echo s t`}',
     'H=${H:-`echo host; echo two`}; emit "$H"; emit "${Y:-`false || echo alt`}"; Z=set; emit "${Z:+`echo alt`}"',
+    # a line starting with a backslash-escaped word (`\cp`, `\. lib.sh`): tree-sitter-bash joined it
+    # to the statement before
+    'emit a\n\n\\emit b\nemit x\n\\: y\nx=1\n\\emit c; emit "${x-unset}"',
+    'f() { emit in-f; }\nemit "a"\n\\f\nemit \\\n\\emit q',
     # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
     'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
     # ... after a repaired statement that had taken it into its own misreading
