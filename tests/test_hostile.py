@@ -84,7 +84,8 @@ def test_thousands_of_statements_the_parser_repairs(tmp_path):
     from recipelint.source import SourceFile
 
     shapes = [b"a && b > f x", b"a && b 2>&1 | c", b"! { a; }", b"X=$D/$N.log", b"X=${H:-`hostname`}",
-              b"[[ $a = b && $c = d ]]", b"2>/dev/null X=1", b"for x do :; done", b"emit $\"x\" ${X:$o:$n+1}"]
+              b"[[ $a = b && $c = d ]]", b"2>/dev/null X=1", b"for x do :; done", b"emit $\"x\" ${X:$o:$n+1}",
+              b"\\cp a b", b"A=([k]=$a/$b.c)", b"exec 3<>/dev/tcp/$h/$p"]
     text = b"".join(shape + b"\n" for shape in shapes) * 3000
     t0 = time.perf_counter()
     parsed = parse(SourceFile(tmp_path / "r.sh", text))
