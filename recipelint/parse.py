@@ -320,6 +320,22 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                     kids.append(child)
                     fields.append(ts_node.field_name_for_child(i))
                     continue
+            if ctype == "simple_expansion" and end - start > 2 and 48 <= data[start + 1] <= 57:
+                # `$10`, `$1x`: bash reads one digit (`${1}0`); tree-sitter-bash the whole name
+                exp = Node("simple_expansion", start, start + 2, True, src)
+                exp.children = (Node("$", start, start + 1, False, src), Node("variable_name", start + 1, start + 2, True, src))
+                exp.fields = (None, None)
+                rest = Node({"string": "string_content", "heredoc_body": "heredoc_content"}.get(node.type, "word"), start + 2, end,
+                            True, src)
+                if node.type in ("concatenation", "string", "heredoc_body"):
+                    kids.extend((exp, rest))
+                    fields.extend((None, None))
+                    continue
+                child = Node("concatenation", start, end, True, src)
+                child.children, child.fields = (exp, rest), (None, None)
+                kids.append(child)
+                fields.append(ts_node.field_name_for_child(i))
+                continue
             if dollars and ctype == "word" and _holds(dollars, start, end):
                 parts = _dollar_parts(dollars, start, end, src, text)
                 if node.type == "concatenation":

@@ -486,6 +486,8 @@ _SNIPPETS = {
     # to the statement before
     'emit a\n\n\\emit b\nemit x\n\\: y\nx=1\n\\emit c; emit "${x-unset}"',
     'f() { emit in-f; }\nemit "a"\n\\f\nemit \\\n\\emit q',
+    # `$10` is `${1}0`, `$1x` is `${1}x` (tree-sitter-bash: one name; `$1x` made no word at all)
+    'set -- a b c d e f g h i j; emit $10 "$10" ${10} $1x "$1_a" $1 "x$2y"; V=$(cat <<EOF\n$10 $1b ${10}\nEOF\n); emit "$V"; X=$10; emit "$X"',
     # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
     'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
     # ... after a repaired statement that had taken it into its own misreading
