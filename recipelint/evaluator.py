@@ -3933,22 +3933,36 @@ def _b_tee(ev, argv, node, st):
     return [st]
 
 
-def _operands(argv):
-    """The operands of a simple filter after `--`, or None when it is given an option (not
-    modelled: `basename -a`, `-s .sh`)."""
+def _operands(argv, flags: str = "", with_value: str = ""):
+    """The operands of a simple filter after `--`; None when it is given an option (not
+    modelled: `basename -a`, `-s .sh`); "invalid" when an option is none of its short ``flags``
+    nor a long option (GNU: an error message, no output, status 1: `basename -n`)."""
     args = list(argv[1:])
     if args and args[0].text == "--":
         return args[1:]
-    if any(w.text is not None and w.text.startswith("-") and w.text != "-" for w in args):
+    for w in args:
+        t = w.text
+        if t is None or not t.startswith("-") or t == "-":
+            continue
+        if t.startswith("--"):
+            return None
+        for ch in t[1:]:
+            if ch not in flags:
+                return "invalid"
+            if ch in with_value:  # (the rest of the word, or the next one, is its value)
+                break
         return None
     return args
 
 
 def _b_dirname(ev, argv, node, st):
     outs = []
-    args = _operands(argv)
+    args = _operands(argv, "z")
     if args is None:
         return _unknown_out(argv, node, st)
+    if args == "invalid":
+        st.status = 1
+        return [st]
     for w in args:
         t = w.text
         if t is None:
@@ -3960,10 +3974,10 @@ def _b_dirname(ev, argv, node, st):
 
 
 def _b_basename(ev, argv, node, st):
-    args = _operands(argv)
+    args = _operands(argv, "asz", "s")
     if args is None:
         return _unknown_out(argv, node, st)
-    if not args:
+    if args == "invalid" or not args:
         st.status = 1
         return [st]
     t = args[0].text

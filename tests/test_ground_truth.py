@@ -541,6 +541,9 @@ _SNIPPETS = {
         'k=key; declare -A m=([$k]=v ["a b"]=w); emit ${m[key]} ${#m[@]}',
         # `${#}` is `$#`; `${!#}` the last argument
         'emit ${#}; set -- a b; emit ${#} "${!#}"; f() { emit ${#} "${!#}"; }; f p "q r"',
+        # `basename -n`: an invalid option, no output and status 1 (it was unknown: a generated
+        # recipe construct found it)
+        'V0=-n; V0="$(basename "$V0")"; emit "[$V0]" $?; X=$(dirname -q a/b); emit "[$X]"; Y=$(basename -- -n); emit "$Y"',
         # `-v` of an element (it said set for any element of a set array)
         'declare -A M=([a]=1); [[ -v M[a] ]] && emit has; [[ -v M[b] ]] || emit not; k=a; [[ -v M[$k] ]] && emit k; '
         '[[ -v M[@] ]] || emit nokey; M[@]=2; [[ -v M[@] ]] && emit key',
