@@ -1,0 +1,140 @@
+"""Compare the shape of recipelint's syntax trees with shfmt's, file by file (a second,
+independent bash parser as an oracle for tree-sitter-bash's silent misreadings).
+
+    python tools/shape_diff.py FILE.sh ...        (needs `shfmt` on PATH: Debian package `shfmt`)
+
+For each file that shfmt parses and recipelint parses without a problem, both trees are reduced
+to the same facts — every simple command (its first word's offset, its last word's end, its word
+count), every statement of assignments, and the command each redirection belongs to — and the
+facts only one side has are printed with their line.  A difference is a lead, not a verdict:
+reduce it and ask real bash (shfmt itself misreads a `#` inside a word, and attaches a
+function's redirections elsewhere).  Development tool: it runs shfmt, never the recipes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from recipelint.parse import parse  # noqa: E402
+from recipelint.source import SourceFile  # noqa: E402
+
+#: commands the two parsers shape differently on purpose (test, declarations, `unset`, `let`)
+SKIP_FIRST = {"unset", "[", "test", "declare", "local", "export", "readonly", "typeset", "let", "eval"}
+REDIRECTS = ("file_redirect", "heredoc_redirect", "herestring_redirect")
+
+
+def shfmt_facts(data: bytes) -> set | None:
+    r = subprocess.run(["shfmt", "-ln", "bash", "--to-json"], input=data, capture_output=True)
+    if r.returncode:
+        return None
+    out: set = set()
+    stack = [json.loads(r.stdout)]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            stack.extend(n)
+            continue
+        if not isinstance(n, dict):
+            continue
+        if n.get("Redirs") and n.get("Cmd"):
+            out.update(("redirect", r["OpPos"]["Offset"], n["Cmd"]["Pos"]["Offset"]) for r in n["Redirs"])
+        if n.get("Type") == "CallExpr":
+            args, assigns = n.get("Args") or [], n.get("Assigns") or []
+            if args:
+                first = "".join(p.get("Value", "?") for p in args[0].get("Parts", []) if p.get("Type") == "Lit")
+                if first not in SKIP_FIRST:
+                    out.add(("command", args[0]["Pos"]["Offset"], args[-1]["End"]["Offset"], len(args)))
+            elif assigns:
+                out.add(("assignments", assigns[0]["Pos"]["Offset"], assigns[-1]["End"]["Offset"], len(assigns)))
+        stack.extend(v for k, v in n.items() if k not in ("Pos", "End"))
+    return out
+
+
+def _children(n):
+    """What to walk under ``n``: in `$(( ))` only its command substitutions, in a C-style `for`
+    only its body (shfmt keeps arithmetic out of commands)."""
+    if n.type == "arithmetic_expansion":
+        out, stack = [], list(n.children)
+        while stack:
+            x = stack.pop()
+            if x.type == "command_substitution":
+                out.append(x)
+            else:
+                stack.extend(x.children)
+        return out
+    if n.type == "c_style_for_statement":
+        return [c for c, f in zip(n.children, n.fields) if f == "body" or c.type in ("do_group", "compound_statement")]
+    return list(n.children)
+
+
+def _operator(r) -> int:
+    return next((c.start for c in r.children if c.type != "file_descriptor"), r.start)
+
+
+def _body_start(b) -> int:
+    while b.type == "negated_command":
+        b = [c for c in b.children if c.named][0]
+    if b.type == "command":
+        return next((c.start for c in b.children if c.type not in REDIRECTS), b.start)
+    return b.start
+
+
+def recipelint_facts(data: bytes) -> set | None:
+    parsed = parse(SourceFile(Path("x.sh"), data))
+    if parsed.problems:
+        return None
+    out: set = set()
+    stack = [parsed.root]
+    while stack:
+        n = stack.pop()
+        kids = _children(n)
+        stack.extend(kids)
+        if n.type == "command":
+            words = sorted([c for c, f in zip(n.children, n.fields) if f in ("name", "argument")] + list(n.extra),
+                           key=lambda c: c.start)
+            if words and words[0].text not in SKIP_FIRST:
+                out.add(("command", words[0].start, words[-1].end, len(words)))
+            if any(c.type == "command_name" for c in n.children):
+                out.update(("redirect", _operator(c), _body_start(n)) for c in n.children if c.type in REDIRECTS)
+        elif n.type == "redirected_statement" and n.field("body") is not None:
+            body = n.field("body")
+            for c in n.children:
+                if c.type in REDIRECTS:
+                    out.add(("redirect", _operator(c), _body_start(body)))
+                    out.update(("redirect", _operator(cc), _body_start(body)) for cc in c.children if cc.type in REDIRECTS)
+        for c in kids:
+            assigns = [c] if c.type == "variable_assignment" else [x for x in c.children if x.type == "variable_assignment"] \
+                if c.type == "variable_assignments" else []
+            if assigns and n.type not in ("command", "variable_assignments", "declaration_command"):
+                out.add(("assignments", assigns[0].start, assigns[-1].end, len(assigns)))
+    return out
+
+
+def main(paths: list[str]) -> int:
+    compared = differ = 0
+    for path in paths:
+        data = Path(path).read_bytes()
+        theirs = shfmt_facts(data)
+        ours = recipelint_facts(data) if theirs is not None else None
+        if ours is None:
+            continue
+        compared += 1
+        if ours == theirs:
+            continue
+        differ += 1
+        print(f"== {path}")
+        for who, facts in (("shfmt", theirs - ours), ("recipelint", ours - theirs)):
+            for f in sorted(facts, key=lambda x: x[1])[:3]:
+                line = data.count(b"\n", 0, f[1]) + 1
+                print(f"  {who:10s} line {line}: {f} {data[f[1]:f[2]][:80]!r}")
+    print(f"files compared: {compared}, differing: {differ}")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
