@@ -314,38 +314,19 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             if widen and start in widen:  # (`${X:$o-1}`: the offset, and its first token `$o`)
                 start -= 1
                 if not c.child_count:
-                    child = Node("simple_expansion", start, end, True, src)
-                    child.children = (Node("$", start, start + 1, False, src), Node("variable_name", start + 1, end, True, src))
-                    child.fields = (None, None)
-                    kids.append(child)
+                    kids.append(_dollar_name(start, end, src))
                     fields.append(ts_node.field_name_for_child(i))
                     continue
             if ctype == "simple_expansion" and end - start > 2 and 48 <= data[start + 1] <= 57:
                 # `$10`, `$1x`: bash reads one digit (`${1}0`); tree-sitter-bash the whole name
-                exp = Node("simple_expansion", start, start + 2, True, src)
-                exp.children = (Node("$", start, start + 1, False, src), Node("variable_name", start + 1, start + 2, True, src))
-                exp.fields = (None, None)
                 rest = Node({"string": "string_content", "heredoc_body": "heredoc_content"}.get(node.type, "word"), start + 2, end,
                             True, src)
-                if node.type in ("concatenation", "string", "heredoc_body"):
-                    kids.extend((exp, rest))
-                    fields.extend((None, None))
-                    continue
-                child = Node("concatenation", start, end, True, src)
-                child.children, child.fields = (exp, rest), (None, None)
-                kids.append(child)
-                fields.append(ts_node.field_name_for_child(i))
+                _add_parts(node, [_dollar_name(start, start + 2, src), rest], start, end, kids, fields,
+                           ts_node.field_name_for_child(i))
                 continue
             if dollars and ctype == "word" and _holds(dollars, start, end):
-                parts = _dollar_parts(dollars, start, end, src, text)
-                if node.type == "concatenation":
-                    kids.extend(parts)
-                    fields.extend([None] * len(parts))
-                    continue
-                child = Node("concatenation", start, end, True, src)
-                child.children, child.fields = tuple(parts), (None,) * len(parts)
-                kids.append(child)
-                fields.append(ts_node.field_name_for_child(i))
+                _add_parts(node, _dollar_parts(dollars, start, end, src, text), start, end, kids, fields,
+                           ts_node.field_name_for_child(i))
                 continue
             child = Node(ctype, start, end, c.is_named, src)
             kids.append(child)
@@ -399,6 +380,33 @@ def _split_dollars(tree, data: bytes):
     return tree, data, sorted(done)
 
 
+def _dollar_name(start: int, end: int, src) -> Node:
+    """The expansion ``$name`` at ``start``-``end``, as tree-sitter-bash makes it."""
+    exp = Node("simple_expansion", start, end, True, src)
+    exp.children = (Node("$", start, start + 1, False, src), Node("variable_name", start + 1, end, True, src))
+    exp.fields = (None, None)
+    return exp
+
+
+def _add_parts(parent: Node, parts: list, start: int, end: int, kids: list, fields: list, field) -> None:
+    """Add the pieces of one word to ``parent``'s children: among a concatenation's or a
+    string's own, or as a concatenation of their own."""
+    if parent.type in ("concatenation", "string", "heredoc_body"):
+        kids.extend(parts)
+        fields.extend([None] * len(parts))
+        return
+    word = Node("concatenation", start, end, True, parent.src)
+    word.children, word.fields = tuple(parts), (None,) * len(parts)
+    kids.append(word)
+    fields.append(field)
+
+
+def _blanked(text: bytes) -> bytearray:
+    """``text`` with every byte but its newlines a blank: a copy to parse pieces of the file in,
+    at the file's positions."""
+    return bytearray(b if b == 10 else 32 for b in text)
+
+
 def _holds(positions: list[int], start: int, end: int) -> bool:
     k = bisect.bisect_left(positions, start)
     return k < len(positions) and positions[k] < end
@@ -416,11 +424,8 @@ def _dollar_parts(dollars: list[int], start: int, end: int, src, text: bytes) ->
             continue
         if q > at:
             parts.append(Node("word", at, q, True, src))
-        stop = q + 1 + m.end()
-        exp = Node("simple_expansion", q, stop, True, src)
-        exp.children, exp.fields = (Node("$", q, q + 1, False, src), Node("variable_name", q + 1, stop, True, src)), (None, None)
-        parts.append(exp)
-        at = stop
+        at = q + 1 + m.end()
+        parts.append(_dollar_name(q, at, src))
     if at < end:
         parts.append(Node("word", at, end, True, src))
     return parts
@@ -545,7 +550,7 @@ def _operand_backquotes(root: Node, src, problems: list, text: bytes) -> None:
                     found.append((n, c, spans))
     if not found:
         return
-    buf = bytearray(b if b == 10 else 32 for b in text)
+    buf = _blanked(text)
     for _, _, spans in found:
         for a, b in spans:
             buf[a:b] = text[a:b]
@@ -881,7 +886,7 @@ def _attach_redirects(root: Node, moved: list, src, problems: list, data: bytes,
         return
     # the redirections alone, each after a `:` where its assignments were (one parse for all;
     # a `;` before a `:` that shares its line with the one before)
-    buf = bytearray(b if b == 10 else 32 for b in text)
+    buf = _blanked(text)
     last = -1
     for a, _, c, d in sorted(moved):
         buf[a] = ord(":")
