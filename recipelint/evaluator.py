@@ -3328,7 +3328,11 @@ class Evaluator:
                 s = self.pattern_segments(c, st)
                 if s is None:
                     return None
-                out.extend(s)
+                for seg in s:  # unquoted text read as one (`a\` and `|`: an escaped `|`)
+                    if out and not seg[1] and not out[-1][1]:
+                        out[-1] = (out[-1][0] + seg[0], False)
+                    else:
+                        out.append(seg)
             return out
         if t in EXPANSION_TYPES:
             segs: list = []

@@ -191,6 +191,8 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         _rejoin_words(root)
     if "backquotes" in fixes:
         _operand_backquotes(root, src, problems, text)
+    if "patterns" in fixes:
+        _case_patterns(root, src, problems, text)
     if "redirects" in fixes:
         _relocate_redirects(root, redirected)
     _attach_negations(root, bangs)
@@ -347,6 +349,8 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                     redirected.append(node)
         node.children = tuple(kids)
         node.fields = tuple(fields)
+        if node.type == "case_item" and _split_pattern(kids, data) or node.type == "case_statement" and _pattern_errors(kids):
+            fixes.add("patterns")
     return root, max_depth, redirected, fixes
 
 
@@ -440,6 +444,160 @@ _NAME_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]")
 #: the first
 _JOINS_SECOND = _WORDISH | {"command_name"}
 _JOINS_FIRST = _WORDISH | {"variable_assignment"}
+
+
+def _split_pattern(kids, data: bytes | None = None) -> bool:
+    """Whether a case item's patterns hold two pieces with nothing between them (one pattern
+    tree-sitter-bash split: see ``_case_patterns``), or a piece holding a ``|`` that ends a
+    pattern (``data``: the text the pieces' positions are in)."""
+    prev = None
+    for c in kids:
+        if c.type == ")":
+            return False
+        if c.type == "extglob_pattern" and data is not None and b"|" in data[c.start : c.end] \
+                and _bars(data[c.start : c.end]):
+            return True
+        if prev is not None and prev.end == c.start and c.type not in _PATTERN_SEPARATORS \
+                and prev.type not in _PATTERN_SEPARATORS:
+            return True
+        if data is not None and c.type == "|" and _escaped(data, c.start):
+            return True
+        prev = c
+    return False
+
+
+def _escaped(text: bytes, at: int) -> bool:
+    """Whether the byte at ``at`` follows an odd number of backslashes."""
+    k = at
+    while k > 0 and text[k - 1] == 92:
+        k -= 1
+    return (at - k) % 2 == 1
+
+
+def _bars(text: bytes) -> list[int]:
+    """Where, in the text of a pattern, a ``|`` ends a pattern: outside parentheses (``@(a|b)``)
+    and not escaped."""
+    out, depth, i = [], 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == 92:  # backslash
+            i += 1
+        elif ch == 40:
+            depth += 1
+        elif ch == 41:
+            depth = max(depth - 1, 0)
+        elif ch == 124 and not depth:
+            out.append(i)
+        i += 1
+    return out
+
+
+def _pattern_errors(kids) -> list[int]:
+    """Where, among a case statement's children, an ERROR ends where a case item starts (the
+    first item's pattern cut before a literal after a ``${...}``: ``x${n}`` an ERROR, the item
+    ``y) ...``)."""
+    return [i for i in range(len(kids) - 1) if kids[i].type == "ERROR" and kids[i + 1].type == "case_item"
+            and kids[i].end == kids[i + 1].start]
+
+
+_PATTERN_SEPARATORS = frozenset({"|", "("})
+#: what the pieces of a case pattern are (before an item's `)`)
+_PATTERN_PIECES = frozenset({"extglob_pattern", "word", "expansion", "simple_expansion", "string", "raw_string",
+                             "ansi_c_string", "concatenation", "command_substitution", "number"}) | _PATTERN_SEPARATORS
+
+
+def _case_patterns(root: Node, src, problems: list, text: bytes) -> None:
+    """tree-sitter-bash cuts a case pattern that starts with a literal before a quoted part or
+    a ``${...}`` into several patterns (``*" -S "*)`` as ``*``, ``" -S "`` and ``*``, which match
+    any word; ``-${opts}s)`` as ``-`` and ``${opts}``), and makes an ERROR of a literal after the
+    ``${...}`` (``x${n}y)``).  The pieces between two ``|`` are one pattern: they become one
+    concatenation, each ERROR piece the word it is, parsed alone (left as it is, with its
+    syntax error, when it is not one word)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "case_statement":
+            kids, fields = list(node.children), list(node.fields)
+            for i in reversed(_pattern_errors(kids)):
+                err, item = kids[i], kids[i + 1]
+                if all(c.type in _PATTERN_PIECES for c in err.children):
+                    # the ERROR holds the item's first pieces
+                    item.children, item.fields = err.children + item.children, ("value",) * len(err.children) + item.fields
+                    item.start, item._loc, item._fmap = err.start, None, None
+                    problems[:] = [p for p in problems if not err.start <= p.loc.start < err.end]
+                    del kids[i], fields[i]
+            node.children, node.fields, node._fmap = tuple(kids), tuple(fields), None
+        stack.extend(node.children)
+        if node.type != "case_item" or not _split_pattern(node.children, text):
+            continue
+        kids, fields = [], []
+        for c, f in zip(node.children, node.fields):
+            cut = _bars(text[c.start : c.end]) if c.type == "extglob_pattern" and not kids.count(")") else []
+            at = c.start
+            for b in cut:  # `-[n|d|s]`: three patterns (a `|` ends one but inside parentheses)
+                kids += [Node("extglob_pattern", at, c.start + b, True, src), Node("|", c.start + b, c.start + b + 1, False, src)]
+                fields += ["value", None]
+                at = c.start + b + 1
+            kids.append(c if not cut else Node("extglob_pattern", at, c.end, True, src))
+            fields.append(f)
+        at = next(i for i, c in enumerate(kids) if c.type == ")")
+        out, out_fields, group = [], [], []
+
+        def close():
+            if len(group) == 1 and group[0].type != "ERROR":
+                out.append(group[0])
+                out_fields.append("value")
+            elif group:
+                pieces = [_word_alone(c, src, problems, text) if c.type == "ERROR" else c for c in group]
+                if any(p is None for p in pieces):
+                    out.extend(group)
+                    out_fields.extend(["value"] * len(group))
+                else:
+                    word = Node("concatenation", group[0].start, group[-1].end, True, src)
+                    word.children, word.fields = tuple(pieces), (None,) * len(pieces)
+                    out.append(word)
+                    out_fields.append("value")
+            group.clear()
+
+        for c, f in zip(kids[:at], fields[:at]):
+            if c.type == "|" and group and group[-1].end == c.start and _escaped(text, c.start):
+                group.append(Node("word", c.start, c.end, True, src))  # `a\|b`: one pattern
+                continue
+            if c.type in _PATTERN_SEPARATORS or group and group[-1].end != c.start:
+                close()
+            if c.type in _PATTERN_SEPARATORS:
+                out.append(c)
+                out_fields.append(f)
+            else:
+                group.append(c)
+        close()
+        node.children, node.fields, node._fmap = tuple(out) + tuple(kids[at:]), tuple(out_fields) + tuple(fields[at:]), None
+
+
+def _word_alone(err: Node, src, problems: list, text: bytes) -> Node | None:
+    """The word that the text of the ERROR node ``err`` is, parsed on its own (its syntax error
+    dropped); None when it is not one word."""
+    piece = text[err.start : err.end]
+    line = b": " + piece + b"\n"
+    ts_root = _parser().parse(line).root_node
+    cmd = ts_root.child(0) if ts_root.child_count == 1 else None
+    if ts_root.has_error or cmd is None or cmd.type != "command" or cmd.child_count != 2:
+        return None
+    arg = cmd.child(1)
+    if arg.start_byte != 2 or arg.end_byte != 2 + len(piece):
+        return None
+    mine: list = []
+    word = _convert(arg, src, mine, line, line)[0]
+    if mine:
+        return None
+    shift = err.start - 2
+    stack = [word]
+    while stack:
+        n = stack.pop()
+        n.start, n.end, n._loc = n.start + shift, n.end + shift, None
+        stack.extend(n.children)
+    problems[:] = [p for p in problems if not err.start <= p.loc.start < err.end]
+    return word
 
 
 def _rejoin_words(root: Node) -> None:

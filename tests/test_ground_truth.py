@@ -557,6 +557,18 @@ _SNIPPETS = {
         'read -r a b < <(echo 1 2); emit $a $b; while IFS== read -r k v; do emit $k $v; done < <(echo a=1; echo b=2)',
         'read x < <(false); emit $? ${x:-empty}',
     ],
+    "case-patterns": [
+        # a case pattern cut into several (tree-sitter-bash: `*" -S "*)` as `*`, `" -S "`, `*`, which
+        # match any word; `-${o}s)` as `-` and `${o}`; `x${n}y)` an ERROR, before the first item too)
+        'for p in "a -S b" ab -qs -q; do case $p in *" -S "*) emit S $p;; -${o:-q}s|-x) emit o $p;; *) emit no $p;; esac; done',
+        'n=1; for p in x1y x1 1y y; do case $p in x${n}y) emit m $p;; *) emit o $p;; esac; done; case x in\n x${n}) emit a;;\nesac',
+        'A=1 B=2; for p in v1.2 v1x2 foo_1_z; do case $p in b|v${A}.${B}|*${n}z) emit m $p;; foo_${A}_*) emit f $p;; *) emit o $p;; esac; done',
+        'n=1; for p in x1y x1 a1 "ab c"; do case $p in\n (x${n}"y") emit q $p;;\n a\\.${n}|a${X:-1}) emit a $p;;\n a$\'b\'" c") emit c $p;;\n *) emit o $p;;\nesac; done',
+        # a `|` ends a pattern inside brackets too (tree-sitter-bash: one pattern `-[n|d|s]`), not
+        # escaped (tree-sitter-bash: `a\|b` as `a\` or `b`) nor inside parentheses
+        'for p in -n d "s]" -d "a|b" b "a\\"; do case $p in -[n|d|s]) emit m "$p";; x|a\\|b) emit e "$p";; a\\\\|b) emit f "$p";; *) emit o "$p";; esac; done',
+        'shopt -s extglob\nfor p in a b ab "a|b" c; do case $p in @(a|b)|c) emit m "$p";; *) emit o "$p";; esac; done',
+    ],
     "here-documents": [
         # tree-sitter-bash leaves `$1`, `$@`, `$#`, `$?` in a here-document as text
         'f() {\n  cat <<EOF\nin $1 $X\nEOF\n}\nX=2; emit "$(f x)"',

@@ -257,3 +257,25 @@ def test_syntax_error_messages_quote_the_file_not_the_repaired_text():
                             assert quoted == data[p.loc.start:p.loc.end].decode().strip().split("\n", 1)[0][:40], data
                             checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_a_case_pattern_is_one_pattern_between_bars(first):
+    # tree-sitter-bash cuts `*" -S "*` into three patterns, `-${o}s` into two, and makes an ERROR of
+    # the `y` of `x${n}y` (of the `x${n}` when it is the first item on the `case` line)
+    items = ['x${n}y|*" -S "*', "-${o}s", "(v${A}.${B}|b", 'a$\'b\'" c"']
+    head = "case $p in " if first else "case $p in\n  z) ;;\n  "
+    data = (head + ") :;;\n  ".join(items) + ") :;;\nesac\n").encode()
+    parsed = parse(SourceFile("x.sh", data))
+    assert parsed.problems == []
+    case = parsed.root.children[0]
+    patterns = [[(c.type, c.text) for c in item.children[: [k.type for k in item.children].index(")")] if c.named]
+                for item in case.children if item.type == "case_item"]
+    assert patterns[-4:] == [
+        [("concatenation", "x${n}y"), ("concatenation", '*" -S "*')], [("concatenation", "-${o}s")],
+        [("concatenation", "v${A}.${B}"), ("word", "b")], [("concatenation", 'a$\'b\'" c"')]]
+    stack = [case]  # every node's text is the file's at its position (the ERROR pieces parsed alone)
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        assert n.text == data[n.start : n.end].decode() and (n.type != "variable_name" or n.text in ("p", "n", "o", "A", "B"))

@@ -5,7 +5,8 @@ independent bash parser as an oracle for tree-sitter-bash's silent misreadings).
 
 For each file that shfmt parses and recipelint parses without a problem, both trees are reduced
 to the same facts — every simple command (its first word's offset, its last word's end, its word
-count), every statement of assignments, and the command each redirection belongs to — and the
+count), every statement of assignments, the command each redirection belongs to, and every
+case pattern — and the
 facts only one side has are printed with their line.  A difference is a lead, not a verdict:
 reduce it and ask real bash (shfmt itself misreads a `#` inside a word, and attaches a
 function's redirections elsewhere).  Development tool: it runs shfmt, never the recipes.
@@ -43,6 +44,8 @@ def shfmt_facts(data: bytes) -> set | None:
             continue
         if n.get("Redirs") and n.get("Cmd"):
             out.update(("redirect", r["OpPos"]["Offset"], n["Cmd"]["Pos"]["Offset"]) for r in n["Redirs"])
+        for w in n.get("Patterns") or []:  # a case item's patterns
+            out.add(("pattern", w["Pos"]["Offset"], w["End"]["Offset"]))
         if n.get("Type") == "CallExpr":
             args, assigns = n.get("Args") or [], n.get("Assigns") or []
             if args:
@@ -107,6 +110,9 @@ def recipelint_facts(data: bytes) -> set | None:
                 if c.type in REDIRECTS:
                     out.add(("redirect", _operator(c), _body_start(body)))
                     out.update(("redirect", _operator(cc), _body_start(body)) for cc in c.children if cc.type in REDIRECTS)
+        if n.type == "case_item":
+            paren = next((c.start for c in n.children if c.type == ")"), n.end)
+            out.update(("pattern", c.start, c.end) for c in n.children if c.named and c.end <= paren)
         for c in kids:
             assigns = [c] if c.type == "variable_assignment" else [x for x in c.children if x.type == "variable_assignment"] \
                 if c.type == "variable_assignments" else []
