@@ -2428,8 +2428,19 @@ class Evaluator:
                 if "g" in flags:
                     local = False
                 continue
-            if "f" in attrs or "F" in attrs:  # `export -f NAME`, `declare -F NAME`: function names
+            if kw == "export" and ("f" in attrs or "F" in attrs):  # `export -f NAME` (fails for no function)
+                missing = missing or c.text not in st.funcs
                 self._export_function(st, c.text, export="x" in attrs, unexport="x" in unset_attrs)
+                continue
+            if "f" in attrs or "F" in attrs:
+                # `declare -F NAME` prints the name, `-f` the definition; both fail for a name
+                # that is no function (`if declare -F f >/dev/null; then f; fi`)
+                if c.text not in st.funcs:
+                    missing = True
+                elif st.out is not None:
+                    st.out = st.out + ((Chunk(c.text + "\n", c.loc),) if "F" in attrs else unknown(f"declare -f {c.text}", c.loc))
+                if "x" in attrs or "x" in unset_attrs:
+                    self._export_function(st, c.text, export="x" in attrs, unexport="x" in unset_attrs)
                 continue
             if "p" in attrs:  # `declare -p NAME`: prints; fails for a name that is not set (a set -u guard)
                 if c.type in ("variable_name", "word") and _NAME.fullmatch(c.text) \
@@ -3156,6 +3167,8 @@ class Evaluator:
         segs: list = []
         if not operand_nodes:
             return [("t", EMPTY, True, False), ("exists",)] if quoted else []
+        if any(c.type == "array" for c in operand_nodes):  # `${X:+($X)}`: the parentheses are text
+            operand_nodes = [k for c in operand_nodes for k in (c.children if c.type == "array" else (c,))]
         pos = operand_nodes[0].start
         for c in operand_nodes:
             if c.start > pos:

@@ -1234,14 +1234,23 @@ def _substring_offsets(tree, data: bytes):
     return tree, data, frozenset(i + 1 for i in at)
 
 
-_BANG_GROUP = re.compile(rb"!([ \t]+)\{")
+#: `!` before a word that starts a statement other than a simple command
+_BANG_GROUP = re.compile(rb"![ \t]+(\{|\(\(|(?:if|for|while|until|case|select|declare|local|export|readonly|typeset|unset)"
+                         rb"(?=[ \t\n;&|)<>]))")
+#: what a `!` put back by ``_attach_negations`` negates (or the redirected statement or pipeline
+#: it starts)
+_NEGATED = frozenset({"compound_statement", "if_statement", "for_statement", "c_style_for_statement", "while_statement",
+                      "case_statement", "declaration_command", "unset_command"})
 
 
 def _negated_groups(tree, data: bytes):
-    """tree-sitter-bash reads ``! { a; }`` as the command ``{ a;`` negated, then a command ``}``
-    (no error shown).  Each such ``!`` is parsed again as a blank (one byte for one), and
-    ``_attach_negations`` puts it back around the group (or the pipeline it starts).  Returns
-    the tree, the text it parsed and the (``!``, ``{``) positions."""
+    """tree-sitter-bash reads the word after ``!`` as a command's name: ``! { a; }`` as the
+    command ``{ a;`` negated, then a command ``}``; ``! if ...``, ``! while ...``, ``! local x``
+    (no local made), ``! declare -F f`` as commands named ``if``, ``while``, ``local``,
+    ``declare``; ``! (( x ))`` as subshells (no error shown).  Each such ``!`` is parsed again as
+    a blank (one byte for one), and ``_attach_negations`` puts it back around the statement (or
+    the pipeline it starts).  Returns the tree, the text it parsed and the (``!``, statement)
+    positions."""
     if b"!" not in data:
         return tree, data, []
     bangs = []
@@ -1251,9 +1260,10 @@ def _negated_groups(tree, data: bytes):
         if n is None or n.type != "!" or n.parent is None or n.parent.type != "negated_command":
             continue
         cmd = n.next_named_sibling
-        name = cmd.child_by_field_name("name") if cmd is not None and cmd.type == "command" else None
-        if name is not None and name.start_byte == m.end() - 1:
-            bangs.append((i, m.end() - 1))
+        name = cmd.child_by_field_name("name") if cmd is not None and cmd.type == "command" else cmd \
+            if cmd is not None and cmd.type == "subshell" and data[m.start(1) : m.end(1)] == b"((" else None
+        if name is not None and name.start_byte == m.start(1):
+            bangs.append((i, m.start(1)))
     if not bangs:
         return tree, data, []
     tree, data = _reparse(data, [b for b, _ in bangs], b" ")
@@ -1261,8 +1271,9 @@ def _negated_groups(tree, data: bytes):
 
 
 def _attach_negations(root: Node, bangs: list) -> None:
-    """Put each ``!`` ``_negated_groups`` blanked back: a ``negated_command`` around the group
-    that starts at its ``{`` — or around the redirected statement or pipeline the group starts."""
+    """Put each ``!`` ``_negated_groups`` blanked back: a ``negated_command`` around the
+    statement that starts after it — or around the redirected statement or pipeline that
+    statement starts."""
     edits = _Edits()
     for bang, brace in bangs:
         chain = []  # (node, parent) for the nodes that start at the brace, outermost first
@@ -1274,9 +1285,9 @@ def _attach_negations(root: Node, bangs: list) -> None:
             if nxt.start == brace:
                 chain.append((nxt, node))
             node = nxt
-            if nxt.type == "compound_statement" and nxt.start == brace:
+            if nxt.type in _NEGATED and nxt.start == brace:
                 break
-        if not chain or chain[-1][0].type != "compound_statement":
+        if not chain or chain[-1][0].type not in _NEGATED:
             continue
         k = len(chain) - 1
         while k > 0 and chain[k - 1][0].type in ("redirected_statement", "pipeline"):

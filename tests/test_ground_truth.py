@@ -569,6 +569,23 @@ _SNIPPETS = {
         'for p in -n d "s]" -d "a|b" b "a\\"; do case $p in -[n|d|s]) emit m "$p";; x|a\\|b) emit e "$p";; a\\\\|b) emit f "$p";; *) emit o "$p";; esac; done',
         'shopt -s extglob\nfor p in a b ab "a|b" c; do case $p in @(a|b)|c) emit m "$p";; *) emit o "$p";; esac; done',
     ],
+    # a statement after `!` (tree-sitter-bash: a command named `if`, `while`, `local`, `declare`;
+    # `! (( x ))` a subshell of subshells): found by comparing with shfmt's trees
+    "negated-statements": [
+        'f() { :; }; if ! declare -F f &>/dev/null; then emit no; else emit yes; fi; g() { ! local L 2>/dev/null; emit $?; L=1; }; g; emit ${L:-unset}',
+        'x=0; ! (( x )) && emit zero; ! (( x + 1 )) || emit one; ! for i in 1; do false; done; emit $?; ! if false; then :; fi | cat; emit $?',
+        'i=0; ! while [ $i -lt 2 ]; do i=$((i+1)); done; emit $? $i; ! case a in a) false;; esac; emit $?; ! until true; do :; done; emit $?',
+        'X=1; ! unset X; emit $? ${X:-unset}; ! export Y=2; emit $? $Y; ! readonly R=3 2>/dev/null; emit $? $R',
+        'f() { ! local -i N=2+3; emit $? $N; ! declare A=(a b); emit $? ${A[1]}; ! typeset T=t; emit $T; }; f; emit ${N:-none} ${T:-none}',
+    ],
+    "declarations": [
+        # `declare -F NAME` prints the name and fails for no function (it was always 0, silent)
+        'f() { :; }; declare -F f >/dev/null; emit $?; declare -F g; emit $?; declare -F f g > /dev/null; emit $?; '
+        'X=$(declare -F f); emit "$X"; declare -f g; emit $?; typeset -F f; emit $?; if declare -F h &>/dev/null; then emit h; fi',
+        'f() { emit inf; }; declare -fx f; bash -c f; declare -F -x f; emit $?; export -f g; emit $?; export -nf f; emit $?',
+        # parentheses in the word of `${X:+word}` are text (tree-sitter-bash: an array, read as its text)
+        'X=a; emit "${X:+($X)}" ${X:+($X)} "${U:-(x  y)}" ${U:-(x  y)} ${X:+( $X )}; Y="p q"; emit ${Y:+($Y)} "${Y:+($Y)}"; emit ${U:=(1 2)}; emit "$U"',
+    ],
     "here-documents": [
         # tree-sitter-bash leaves `$1`, `$@`, `$#`, `$?` in a here-document as text
         'f() {\n  cat <<EOF\nin $1 $X\nEOF\n}\nX=2; emit "$(f x)"',

@@ -5,9 +5,8 @@ independent bash parser as an oracle for tree-sitter-bash's silent misreadings).
 
 For each file that shfmt parses and recipelint parses without a problem, both trees are reduced
 to the same facts — every simple command (its first word's offset, its last word's end, its word
-count), every statement of assignments, the command each redirection belongs to, and every
-case pattern — and the
-facts only one side has are printed with their line.  A difference is a lead, not a verdict:
+count), every statement of assignments, the command each redirection belongs to, every
+case pattern, for-loop word, array element and declared name — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
 reduce it and ask real bash (shfmt itself misreads a `#` inside a word, and attaches a
 function's redirections elsewhere).  Development tool: it runs shfmt, never the recipes.
 """
@@ -44,8 +43,15 @@ def shfmt_facts(data: bytes) -> set | None:
             continue
         if n.get("Redirs") and n.get("Cmd"):
             out.update(("redirect", r["OpPos"]["Offset"], n["Cmd"]["Pos"]["Offset"]) for r in n["Redirs"])
-        for w in n.get("Patterns") or []:  # a case item's patterns
-            out.add(("pattern", w["Pos"]["Offset"], w["End"]["Offset"]))
+        # a case item's patterns, a for loop's words, an array's elements (from the `[` of an index)
+        out.update(("pattern", w["Pos"]["Offset"], w["End"]["Offset"]) for w in n.get("Patterns") or [])
+        if n.get("Type") == "WordIter":
+            out.update(("for-word", w["Pos"]["Offset"], w["End"]["Offset"]) for w in n.get("Items") or [])
+        for e in n.get("Elems") or []:
+            if "Pos" in e and "End" in e:
+                out.add(("element", e["Index"]["Pos"]["Offset"] - 1 if e.get("Index") else e["Pos"]["Offset"], e["End"]["Offset"]))
+        if n.get("Type") == "DeclClause":
+            out.update(("declared", w["Pos"]["Offset"], w["End"]["Offset"]) for w in n.get("Args") or [])
         if n.get("Type") == "CallExpr":
             args, assigns = n.get("Args") or [], n.get("Assigns") or []
             if args:
@@ -110,6 +116,13 @@ def recipelint_facts(data: bytes) -> set | None:
                 if c.type in REDIRECTS:
                     out.add(("redirect", _operator(c), _body_start(body)))
                     out.update(("redirect", _operator(cc), _body_start(body)) for cc in c.children if cc.type in REDIRECTS)
+        if n.type == "for_statement":
+            out.update(("for-word", c.start, c.end) for c in n.fields_all("value"))
+        elif n.type == "variable_assignment" and n.field("value") is not None and n.field("value").type == "array":
+            # (an array in `${X:+(a b)}` is text)
+            out.update(("element", c.start, c.end) for c in n.field("value").children if c.named and c.type != "comment")
+        elif n.type == "declaration_command":
+            out.update(("declared", c.start, c.end) for c in n.children[1:] if c.named and c.type != "comment")
         if n.type == "case_item":
             paren = next((c.start for c in n.children if c.type == ")"), n.end)
             out.update(("pattern", c.start, c.end) for c in n.children if c.named and c.end <= paren)
