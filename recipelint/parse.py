@@ -167,9 +167,12 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     dollars: list[int] = []
     bangs: list = []
     moved: list = []
+    operands: dict = {}
     for _ in range(3):  # a misread statement may hide another one's (`2>/dev/null X=1` then `for x do`)
         before = parsed
         tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
+        tree, parsed, more = _test_operands(tree, parsed, text)
+        operands.update(more)
         tree, parsed, more = _substring_offsets(tree, parsed)
         widen |= more
         tree, parsed, more = _split_dollars(tree, parsed)
@@ -182,7 +185,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         if parsed == before:
             break
     known = len(problems)
-    root, depth, redirected, fixes = _convert(tree.root_node, src, problems, parsed, text, widen, dollars)
+    root, depth, redirected, fixes = _convert(tree.root_node, src, problems, parsed, text, widen, dollars, operands)
     if "brackets" in fixes and not brackets:
         # a `[ ]` holding statements (`[ $? -ne 0 ]` newline `then ...` up to a later `]`)
         del problems[known:]
@@ -193,6 +196,8 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         _operand_backquotes(root, src, problems, text)
     if "patterns" in fixes:
         _case_patterns(root, src, problems, text)
+    if "regex" in fixes:
+        _regex_operands(root)
     if "redirects" in fixes:
         _relocate_redirects(root, redirected)
     _attach_negations(root, bangs)
@@ -259,13 +264,14 @@ _BLANKS = b" \t\n"
 
 
 def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset = frozenset(),
-             dollars: list[int] | None = None) -> tuple[Node, int, list[Node], set[str]]:
+             dollars: list[int] | None = None, operands: dict | None = None) -> tuple[Node, int, list[Node], set[str]]:
     """Our tree of tree-sitter's, which parsed ``data`` (the file's text, or the text ``parse``
     rewrote: positions are then ``data``'s until ``_remap``), and the redirected commands whose
     redirections hold words (for ``_words_after_redirects``).  ``text`` is ``data`` before the
     repairs that replaced bytes (what messages quote); a node starting at a position in ``widen``
     starts a byte earlier (the ``$`` that ``_substring_offsets`` blanked); a word holding a
-    position in ``dollars`` holds the expansion ``_split_dollars`` hid there."""
+    position in ``dollars`` holds the expansion ``_split_dollars`` hid there; a word at a span of
+    ``operands`` is the operand ``_test_operands`` parsed alone."""
     root = Node(ts_root.type, ts_root.start_byte, ts_root.end_byte, True, src)
     # iterative conversion: (ts_node, node, depth)
     stack = [(ts_root, root, 0)]
@@ -326,6 +332,10 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                 _add_parts(node, [_dollar_name(start, start + 2, src), rest], start, end, kids, fields,
                            ts_node.field_name_for_child(i))
                 continue
+            if operands and (start, end) in operands and not c.child_count:
+                kids.append(_shifted(*operands[start, end], start, src))
+                fields.append(ts_node.field_name_for_child(i))
+                continue
             if dollars and ctype == "word" and _holds(dollars, start, end):
                 _add_parts(node, _dollar_parts(dollars, start, end, src, text), start, end, kids, fields,
                            ts_node.field_name_for_child(i))
@@ -349,6 +359,9 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                     redirected.append(node)
         node.children = tuple(kids)
         node.fields = tuple(fields)
+        if node.type == "binary_expression" and len(kids) > 2 and kids[1].type == "=~" \
+                and (kids[0].type in ("binary_expression", "unary_expression") or kids[2].type == "binary_expression"):
+            fixes.add("regex")
         if node.type == "case_item" and _split_pattern(kids, data) or node.type == "case_statement" and _pattern_errors(kids):
             fixes.add("patterns")
     return root, max_depth, redirected, fixes
@@ -444,6 +457,74 @@ _NAME_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]")
 #: the first
 _JOINS_SECOND = _WORDISH | {"command_name"}
 _JOINS_FIRST = _WORDISH | {"variable_assignment"}
+
+
+def _regex_operands(root: Node) -> None:
+    """tree-sitter-bash gives ``=~`` in ``[[ ]]`` a lower precedence than ``&&``, ``||`` and
+    ``!``: ``[[ a && $x =~ re ]]`` as ``(a && $x) =~ re``, ``[[ ! $x =~ re ]]`` as
+    ``(! $x) =~ re``, ``[[ $x =~ "re" || b ]]`` as ``$x =~ ("re" || b)`` (bash: ``a && ($x =~ re)``,
+    ``! ($x =~ re)``, ``($x =~ "re") || b``).  Each ``=~`` takes the operands just around it,
+    inner ones first."""
+    order, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(node.children)
+    for node in reversed(order):  # (children before their parents)
+        if any(_is_match(c) for c in node.children):
+            node.children = tuple(_regex_fix(c) if _is_match(c) else c for c in node.children)
+            node._fmap = None
+
+
+def _is_match(n: Node) -> bool:
+    return n.type == "binary_expression" and len(n.children) > 2 and n.children[1].type == "=~"
+
+
+def _chain(n: Node) -> bool:
+    return n.type == "binary_expression" and len(n.children) > 2 and n.children[1].type in ("&&", "||")
+
+
+def _regex_left(n: Node) -> bool:
+    """Whether ``n``, the left side of a ``=~``, holds an operator that binds less tightly."""
+    return _chain(n) or n.type == "unary_expression" and bool(n.children) and n.children[0].type == "!"
+
+
+def _regex_fix(match: Node) -> Node:
+    """The expression ``match`` (``left =~ right``) is, each operand cut to the one next to the
+    ``=~``."""
+    top, holder = match, None
+    right = match.children[2]
+    if _chain(right):  # `$x =~ ("re" || b)`: the `=~` takes the chain's first operand
+        path = [right]
+        while _chain(path[-1].children[0]):
+            path.append(path[-1].children[0])
+        holder = path[-1]
+        leaf = holder.children[0]
+        match.children = match.children[:2] + (leaf,) + match.children[3:]
+        match.end, match._loc, match._fmap = leaf.end, None, None
+        holder.children = (match,) + holder.children[1:]
+        for n in path:
+            n.start, n._loc, n._fmap = match.start, None, None
+        top = right
+    if _regex_left(match.children[0]):
+        low = _regex_down(match.children[0], match)
+        if holder is None:
+            top = low
+        else:
+            holder.children = (low,) + holder.children[1:]
+    return top
+
+
+def _regex_down(left: Node, match: Node) -> Node:
+    """``left =~ ...`` (``match``) with the ``=~`` taking the last operand of ``left``."""
+    if not _regex_left(left):
+        match.children = (left,) + match.children[1:]
+        match.start, match._loc, match._fmap = left.start, None, None
+        return match
+    last = len(left.children) - 1
+    left.children = left.children[:last] + (_regex_down(left.children[last], match),)
+    left.end, left._loc, left._fmap = match.end, None, None
+    return left
 
 
 def _split_pattern(kids, data: bytes | None = None) -> bool:
@@ -577,26 +658,38 @@ def _case_patterns(root: Node, src, problems: list, text: bytes) -> None:
 def _word_alone(err: Node, src, problems: list, text: bytes) -> Node | None:
     """The word that the text of the ERROR node ``err`` is, parsed on its own (its syntax error
     dropped); None when it is not one word."""
-    piece = text[err.start : err.end]
+    found = _first_word(text[err.start : err.end])
+    if found is None or found[0].end_byte != 2 + err.end - err.start:
+        return None
+    problems[:] = [p for p in problems if not err.start <= p.loc.start < err.end]
+    return _shifted(*found, err.start, src)
+
+
+def _first_word(piece: bytes):
+    """tree-sitter's tree of the first word of ``piece``, parsed as a command's argument (``: ``
+    before it), and the text parsed; None when that word has an error in it."""
     line = b": " + piece + b"\n"
     ts_root = _parser().parse(line).root_node
-    cmd = ts_root.child(0) if ts_root.child_count == 1 else None
-    if ts_root.has_error or cmd is None or cmd.type != "command" or cmd.child_count != 2:
+    cmd = ts_root.child(0) if ts_root.child_count else None
+    while cmd is not None and cmd.type in ("list", "pipeline", "redirected_statement") and cmd.child_count:
+        cmd = cmd.child(0)  # (`x${o}y && ...`)
+    if cmd is None or cmd.type != "command" or cmd.child_count < 2 or cmd.child(0).type != "command_name":
         return None
     arg = cmd.child(1)
-    if arg.start_byte != 2 or arg.end_byte != 2 + len(piece):
+    if arg.start_byte != 2 or arg.has_error or arg.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
         return None
-    mine: list = []
-    word = _convert(arg, src, mine, line, line)[0]
-    if mine:
-        return None
-    shift = err.start - 2
+    return arg, line
+
+
+def _shifted(arg, line: bytes, at: int, src) -> Node:
+    """Our tree of ``arg`` (from ``_first_word``), moved to the file's position ``at``."""
+    word = _convert(arg, src, [], line, line)[0]
+    shift = at - 2
     stack = [word]
     while stack:
         n = stack.pop()
         n.start, n.end, n._loc = n.start + shift, n.end + shift, None
         stack.extend(n.children)
-    problems[:] = [p for p in problems if not err.start <= p.loc.start < err.end]
     return word
 
 
@@ -1210,6 +1303,47 @@ def _double_bracket_equals(tree, data: bytes):
             break
         tree, data = _reparse(data, at, b"=")
     return tree, data
+
+
+#: the right operand of `==`, `!=` or `=` when it starts with literal text before a quote, an
+#: expansion or a command substitution (`*" -S "*`, `x${o}y`), or with `-$` (the cheap test; a
+#: `=` that ``_double_bracket_equals`` made `==` has no blank after it)
+_TEST_OPERAND = re.compile(rb"(?:(?:==|!=)[ \t]*|(?<![=!<>])=[ \t]+)((?:[^\s\"'`$;&|()<>\\]|\\.)+[\"'`$]|-\$)")
+
+
+def _test_operands(tree, data: bytes, text: bytes):
+    """tree-sitter-bash cuts the pattern after ``==`` in ``[[ ]]`` where it starts with a
+    literal: ``*" -S "*`` into the patterns ``*``, ``" -S "`` and ``*`` (one of which, ``*``,
+    matches any word), ``*-${o}`` into two; it reads ``-$o`` and ``-${o}x`` as a negative number,
+    and ``x${o}y`` as an error.  Each such operand is parsed alone, as a command's argument,
+    and the text again with underscores in its place (one byte for one: a plain word there);
+    ``_convert`` puts the operand's tree in the word's place.  Returns the tree, the text it
+    parsed and, by (start, end), each operand's tree-sitter tree and the text it is of."""
+    if b"[[" not in data:
+        return tree, data, {}
+    found: dict = {}
+    for m in _TEST_OPERAND.finditer(data):
+        a = m.start(1)
+        n = tree.root_node.descendant_for_byte_range(m.start(), m.start() + 1)
+        if n is None or n.type not in ("==", "!=", "="):
+            continue
+        while n is not None and n.type != "test_command":
+            n = n.parent
+        # (with `x${o}y` the test may have no end: its `]]` is the next one on the line)
+        opened = data.rfind(b"[[", 0, m.start())
+        end = data.find(b"]]", a) + 2
+        if n is None or n.child(0).type != "[[" or opened < n.start_byte or end < 2 or b"]]" in data[opened : m.start()] \
+                or b"\n" in data[opened:end]:
+            continue
+        word = _first_word(text[a:end])
+        if word is not None:
+            b = a + word[0].end_byte - 2
+            if b <= end - 2 and text[b : b + 1] in (b" ", b"\t", b"\n", b"\\"):
+                found[a, b] = word
+    if not found:
+        return tree, data, {}
+    tree, data = _reparse(data, [i for a, b in found for i in range(a, b)], b"_")
+    return tree, data, found
 
 
 #: a substring expansion whose offset or length starts with a variable (`${X:$o}`,

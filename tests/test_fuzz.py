@@ -47,7 +47,7 @@ VOCABULARY = [
     "[[ $X =~ ^(a+)+$ ]]", "${X//*a*a*b/c}", "${X%%+(a|aa)}", "*a*a*a*b)", "printf '%*s' 9", "{1..5000}",
     "declare -n R=R", "local -n X=$1", "unset -n", "-a", "-o", "set -o pipefail", "! a | b |",
     "[ ", " ]", "\\<", "\\(", "[ ! = x ]", " = ", "[[ $A = x* && $B = y ]]", "${X:$o:$n+1}", "${X::}", "for x do",
-    "2>/dev/null X=1", "[[ -v A[$i] ]]", 'x${n}y)', '*" -S "*)', "|v${A}.${B}", "(", "! if", "! local", "! ((", "${X:+($X)}", "declare -F",
+    "2>/dev/null X=1", "[[ -v A[$i] ]]", 'x${n}y)', '*" -S "*)', "|v${A}.${B}", "(", "! if", "! local", "! ((", "${X:+($X)}", "declare -F", '== *" on "*', "== x${o}y", "=~ ^a$ ||", "! $x =~",
 ]
 
 SNIPPETS = [

@@ -586,6 +586,22 @@ _SNIPPETS = {
         # parentheses in the word of `${X:+word}` are text (tree-sitter-bash: an array, read as its text)
         'X=a; emit "${X:+($X)}" ${X:+($X)} "${U:-(x  y)}" ${U:-(x  y)} ${X:+( $X )}; Y="p q"; emit ${Y:+($Y)} "${Y:+($Y)}"; emit ${U:=(1 2)}; emit "$U"',
     ],
+    # the pattern after `==` in `[[ ]]` is one word (tree-sitter-bash: `*" on "*` as three
+    # patterns, one of them `*`; `*-${o}` as two; `-$o` a negative number; `x${o}y` an error),
+    # and `=~` binds tighter than `&&`, `||` and `!` (tree-sitter-bash: `(a && $x) =~ re`,
+    # `(! $x) =~ re`, `$x =~ ("re" || b)`): found by comparing with shfmt's trees
+    "double-brackets": [
+        'T=" on off "; [[ " $T " == *" on "*  && -n x ]] && emit on; [[ " $T " == *" no "* ]] || emit no; '
+        'C="--a --enable-metrics"; [[ "$C" != *"--enable-metrics"* ]] && emit add || emit has',
+        'o=b; for p in a-b b ab -b; do [[ $p == *-${o} ]] && emit m $p; [[ $p == -$o ]] && emit n $p; [[ $p != x${o}y ]] || emit x $p; done',
+        'o=q; for p in xqy -qa -qz xy; do [[ -n a && $p == x${o}y ]] && emit m $p; [[ $p == x${o}y && -n a ]] && emit n $p; '
+        '[[ $p == x${o}y${o}z || $p = x$(echo q)y ]] && emit z $p; [[ $p == -${o}[abc] ]] && emit b $p; done',
+        'A=1 B=2; for p in v1.2 v12; do [[ $p == v${A}.${B} ]] && emit m $p; [[ $p = v"$A".* ]] && emit q $p; [[ $p != *-${A}* && -n a ]] && emit r $p; done',
+        'c=b; [[ -n x && $c =~ ^a$ ]] && emit 1; c=a; [[ -n x && $c =~ ^a$ ]] && emit 2; [[ $c =~ ^a$ && -z x ]] || emit 3; '
+        '[[ $c =~ ^b$ || $c =~ ^a$ ]] && emit 4; [[ -z x || $c =~ a ]] && emit 5; [[ $c =~ "b" || $c =~ "a" ]] && emit 6',
+        'for X in 12 0 a ""; do [[ ! "$X" =~ ^[1-9][0-9]*$ ]] && emit bad "$X" || emit ok "$X"; done; x=1; [[ -n a && ! $x =~ 2 ]] && emit 6; '
+        '[[ ( $x =~ 1 ) && ! -z $x ]] && emit 7; [[ $x =~ "1" && -n a || -z b ]] && emit 8; [[ ! $x =~ "q" && -n a ]] && emit 9',
+    ],
     "here-documents": [
         # tree-sitter-bash leaves `$1`, `$@`, `$#`, `$?` in a here-document as text
         'f() {\n  cat <<EOF\nin $1 $X\nEOF\n}\nX=2; emit "$(f x)"',

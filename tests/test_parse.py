@@ -279,3 +279,30 @@ def test_a_case_pattern_is_one_pattern_between_bars(first):
         n = stack.pop()
         stack.extend(n.children)
         assert n.text == data[n.start : n.end].decode() and (n.type != "variable_name" or n.text in ("p", "n", "o", "A", "B"))
+
+
+def test_double_bracket_operands_and_regex_matches_are_bashs():
+    # the pattern after `==` is one word (positions the file's) and `=~` takes the operands next
+    # to it: each test below is one comparison, joined by `&&` / `||` / `!` as bash joins them
+    data = (b'[[ $p == x${o}y && -n a ]]\n[[ $p != *" -S "* ]]\n[[ $p == -${o}[abc] || $q = x$(echo q)y ]]\n'
+            b'[[ -n a && ! $x =~ ^a$ ]]\n[[ $x =~ "re" || $y =~ b ]]\n')
+    parsed = parse(SourceFile("x.sh", data))
+    assert parsed.problems == []
+
+    def shape(n):
+        if n.type in ("binary_expression", "unary_expression"):
+            return [shape(c) if c.named else c.text for c in n.children]
+        return n.text
+
+    assert [shape(t.children[1]) for t in parsed.root.children if t.type == "test_command"] == [
+        [["$p", "==", "x${o}y"], "&&", ["-n", "a"]],
+        ["$p", "!=", '*" -S "*'],
+        [["$p", "==", "-${o}[abc]"], "||", ["$q", "=", "x$(echo q)y"]],
+        [["-n", "a"], "&&", ["!", ["$x", "=~", "^a$"]]],
+        [["$x", "=~", '"re"'], "||", ["$y", "=~", "b"]],
+    ]
+    stack = [parsed.root]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        assert n.text == data[n.start : n.end].decode()

@@ -6,7 +6,7 @@ independent bash parser as an oracle for tree-sitter-bash's silent misreadings).
 For each file that shfmt parses and recipelint parses without a problem, both trees are reduced
 to the same facts — every simple command (its first word's offset, its last word's end, its word
 count), every statement of assignments, the command each redirection belongs to, every
-case pattern, for-loop word, array element and declared name — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
+case pattern, for-loop word, array element, declared name and `[[ ]]` operator with its operands — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
 reduce it and ask real bash (shfmt itself misreads a `#` inside a word, and attaches a
 function's redirections elsewhere).  Development tool: it runs shfmt, never the recipes.
 """
@@ -50,6 +50,8 @@ def shfmt_facts(data: bytes) -> set | None:
         for e in n.get("Elems") or []:
             if "Pos" in e and "End" in e:
                 out.add(("element", e["Index"]["Pos"]["Offset"] - 1 if e.get("Index") else e["Pos"]["Offset"], e["End"]["Offset"]))
+        if n.get("Type") == "TestClause":  # in `[[ ]]`: each operator and its operands' span
+            out.update(_test_facts(_bash_logic(_bash_not(_test_tree(n["X"], data)))))
         if n.get("Type") == "DeclClause":
             out.update(("declared", w["Pos"]["Offset"], w["End"]["Offset"]) for w in n.get("Args") or [])
         if n.get("Type") == "CallExpr":
@@ -62,6 +64,110 @@ def shfmt_facts(data: bytes) -> set | None:
                 out.add(("assignments", assigns[0]["Pos"]["Offset"], assigns[-1]["End"]["Offset"], len(assigns)))
         stack.extend(v for k, v in n.items() if k not in ("Pos", "End"))
     return out
+
+
+_AND, _OR, _NOT = 10, 11, 34  # shfmt's codes of `&&`, `||` and `!` in `[[ ]]`
+_CODES = {_AND: "&&", _OR: "||", _NOT: "!"}
+
+
+def _test_tree(x, data: bytes):
+    """shfmt's test expression as (operator, operator offset, start, end, operands)."""
+    t = x.get("Type")
+    if t in ("BinaryTest", "UnaryTest"):
+        at = x["OpPos"]["Offset"]
+        op = _CODES.get(x["Op"]) or data[at:].split(None, 1)[0].decode("utf-8", "replace")
+        kids = [x["X"], x["Y"]] if t == "BinaryTest" else [x["X"]]
+        return (op, at, x["Pos"]["Offset"], x["End"]["Offset"], [_test_tree(k, data) for k in kids])
+    if t == "ParenTest":
+        return ("()", None, x["Pos"]["Offset"], x["End"]["Offset"], [_test_tree(x["X"], data)])
+    return (None, None, x["Pos"]["Offset"], x["End"]["Offset"], [])
+
+
+def _bash_not(e):
+    """shfmt gives `!` the rest of the expression (`! a && b` as `!(a && b)`); bash, the operand
+    after it (`(! a) && b`)."""
+    op, at, a, b, kids = e
+    kids = [_bash_not(k) for k in kids]
+    if op == "!" and kids[0][0] in ("&&", "||"):
+        inner = kids[0]
+        left = _bash_not(("!", at, a, inner[4][0][3], [inner[4][0]]))
+        return _bash_not((inner[0], inner[1], a, b, [left, inner[4][1]]))
+    return (op, at, a, b, kids)
+
+
+def _bash_logic(e):
+    """shfmt nests `&&` and `||` to the right with one precedence (`a && b || c` as
+    `a && (b || c)`); bash binds `&&` tighter, both to the left (`(a && b) || c`)."""
+    op, at, a, b, kids = e
+    if op not in ("&&", "||"):
+        return (op, at, a, b, [_bash_logic(k) for k in kids])
+    seq, todo = [], [e]  # operands and operators in text order
+    while todo:
+        x = todo.pop()
+        if len(x) == 2:  # an operator
+            seq.append(x)
+        elif x[0] in ("&&", "||"):
+            todo += [x[4][1], (x[0], x[1]), x[4][0]]
+        else:
+            seq.append(_bash_logic(x))
+
+    def join(items, ops):
+        out = items[0]
+        for (o, where), nxt in zip(ops, items[1:]):
+            out = (o, where, out[2], nxt[3], [out, nxt])
+        return out
+
+    groups, ops_or, cur, ops_and = [], [], [seq[0]], []
+    for i in range(1, len(seq), 2):
+        o, nxt = seq[i], seq[i + 1]
+        if o[0] == "&&":
+            cur.append(nxt)
+            ops_and.append(o)
+        else:
+            groups.append(join(cur, ops_and))
+            ops_or.append(o)
+            cur, ops_and = [nxt], []
+    groups.append(join(cur, ops_and))
+    return join(groups, ops_or)
+
+
+def _test_facts(e) -> set:
+    """Each operator with its operands' span; a chain of one logical operator as one fact (shfmt
+    nests `a && b && c` to the right, tree-sitter-bash to the left)."""
+    op, at, a, b, kids = e
+    if op in ("&&", "||"):
+        ops, operands, todo = [], [], [e]
+        while todo:
+            x = todo.pop()
+            if x[0] == op:
+                ops.append(x[1])
+                todo.extend(x[4])
+            else:
+                operands.append(x)
+        out = {("test", a, b, op, tuple(sorted(ops)))}
+        for k in operands:
+            out |= _test_facts(k)
+        return out
+    out = {("test", a, b, op, at)} if at is not None else set()
+    for k in kids:
+        out |= _test_facts(k)
+        if op not in (None, "()"):  # (an operand cut in two is two)
+            out.add(("operand", k[2], k[3]))
+    return out
+
+
+def _our_test(n):
+    """recipelint's test expression in ``_test_tree``'s shape."""
+    if n.type == "binary_expression":
+        op = next((c for c, f in zip(n.children, n.fields) if f == "operator"), None)
+        kids = [c for c, f in zip(n.children, n.fields) if f in ("left", "right")]
+        return (op.text if op is not None else "?", op.start if op is not None else None, n.start, n.end,
+                [_our_test(k) for k in kids])
+    if n.type == "unary_expression" and n.children:
+        return (n.children[0].text, n.children[0].start, n.start, n.end, [_our_test(k) for k in n.children[1:] if k.named])
+    if n.type == "parenthesized_expression":
+        return ("()", None, n.start, n.end, [_our_test(k) for k in n.children if k.named])
+    return (None, None, n.start, n.end, [])
 
 
 def _children(n):
@@ -123,6 +229,10 @@ def recipelint_facts(data: bytes) -> set | None:
             out.update(("element", c.start, c.end) for c in n.field("value").children if c.named and c.type != "comment")
         elif n.type == "declaration_command":
             out.update(("declared", c.start, c.end) for c in n.children[1:] if c.named and c.type != "comment")
+        if n.type == "test_command" and n.children and n.children[0].type == "[[":
+            for t in n.children:
+                if t.named:
+                    out.update(_test_facts(_our_test(t)))
         if n.type == "case_item":
             paren = next((c.start for c in n.children if c.type == ")"), n.end)
             out.update(("pattern", c.start, c.end) for c in n.children if c.named and c.end <= paren)
