@@ -314,7 +314,9 @@ if sys.getrecursionlimit() < _RECURSION_LIMIT:  # set once, when the evaluator i
 #: quoting and expansions: a pattern token holding any is a word to expand
 _QUOTING = re.compile(r"[$'\"\\`]")
 #: a special parameter in here-document text (`$1`, `$@`, `$#`, `$?`), or an escaped character
-_HEREDOC_SPECIAL = re.compile(r"\\.|(\$[0-9@#?$*!_-])", re.S)
+#: what tree-sitter-bash leaves as text in a here-document: `$1`, `$@`, `$#`, `$?` ..., and any
+#: `$name` or `${name}` after a backslash-newline (group 2: the name)
+_HEREDOC_SPECIAL = re.compile(r"\\.|(\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\}|[0-9@#?$*!_-]))", re.S)
 _KEYED_ELEMENT = re.compile(r"^\[([^\]]*)\]\+?=")  # `[key]=value` in an array literal
 
 #: the function table's entry that marks function NAME exported (`export -f NAME`) is this prefix +
@@ -3289,12 +3291,21 @@ class Evaluator:
         return unknown(node.text, node.loc)
 
     def _pattern_from_nodes(self, nodes, node, st):
+        """Glob segments of the pattern ``nodes`` of the expansion ``node``: blanks between them,
+        and after the operator before them, are text (tree-sitter-bash starts ``${X%% *}``'s
+        pattern at the ``*``)."""
         segs = []
+        kids = node.children
+        at = next((i for i, c in enumerate(kids) if c is nodes[0]), 0) if nodes else 0
+        pos = kids[at - 1].end if at else None
         for c in nodes:
+            if pos is not None and c.start > pos:
+                segs.append((node.src.data[pos : c.start].decode("utf-8", "replace"), False))
             s = self.pattern_segments(c, st)
             if s is None:
                 return None
             segs.extend(s)
+            pos = c.end
         return segs
 
     def _pattern_word(self, node):
@@ -3429,15 +3440,16 @@ class Evaluator:
     def _heredoc_literal(self, body, a, b, segs, dash, at_start, st=None):
         raw = body.src.data[a:b].decode("utf-8", "replace")
         if st is not None and "$" in raw:
-            # tree-sitter-bash leaves `$1`, `$@`, `$#`, `$?` ... in a here-document as text
+            # tree-sitter-bash leaves `$1`, `$@`, `$#`, `$?` ... in a here-document as text (and
+            # every expansion after a backslash-newline)
             pos = 0
             for m in _HEREDOC_SPECIAL.finditer(raw):
                 if m.group(1) is None:
                     continue  # (an escaped character)
                 start = a + len(raw[: m.start(1)].encode("utf-8"))
                 self._heredoc_literal(body, a + len(raw[:pos].encode("utf-8")), start, segs, dash, at_start and pos == 0)
-                node = Node("simple_expansion", start, start + 2, True, body.src)
-                self._param(m.group(1)[1], None, node, st, segs, quoted=True, scalar=True)
+                node = Node("simple_expansion", start, start + len(m.group(1).encode("utf-8")), True, body.src)
+                self._param(m.group(2) or m.group(3) or m.group(1)[1], None, node, st, segs, quoted=True, scalar=True)
                 pos = m.end(1)
             if pos:
                 self._heredoc_literal(body, a + len(raw[:pos].encode("utf-8")), b, segs, dash, False)

@@ -171,7 +171,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     for _ in range(3):  # a misread statement may hide another one's (`2>/dev/null X=1` then `for x do`)
         before = parsed
         tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
-        tree, parsed, more = _test_operands(tree, parsed, text)
+        tree, parsed, more = _test_operands(*_lone_dollars(tree, parsed), text)
         operands.update(more)
         tree, parsed, more = _substring_offsets(tree, parsed)
         widen |= more
@@ -303,10 +303,10 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             start = c.start_byte
             if ctype in _LEADING_BLANK and data[start] in _BLANKS and node.type in ("string", "heredoc_body"):
                 # tree-sitter-bash starts an expansion after another at the blank between them
-                # (`"$A $B"`: ` $B`): the blank is the string's text
+                # (`"$A $B"`: ` $B`; `"$A \`, newline, `  $B"`): the blank is the string's text
                 ws = start
-                while ws < c.end_byte and data[ws] in _BLANKS:
-                    ws += 1
+                while ws < c.end_byte and (data[ws] in _BLANKS or data[ws : ws + 2] == b"\\\n"):
+                    ws += 2 if data[ws] == 92 else 1
                 kids.append(Node("string_content", start, ws, True, src))
                 fields.append(None)
                 start = ws
@@ -1303,6 +1303,25 @@ def _double_bracket_equals(tree, data: bytes):
             break
         tree, data = _reparse(data, at, b"=")
     return tree, data
+
+
+_LONE_DOLLAR = re.compile(rb"(?<!\\)\$(?=[ \t])")
+
+
+def _lone_dollars(tree, data: bytes):
+    """A ``$`` before a blank is text to bash; tree-sitter-bash expands it in a string, with the
+    blank and what follows for the name: ``"a $ b"`` as ``"a ${ b}"``, ``"$ ${n}"`` as ``"$$"``
+    then the text ``{n}``.  Each such ``$`` is parsed again as ``_`` (one byte for one: nodes
+    read their text from the file, so the string keeps its ``$``).  Returns the tree and the
+    text it parsed."""
+    if b"$ " not in data and b"$\t" not in data:
+        return tree, data
+    at = []
+    for m in _LONE_DOLLAR.finditer(data):
+        n = tree.root_node.descendant_for_byte_range(m.start(), m.start() + 1)
+        if n is not None and n.type == "$" and n.parent is not None and n.parent.type == "simple_expansion":
+            at.append(m.start())
+    return _reparse(data, at, b"_") if at else (tree, data)
 
 
 #: the right operand of `==`, `!=` or `=` when it starts with literal text before a quote, an

@@ -602,6 +602,18 @@ _SNIPPETS = {
         'for X in 12 0 a ""; do [[ ! "$X" =~ ^[1-9][0-9]*$ ]] && emit bad "$X" || emit ok "$X"; done; x=1; [[ -n a && ! $x =~ 2 ]] && emit 6; '
         '[[ ( $x =~ 1 ) && ! -z $x ]] && emit 7; [[ $x =~ "1" && -n a || -z b ]] && emit 8; [[ ! $x =~ "q" && -n a ]] && emit 9',
     ],
+    # found by comparing `${...}` with shfmt's trees: the blank after `%%` is the pattern's
+    # (tree-sitter-bash starts `${X%% *}`'s pattern at the `*`: it stripped everything); a `$`
+    # before a blank is text (tree-sitter-bash: `"a $ b"` expanded `${ b}`, `"$ ${n}"` was `$$`
+    # and the text `{n}`); a backslash-newline between two expansions in a string keeps the blanks
+    # after it; an expansion after a backslash-newline in a here-document is expanded
+    "expansions": [
+        'parsed="a b c"; p1="${parsed%% *}"; emit "$p1"; q=${parsed%% *}; emit "$q" "${parsed# *}" "${parsed#* }" "${parsed%% b*}" "${parsed%%  *}"',
+        'y=b; p="a b c"; emit "${p%% "$y"*}" "${p/ /_}" "${p// /}" "${p,, [A-Z]}"; emit ${p%% *}',
+        '_g=G _n=N; x="${_g} $ ${_n}"; emit "$x"; y="${_g}$ ${_n}"; emit "$y"; emit "a $ b" "$_g $ $_n" "cost: $\t5" "x \\$ y"; emit $ ${_n} a$ b "$ "',
+        'X="a\nb"; emit "x $X \\\n ${X} y" "${X} \\\n   $X y"; cat > rl_q <<EOF\n$X \\\n  $X ${X} \\$X \\\\$X $_x\nEOF\nemit "$(cat rl_q)"',
+        'set -- p; cat > rl_z <<EOF\n$1 \\\n $1x $# ${1}\nEOF\nemit "$(cat rl_z)"',
+    ],
     "here-documents": [
         # tree-sitter-bash leaves `$1`, `$@`, `$#`, `$?` in a here-document as text
         'f() {\n  cat <<EOF\nin $1 $X\nEOF\n}\nX=2; emit "$(f x)"',

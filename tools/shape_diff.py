@@ -6,7 +6,7 @@ independent bash parser as an oracle for tree-sitter-bash's silent misreadings).
 For each file that shfmt parses and recipelint parses without a problem, both trees are reduced
 to the same facts — every simple command (its first word's offset, its last word's end, its word
 count), every statement of assignments, the command each redirection belongs to, every
-case pattern, for-loop word, array element, declared name and `[[ ]]` operator with its operands — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
+case pattern, for-loop word, array element, declared name, `[[ ]]` operator with its operands, and `${...}` name and words — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
 reduce it and ask real bash (shfmt itself misreads a `#` inside a word, and attaches a
 function's redirections elsewhere).  Development tool: it runs shfmt, never the recipes.
 """
@@ -33,14 +33,18 @@ def shfmt_facts(data: bytes) -> set | None:
     if r.returncode:
         return None
     out: set = set()
-    stack = [json.loads(r.stdout)]
+    stack = [(json.loads(r.stdout), False)]
     while stack:
-        n = stack.pop()
+        n, arith = stack.pop()
         if isinstance(n, list):
-            stack.extend(n)
+            stack.extend((x, arith) for x in n)
             continue
         if not isinstance(n, dict):
             continue
+        if n.get("Type") in ("ArithmExp", "ArithmCmd", "CStyleLoop", "LetClause"):
+            arith = True  # (recipelint reads arithmetic from its text: no `${...}` facts there)
+        elif n.get("Type") == "CmdSubst":
+            arith = False
         if n.get("Redirs") and n.get("Cmd"):
             out.update(("redirect", r["OpPos"]["Offset"], n["Cmd"]["Pos"]["Offset"]) for r in n["Redirs"])
         # a case item's patterns, a for loop's words, an array's elements (from the `[` of an index)
@@ -50,6 +54,11 @@ def shfmt_facts(data: bytes) -> set | None:
         for e in n.get("Elems") or []:
             if "Pos" in e and "End" in e:
                 out.add(("element", e["Index"]["Pos"]["Offset"] - 1 if e.get("Index") else e["Pos"]["Offset"], e["End"]["Offset"]))
+        if n.get("Type") == "ParamExp" and not n.get("Short") and n.get("Param") and not arith:  # `${...}`: the name, the words
+            at = n["Dollar"]["Offset"]
+            out.add(("parameter", at, n["Param"]["Pos"]["Offset"], n["Param"]["End"]["Offset"]))
+            words = [(n.get("Exp") or {}).get("Word"), (n.get("Repl") or {}).get("Orig"), (n.get("Repl") or {}).get("With")]
+            out.update(("parameter-word", w["Pos"]["Offset"], w["End"]["Offset"], at) for w in words if w and w["End"]["Offset"] > w["Pos"]["Offset"])
         if n.get("Type") == "TestClause":  # in `[[ ]]`: each operator and its operands' span
             out.update(_test_facts(_bash_logic(_bash_not(_test_tree(n["X"], data)))))
         if n.get("Type") == "DeclClause":
@@ -62,7 +71,7 @@ def shfmt_facts(data: bytes) -> set | None:
                     out.add(("command", args[0]["Pos"]["Offset"], args[-1]["End"]["Offset"], len(args)))
             elif assigns:
                 out.add(("assignments", assigns[0]["Pos"]["Offset"], assigns[-1]["End"]["Offset"], len(assigns)))
-        stack.extend(v for k, v in n.items() if k not in ("Pos", "End"))
+        stack.extend((v, arith) for k, v in n.items() if k not in ("Pos", "End"))
     return out
 
 
@@ -156,6 +165,56 @@ def _test_facts(e) -> set:
     return out
 
 
+#: the operators after which an expansion's word comes (one word), or its pattern (then `/` and
+#: the replacement)
+_WORD_OPERATORS = {":-", "-", ":=", "=", ":+", "+", ":?", "?", "#", "##", "%", "%%", ",", ",,", "^", "^^"}
+_REPLACE_OPERATORS = {"/", "//", "/#", "/%"}
+
+
+def _our_parameter(n) -> set:
+    """``${...}``'s name and words, as ``shfmt_facts`` has them."""
+    kids = list(n.children)
+    if not kids or kids[0].type != "${":
+        return set()
+    k = 1
+    if k < len(kids) and kids[k].type in ("!", "#") and k + 1 < len(kids) and kids[k + 1].named:
+        k += 1  # `${!p}`, `${#X}`
+    if k >= len(kids) or not kids[k].named:
+        return set()
+    name = kids[k].field("name") if kids[k].type == "subscript" else kids[k]
+    if name is None:
+        return set()
+    out = {("parameter", n.start, name.start, name.end)}
+    rest = [c for c in kids[k + 1 :] if c.type != "}"]
+    if not rest or rest[0].named:
+        return out
+    op, words = rest[0], [[]]
+    for c in rest[1:]:
+        if c.type == "/" and op.type in _REPLACE_OPERATORS and len(words) == 1:
+            words.append([])
+        else:
+            words[-1].append(c)
+    if op.type not in _WORD_OPERATORS | _REPLACE_OPERATORS:
+        return out
+    if op.type in _REPLACE_OPERATORS and "\\" in n.text:  # (`${M//\//_}`: the evaluator splits the text)
+        data, end = n.src.data, n.end - 1
+        i = op.end
+        while i < end and data[i : i + 1] != b"/":
+            i += 2 if data[i : i + 1] == b"\\" else 1
+        start = op.end - 1 if op.type in ("/#", "/%") else op.end
+        if i > start:
+            out.add(("parameter-word", start, min(i, end), n.start))
+        if i + 1 < end:
+            out.add(("parameter-word", i + 1, end, n.start))
+        return out
+    for i, w in enumerate(words):
+        if w:
+            # (shfmt: the anchor is the pattern's; the evaluator reads blanks after the operator)
+            start = op.end - 1 if i == 0 and op.type in ("/#", "/%") else op.end if i == 0 else w[0].start
+            out.add(("parameter-word", start, w[-1].end, n.start))
+    return out
+
+
 def _our_test(n):
     """recipelint's test expression in ``_test_tree``'s shape."""
     if n.type == "binary_expression":
@@ -171,9 +230,9 @@ def _our_test(n):
 
 
 def _children(n):
-    """What to walk under ``n``: in `$(( ))` only its command substitutions, in a C-style `for`
+    """What to walk under ``n``: in `$(( ))` and `(( ))` only its command substitutions, in a C-style `for`
     only its body (shfmt keeps arithmetic out of commands)."""
-    if n.type == "arithmetic_expansion":
+    if n.type == "arithmetic_expansion" or n.type == "compound_statement" and n.children and n.children[0].type == "((":
         out, stack = [], list(n.children)
         while stack:
             x = stack.pop()
@@ -229,6 +288,8 @@ def recipelint_facts(data: bytes) -> set | None:
             out.update(("element", c.start, c.end) for c in n.field("value").children if c.named and c.type != "comment")
         elif n.type == "declaration_command":
             out.update(("declared", c.start, c.end) for c in n.children[1:] if c.named and c.type != "comment")
+        if n.type == "expansion":
+            out.update(_our_parameter(n))
         if n.type == "test_command" and n.children and n.children[0].type == "[[":
             for t in n.children:
                 if t.named:
