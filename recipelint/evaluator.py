@@ -616,6 +616,7 @@ class Evaluator:
         self._node_steps: dict = {}
         self._brace_cache: dict = {}
         self._pattern_words: dict = {}
+        self._regex_parts: dict = {}
         self._counting_cache: dict = {}
         self.replays = 0  # calls and statements replayed from a summary (all runs)
 
@@ -3651,7 +3652,7 @@ class Evaluator:
             m = glob_match(segs, lt)
             return m if op != "!=" else not m
         if op == "=~":
-            rt = text_of(self.expand_scalar(right, st)) if right is not None and right.type not in ("regex",) else (right.text if right is not None else "")
+            rt = self._regex_text(right, st) if right is not None else ""
             lt = text_of(lval)
             m = None
             if rt is not None and lt is not None:
@@ -3673,6 +3674,59 @@ class Evaluator:
             return m is not None
         rval = self.expand_scalar(right, st) if right is not None else EMPTY
         return _binary_test(op, lval, rval, st, self, node.loc, double)
+
+    def _regex_text(self, node: Node, st: State) -> str | None:
+        """The regular expression right of ``=~``: its quoted parts match as text (``"a.b"`` is
+        no regex), its expansions and the rest are the regex (``^${p}$``); None when unknown."""
+        if node.type == "regex":
+            if not _QUOTING.search(node.text):
+                return node.text
+            word = self._pattern_word(node)
+            if word is None:  # (`^v([0-9]+)\.x`, `^${p}([0-9]+)$`: no word to the grammar)
+                return self._regex_pieces(node, st)
+            node = word
+        out = []
+        for c in node.children if node.type == "concatenation" else (node,):
+            if c.type in ("string", "raw_string", "ansi_c_string", "translated_string") or c.type in EXPANSION_TYPES:
+                v = text_of(self.expand_scalar(c, st))
+                if v is None:
+                    return None
+                out.append(_ere_escape(v) if c.type not in EXPANSION_TYPES else v)
+            else:
+                out.append(c.text)
+        return "".join(out)
+
+    def _regex_pieces(self, node: Node, st: State) -> str | None:
+        """A regex token that is no word to the grammar (its parentheses): its ``$name`` and
+        ``${...}`` expanded, the rest as it is; None when it holds quotes or other expansions."""
+        hit = self._regex_parts.get(id(node))
+        if hit is None or hit[1] is not node:
+            parts: list | None = []
+            text = node.text
+            if re.search(r"['\"`]|\$[({]{2}|\$\(", text):
+                parts = None
+            else:
+                pos = 0
+                for m in _REGEX_EXPANSION.finditer(text):
+                    parts.append(text[pos : m.start()])
+                    a = node.start + len(text[: m.start()].encode("utf-8"))
+                    parts.append(self._pattern_word(Node("word", a, a + len(m.group(0).encode("utf-8")), True, node.src)))
+                    if parts[-1] is None:
+                        parts = None
+                        break
+                    pos = m.end()
+                if parts is not None:
+                    parts.append(text[pos:])
+            hit = self._regex_parts[id(node)] = (parts, node)
+        if hit[0] is None:
+            return None
+        out = []
+        for p in hit[0]:
+            v = p if isinstance(p, str) else text_of(self.expand_scalar(p, st))
+            if v is None:
+                return None
+            out.append(v)
+        return "".join(out)
 
     def _test_expr(self, node: Node, st: State, double: bool):
         t = node.type
@@ -5126,6 +5180,16 @@ def _relocate(val, node):
     if all(c.loc is not None for c in val):
         return val
     return tuple(c if c.loc is not None else Chunk(c.text, node.loc, c.why, c.nonempty, c.multi) for c in val)
+
+
+#: `$name`, `${...}` (no nested braces) or a special parameter, in a regex token
+_REGEX_EXPANSION = re.compile(r"(?<!\\)\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[^{}]*\}|[0-9@#?*!$-])")
+_ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
+
+
+def _ere_escape(text: str) -> str:
+    """``text`` as a POSIX extended regular expression matching it."""
+    return _ERE_SPECIAL.sub(r"\\\1", text)
 
 
 def _retext(val, new):

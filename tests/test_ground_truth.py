@@ -601,6 +601,12 @@ _SNIPPETS = {
         '[[ $c =~ ^b$ || $c =~ ^a$ ]] && emit 4; [[ -z x || $c =~ a ]] && emit 5; [[ $c =~ "b" || $c =~ "a" ]] && emit 6',
         'for X in 12 0 a ""; do [[ ! "$X" =~ ^[1-9][0-9]*$ ]] && emit bad "$X" || emit ok "$X"; done; x=1; [[ -n a && ! $x =~ 2 ]] && emit 6; '
         '[[ ( $x =~ 1 ) && ! -z $x ]] && emit 7; [[ $x =~ "1" && -n a || -z b ]] && emit 8; [[ ! $x =~ "q" && -n a ]] && emit 9',
+        # right of `=~`, quoted parts are text and expansions regex (`"a.b"` was a regex; `^${p}$`,
+        # `${opt##-}` were unknown)
+        '[[ axb =~ "a.b" ]] && emit 1; [[ a.b =~ "a.b" ]] && emit 2; [[ axb =~ a"."b ]] && emit 3; p="a.b"; [[ axb =~ $p ]] && emit 4; '
+        '[[ axb =~ "$p" ]] && emit 5; [[ xa.b =~ ^x"$p"$ ]] && emit 6; [[ ab =~ a\'b\' ]] && emit 7; [[ "a(b" =~ "(" ]] && emit 8',
+        'opt=-q; r=q; [[ $r =~ ${opt##-} ]] && emit m; [[ $r =~ $opt ]] || emit o; p=q; [[ $r =~ ^${p}$ ]] && emit p; '
+        '[[ q1 =~ ^${p}([0-9]+)$ ]] && emit "${BASH_REMATCH[1]}"; X=v1.2; [[ $X =~ ^v([0-9]+)\\.([0-9]+)$ ]] && emit "${BASH_REMATCH[@]}"',
     ],
     # found by comparing `${...}` with shfmt's trees: the blank after `%%` is the pattern's
     # (tree-sitter-bash starts `${X%% *}`'s pattern at the `*`: it stripped everything); a `$`
