@@ -85,13 +85,14 @@ def test_thousands_of_statements_the_parser_repairs(tmp_path):
 
     shapes = [b"a && b > f x", b"a && b 2>&1 | c", b"! { a; }", b"X=$D/$N.log", b"X=${H:-`hostname`}",
               b"[[ $a = b && $c = d ]]", b"2>/dev/null X=1", b"for x do :; done", b"emit $\"x\" ${X:$o:$n+1}",
-              b"\\cp a b", b"A=([k]=$a/$b.c)", b"exec 3<>/dev/tcp/$h/$p"]
-    text = b"".join(shape + b"\n" for shape in shapes) * 3000
+              b"\\cp a b", b"A=([k]=$a/$b.c)", b"exec 3<>/dev/tcp/$h/$p", b'[[ $p == *" on "* && $q =~ "r" || -n x ]]',
+              b"case $p in x${n}y|*\" -S \"*) ;; esac", b'! local y; z="${p%% *} $ w"', b"[[ ! $x =~ ^a$ ]]"]
+    text = b"".join(shape + b"\n" for shape in shapes) * 1000
     t0 = time.perf_counter()
     parsed = parse(SourceFile(tmp_path / "r.sh", text))
     assert time.perf_counter() - t0 < 20
-    assert parsed.problems == []
-    assert len(parsed.root.children) == len(shapes) * 3000
+    assert parsed.problems == [] and not parsed.too_large
+    assert len(parsed.root.named_children) == (len(shapes) + 1) * 1000  # (one line holds two statements)
 
 
 def test_five_thousand_levels_of_nesting(tmp_path):
