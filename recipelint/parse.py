@@ -1371,6 +1371,10 @@ _SUBSTRING_OFFSET = re.compile(rb"\$\{(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?
                                rb"(\$(?=[A-Za-z_0-9]))?[^:}\n]*(?::[ \t]*(\$)(?=[A-Za-z_0-9]))?")
 
 
+_NEGATIVE_OFFSET = re.compile(rb"\$\{(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?|[@*0-9]):(?:[^:}\n]*:)?[ \t]*([ \t])-[ \t]*"
+                              rb"(?:(\$)(?=[A-Za-z_0-9])|\$\{)")
+
+
 def _substring_offsets(tree, data: bytes):
     """tree-sitter-bash has no substring expansion whose offset starts with ``$name`` or ``$1``
     (``${X:$o}``, ``${X:$o:$n}``), nor a length of more than such a variable (``${X:0:$n+1}``):
@@ -1381,9 +1385,18 @@ def _substring_offsets(tree, data: bytes):
     if not tree.root_node.has_error or b"${" not in data:
         return tree, data, frozenset()
     at = [m.start(g) for m in _SUBSTRING_OFFSET.finditer(data) for g in (1, 2) if m.start(g) >= 0]
+    # `${X: -$o}`: the blank before the `-` is parsed as `0` (`0- o` is an expression to the grammar)
+    negative = [(m.start(1), m.start(2)) for m in _NEGATIVE_OFFSET.finditer(data)]
+    if negative:
+        buf = bytearray(data)
+        for blank, dollar in negative:
+            buf[blank] = 48
+            if dollar >= 0:  # (`${o}`: an expansion to the grammar already)
+                at.append(dollar)
+        data = bytes(buf)
     if not at:
         return tree, data, frozenset()
-    tree, data = _reparse(data, at, b" ")
+    tree, data = _reparse(data, sorted(set(at)), b" ")
     return tree, data, frozenset(i + 1 for i in at)
 
 

@@ -619,6 +619,8 @@ _SNIPPETS = {
         '_g=G _n=N; x="${_g} $ ${_n}"; emit "$x"; y="${_g}$ ${_n}"; emit "$y"; emit "a $ b" "$_g $ $_n" "cost: $\t5" "x \\$ y"; emit $ ${_n} a$ b "$ "',
         'X="a\nb"; emit "x $X \\\n ${X} y" "${X} \\\n   $X y"; cat > rl_q <<EOF\n$X \\\n  $X ${X} \\$X \\\\$X $_x\nEOF\nemit "$(cat rl_q)"',
         'set -- p; cat > rl_z <<EOF\n$1 \\\n $1x $# ${1}\nEOF\nemit "$(cat rl_z)"',
+        # a negative offset or length from a variable (`${X: -$o}`: an error in tree-sitter-bash)
+        'o=2; X=hello; emit "${X: -$o}" "${X: -$o:1}" "${X:1: -$o}" "${X: -${o}}" "${X: -${o}:1}"; A=(a b c); emit "${A[@]: -$o}" "${X:-$o}"',
     ],
     "here-documents": [
         # tree-sitter-bash leaves `$1`, `$@`, `$#`, `$?` in a here-document as text
