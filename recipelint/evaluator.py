@@ -2803,6 +2803,9 @@ class Evaluator:
             for c in node.children:
                 self._segments(c, st, segs, quoted, scalar)
             return
+        if t == "$" and node.text == "$$":  # (`/tmp/f.$$`, `${t}$$`: a `$` token to tree-sitter-bash)
+            self._param("$", None, node, st, segs, quoted, scalar)
+            return
         if t in EXPANSION_TYPES:
             self._expansion(node, st, segs, quoted, scalar)
             return
@@ -3184,13 +3187,36 @@ class Evaluator:
             elif not quoted and c.type in ("word", "concatenation"):
                 for part in c.children if c.type == "concatenation" else (c,):
                     n = len(segs)
-                    self._segments(part, st, segs, quoted)
+                    self._operand_part(part, st, segs, quoted)
                     if part.type == "word" and "\\" not in part.text:  # (an escaped blank is text)
                         _splittable(segs, n)
             else:
-                self._segments(c, st, segs, quoted)
+                for part in c.children if c.type == "concatenation" else (c,):
+                    self._operand_part(part, st, segs, quoted)
             pos = c.end
         return segs
+
+    def _operand_part(self, part, st, segs, quoted):
+        """Segments of a piece of ``${X:-word}``'s word: tree-sitter-bash leaves ``$#``, ``$$``,
+        ``$?``, ``$@`` ... there as text (``${W:-$$}``), bash expands them."""
+        text = part.text
+        if part.type != "word" or "$" not in text or not _OPERAND_SPECIAL.search(text):
+            self._segments(part, st, segs, quoted)
+            return
+        unescape = _unescape_dq if quoted else _unescape_unquoted
+        pos = 0
+        for m in _OPERAND_SPECIAL.finditer(text):
+            a = part.start + len(text[: m.start()].encode("utf-8"))
+            if m.start() > pos:
+                piece = unescape(text[pos : m.start()])
+                if piece:
+                    segs.append(("t", self._lit_range(piece, part.src, part.start + len(text[:pos].encode("utf-8")), a), True, False))
+            exp = Node("simple_expansion", a, a + len(m.group(0).encode("utf-8")), True, part.src)
+            self._param(m.group(1) or m.group(2), None, exp, st, segs, quoted, False)
+            pos = m.end()
+        piece = unescape(text[pos:])
+        if piece:
+            segs.append(("t", self._lit_range(piece, part.src, part.start + len(text[:pos].encode("utf-8")), part.end), True, False))
 
     def _transform(self, op, val, operand_nodes, node, st):
         txt = text_of(val)
@@ -5182,6 +5208,8 @@ def _relocate(val, node):
     return tuple(c if c.loc is not None else Chunk(c.text, node.loc, c.why, c.nonempty, c.multi) for c in val)
 
 
+#: `$name` or a special parameter in a word (group 1: the name, 2: the special character)
+_OPERAND_SPECIAL = re.compile(r"(?<!\\)\$(?:([A-Za-z_][A-Za-z0-9_]*)|([#$?!@*-]))")
 #: `$name`, `${...}` (no nested braces) or a special parameter, in a regex token
 _REGEX_EXPANSION = re.compile(r"(?<!\\)\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[^{}]*\}|[0-9@#?*!$-])")
 _ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")

@@ -41,6 +41,8 @@ def shfmt_facts(data: bytes) -> set | None:
             continue
         if not isinstance(n, dict):
             continue
+        if n.get("Type") in ("ParamExp", "CmdSubst", "ArithmExp") and (not arith or n["Type"] == "CmdSubst"):  # every expansion
+            out.add(("expansion", n["Pos"]["Offset"], n["End"]["Offset"]))
         if n.get("Type") in ("ArithmExp", "ArithmCmd", "CStyleLoop", "LetClause"):
             arith = True  # (recipelint reads arithmetic from its text: no `${...}` facts there)
         elif n.get("Type") == "CmdSubst":
@@ -288,6 +290,8 @@ def recipelint_facts(data: bytes) -> set | None:
             out.update(("element", c.start, c.end) for c in n.field("value").children if c.named and c.type != "comment")
         elif n.type == "declaration_command":
             out.update(("declared", c.start, c.end) for c in n.children[1:] if c.named and c.type != "comment")
+        if n.type in ("simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"):
+            out.add(("expansion", n.start, n.end))
         if n.type == "expansion":
             out.update(_our_parameter(n))
         if n.type == "test_command" and n.children and n.children[0].type == "[[":
