@@ -1348,12 +1348,15 @@ def _test_operands(tree, data: bytes, text: bytes):
             continue
         while n is not None and n.type != "test_command":
             n = n.parent
-        # (with `x${o}y` the test may have no end: its `]]` is the next one on the line)
-        opened = data.rfind(b"[[", 0, m.start())
-        end = data.find(b"]]", a) + 2
-        if n is None or n.child(0).type != "[[" or opened < n.start_byte or end < 2 or b"]]" in data[opened : m.start()] \
-                or b"\n" in data[opened:end]:
+        if n is None or n.child(0).type != "[[":
             continue
+        if not n.has_error and n.child(n.child_count - 1).type == "]]":
+            end = n.end_byte
+        else:  # (with `x${o}y` the test may have no end: its `]]` is the next one on the line)
+            opened = data.rfind(b"[[", 0, m.start())
+            end = data.find(b"]]", a) + 2
+            if opened < n.start_byte or end < 2 or b"]]" in data[opened : m.start()] or b"\n" in data[opened:end]:
+                continue
         word = _first_word(text[a:end])
         if word is not None:
             b = a + word[0].end_byte - 2

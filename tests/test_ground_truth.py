@@ -596,6 +596,8 @@ _SNIPPETS = {
         'o=b; for p in a-b b ab -b; do [[ $p == *-${o} ]] && emit m $p; [[ $p == -$o ]] && emit n $p; [[ $p != x${o}y ]] || emit x $p; done',
         'o=q; for p in xqy -qa -qz xy; do [[ -n a && $p == x${o}y ]] && emit m $p; [[ $p == x${o}y && -n a ]] && emit n $p; '
         '[[ $p == x${o}y${o}z || $p = x$(echo q)y ]] && emit z $p; [[ $p == -${o}[abc] ]] && emit b $p; done',
+        'M=q; TP=8; if [[ "$M" == *"deepseek"* &&\n      "$TP" == 8 ]]; then emit y; fi; if [[ "$M" != *"x"* && \\\n   $TP == 8 ]]; then emit z; fi; '
+        '[[ ab == *" "* ||\n b == a ]] || emit n',  # (over lines)
         'A=1 B=2; for p in v1.2 v12; do [[ $p == v${A}.${B} ]] && emit m $p; [[ $p = v"$A".* ]] && emit q $p; [[ $p != *-${A}* && -n a ]] && emit r $p; done',
         'c=b; [[ -n x && $c =~ ^a$ ]] && emit 1; c=a; [[ -n x && $c =~ ^a$ ]] && emit 2; [[ $c =~ ^a$ && -z x ]] || emit 3; '
         '[[ $c =~ ^b$ || $c =~ ^a$ ]] && emit 4; [[ -z x || $c =~ a ]] && emit 5; [[ $c =~ "b" || $c =~ "a" ]] && emit 6',
