@@ -314,9 +314,10 @@ if sys.getrecursionlimit() < _RECURSION_LIMIT:  # set once, when the evaluator i
 #: quoting and expansions: a pattern token holding any is a word to expand
 _QUOTING = re.compile(r"[$'\"\\`]")
 #: a special parameter in here-document text (`$1`, `$@`, `$#`, `$?`), or an escaped character
-#: what tree-sitter-bash leaves as text in a here-document: `$1`, `$@`, `$#`, `$?` ..., and any
-#: `$name` or `${name}` after a backslash-newline (group 2: the name)
-_HEREDOC_SPECIAL = re.compile(r"\\.|(\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\}|[0-9@#?$*!_-]))", re.S)
+#: expansions tree-sitter-bash leaves as text: in a here-document `$1`, `$@`, `$#`, `$?` ..., and
+#: any `$name` or `${name}` after a backslash-newline; `$#`, `$$`, `$?` ... in the word of
+#: `${X:-word}` (group 1: the expansion, none for an escaped character; 2 or 3: the name)
+_TEXT_EXPANSION = re.compile(r"\\.|(\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\}|[0-9@#?$*!_-]))", re.S)
 _KEYED_ELEMENT = re.compile(r"^\[([^\]]*)\]\+?=")  # `[key]=value` in an array literal
 
 #: the function table's entry that marks function NAME exported (`export -f NAME`) is this prefix +
@@ -2431,16 +2432,12 @@ class Evaluator:
                 if "g" in flags:
                     local = False
                 continue
-            if kw == "export" and ("f" in attrs or "F" in attrs):  # `export -f NAME` (fails for no function)
-                missing = missing or c.text not in st.funcs
-                self._export_function(st, c.text, export="x" in attrs, unexport="x" in unset_attrs)
-                continue
             if "f" in attrs or "F" in attrs:
-                # `declare -F NAME` prints the name, `-f` the definition; both fail for a name
-                # that is no function (`if declare -F f >/dev/null; then f; fi`)
+                # `declare -F NAME` prints the name, `-f` the definition; `export -f NAME` marks it
+                # exported; all fail for a name that is no function (`if declare -F f >/dev/null`)
                 if c.text not in st.funcs:
                     missing = True
-                elif st.out is not None:
+                elif kw != "export" and st.out is not None:
                     st.out = st.out + ((Chunk(c.text + "\n", c.loc),) if "F" in attrs else unknown(f"declare -f {c.text}", c.loc))
                 if "x" in attrs or "x" in unset_attrs:
                     self._export_function(st, c.text, export="x" in attrs, unexport="x" in unset_attrs)
@@ -3200,19 +3197,20 @@ class Evaluator:
         """Segments of a piece of ``${X:-word}``'s word: tree-sitter-bash leaves ``$#``, ``$$``,
         ``$?``, ``$@`` ... there as text (``${W:-$$}``), bash expands them."""
         text = part.text
-        if part.type != "word" or "$" not in text or not _OPERAND_SPECIAL.search(text):
+        found = [m for m in _TEXT_EXPANSION.finditer(text) if m.group(1)] if part.type == "word" and "$" in text else ()
+        if not found:
             self._segments(part, st, segs, quoted)
             return
         unescape = _unescape_dq if quoted else _unescape_unquoted
         pos = 0
-        for m in _OPERAND_SPECIAL.finditer(text):
+        for m in found:
             a = part.start + len(text[: m.start()].encode("utf-8"))
             if m.start() > pos:
                 piece = unescape(text[pos : m.start()])
                 if piece:
                     segs.append(("t", self._lit_range(piece, part.src, part.start + len(text[:pos].encode("utf-8")), a), True, False))
-            exp = Node("simple_expansion", a, a + len(m.group(0).encode("utf-8")), True, part.src)
-            self._param(m.group(1) or m.group(2), None, exp, st, segs, quoted, False)
+            exp = Node("simple_expansion", a, a + len(m.group(1).encode("utf-8")), True, part.src)
+            self._param(m.group(2) or m.group(3) or m.group(1)[1], None, exp, st, segs, quoted, False)
             pos = m.end()
         piece = unescape(text[pos:])
         if piece:
@@ -3470,7 +3468,7 @@ class Evaluator:
             # tree-sitter-bash leaves `$1`, `$@`, `$#`, `$?` ... in a here-document as text (and
             # every expansion after a backslash-newline)
             pos = 0
-            for m in _HEREDOC_SPECIAL.finditer(raw):
+            for m in _TEXT_EXPANSION.finditer(raw):
                 if m.group(1) is None:
                     continue  # (an escaped character)
                 start = a + len(raw[: m.start(1)].encode("utf-8"))
@@ -5208,8 +5206,6 @@ def _relocate(val, node):
     return tuple(c if c.loc is not None else Chunk(c.text, node.loc, c.why, c.nonempty, c.multi) for c in val)
 
 
-#: `$name` or a special parameter in a word (group 1: the name, 2: the special character)
-_OPERAND_SPECIAL = re.compile(r"(?<!\\)\$(?:([A-Za-z_][A-Za-z0-9_]*)|([#$?!@*-]))")
 #: `$name`, `${...}` (no nested braces) or a special parameter, in a regex token
 _REGEX_EXPANSION = re.compile(r"(?<!\\)\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[^{}]*\}|[0-9@#?*!$-])")
 _ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")

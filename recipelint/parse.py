@@ -129,7 +129,7 @@ def parse(src) -> Parsed:
     if lines > MAX_LINES:
         return _not_parsed(src, f"{lines:,} lines, more than the {MAX_LINES:,}")
     body = data[:-1] if data.endswith(b"\\\n") else data
-    if body.endswith(b"\\") and (len(body) - len(body.rstrip(b"\\"))) % 2:
+    if _escaped(body, len(body)):
         # a backslash ending the file (alone, or continuing a line into the end) is dropped by
         # bash; tree-sitter-bash calls it a syntax error (InferenceX's history: a recipe ending in
         # `rm -rf ./utils/bench_serving\` and a newline)
