@@ -185,7 +185,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         if parsed == before:
             break
     known = len(problems)
-    root, depth, redirected, fixes = _convert(tree.root_node, src, problems, parsed, text, widen, dollars, operands)
+    root, depth, redirected, fixes, links = _convert(tree.root_node, src, problems, parsed, text, widen, dollars, operands)
     if "brackets" in fixes and not brackets:
         # a `[ ]` holding statements (`[ $? -ne 0 ]` newline `then ...` up to a later `]`)
         del problems[known:]
@@ -196,10 +196,13 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         _operand_backquotes(root, src, problems, text)
     if "patterns" in fixes:
         _case_patterns(root, src, problems, text)
+    # the two passes below need the parents of a few kinds of node: ``links`` has them, unless a
+    # pass above made new nodes (then they walk the whole tree)
+    fresh = links is not None and not ({"words", "backquotes", "patterns"} & fixes)
     if "regex" in fixes:
-        _regex_operands(root)
+        _regex_operands(root, links if fresh else None)
     if "redirects" in fixes:
-        _relocate_redirects(root, redirected)
+        _relocate_redirects(root, redirected, links if fresh else None)
     _attach_negations(root, bangs)
     _attach_redirects(root, moved, src, problems, parsed, text)
     _based_numbers(root, problems, text)
@@ -264,20 +267,24 @@ _BLANKS = b" \t\n"
 
 
 def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset = frozenset(),
-             dollars: list[int] | None = None, operands: dict | None = None) -> tuple[Node, int, list[Node], set[str]]:
+             dollars: list[int] | None = None, operands: dict | None = None) -> tuple[Node, int, list[Node], set[str], list]:
     """Our tree of tree-sitter's, which parsed ``data`` (the file's text, or the text ``parse``
     rewrote: positions are then ``data``'s until ``_remap``), and the redirected commands whose
     redirections hold words (for ``_words_after_redirects``).  ``text`` is ``data`` before the
     repairs that replaced bytes (what messages quote); a node starting at a position in ``widen``
     starts a byte earlier (the ``$`` that ``_substring_offsets`` blanked); a word holding a
     position in ``dollars`` holds the expansion ``_split_dollars`` hid there; a word at a span of
-    ``operands`` is the operand ``_test_operands`` parsed alone."""
+    ``operands`` is the operand ``_test_operands`` parsed alone.  Last: ``(node, parent, depth)`` for
+    every node of a type in ``_LINKED``, in the order a depth-first walk that takes the children
+    last to first finds them (so a node after its ancestors); None when the tree holds subtrees
+    made apart (then only a walk of the tree finds them all)."""
     root = Node(ts_root.type, ts_root.start_byte, ts_root.end_byte, True, src)
     # iterative conversion: (ts_node, node, depth)
     stack = [(ts_root, root, 0)]
     max_depth = 0
     redirected: list[Node] = []  # redirected commands whose redirections may hold their words
     fixes: set[str] = set()  # the post-passes the tree needs (see _repaired)
+    links: list[tuple[Node, Node, int]] | None = []
     while stack:
         ts_node, node, depth = stack.pop()
         if depth > max_depth:
@@ -334,6 +341,7 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                 continue
             if operands and (start, end) in operands and not c.child_count:
                 kids.append(_shifted(*operands[start, end], start, src))
+                links = None  # (a subtree not walked here)
                 fields.append(ts_node.field_name_for_child(i))
                 continue
             if dollars and ctype == "word" and _holds(dollars, start, end):
@@ -343,6 +351,8 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             child = Node(ctype, start, end, c.is_named, src)
             kids.append(child)
             fields.append(ts_node.field_name_for_child(i))
+            if ctype in _LINKED and links is not None:
+                links.append((child, node, depth + 1))
             if (ctype == "list" or ctype == "pipeline") and node.type == "redirected_statement":
                 fixes.add("redirects")
             elif ctype in _NOT_IN_TEST and node.type == "test_command":
@@ -364,7 +374,11 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             fixes.add("regex")
         if node.type == "case_item" and _split_pattern(kids, data) or node.type == "case_statement" and _pattern_errors(kids):
             fixes.add("patterns")
-    return root, max_depth, redirected, fixes
+    return root, max_depth, redirected, fixes, links
+
+
+#: the nodes whose parents ``_convert`` lists: for ``_regex_operands`` and ``_relocate_redirects``
+_LINKED = frozenset({"binary_expression", "redirected_statement", "pipeline"})
 
 
 #: ``$name`` inside a word, after a literal character and before one (``$D/$N.log``,
@@ -459,17 +473,20 @@ _JOINS_SECOND = _WORDISH | {"command_name"}
 _JOINS_FIRST = _WORDISH | {"variable_assignment"}
 
 
-def _regex_operands(root: Node) -> None:
+def _regex_operands(root: Node, links: list | None = None) -> None:
     """tree-sitter-bash gives ``=~`` in ``[[ ]]`` a lower precedence than ``&&``, ``||`` and
     ``!``: ``[[ a && $x =~ re ]]`` as ``(a && $x) =~ re``, ``[[ ! $x =~ re ]]`` as
     ``(! $x) =~ re``, ``[[ $x =~ "re" || b ]]`` as ``$x =~ ("re" || b)`` (bash: ``a && ($x =~ re)``,
     ``! ($x =~ re)``, ``($x =~ "re") || b``).  Each ``=~`` takes the operands just around it,
-    inner ones first."""
-    order, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        order.append(node)
-        stack.extend(node.children)
+    inner ones first.  ``links``: ``_convert``'s (node, parent) pairs of the tree, else it is walked."""
+    if links is not None:  # the parents of `=~` expressions, each after its ancestors
+        order = list({id(up): up for n, up, _ in links if _is_match(n)}.values())
+    else:
+        order, stack = [], [root]
+        while stack:
+            node = stack.pop()
+            order.append(node)
+            stack.extend(node.children)
     for node in reversed(order):  # (children before their parents)
         if any(_is_match(c) for c in node.children):
             node.children = tuple(_regex_fix(c) if _is_match(c) else c for c in node.children)
@@ -872,23 +889,32 @@ class _Edits:
             n.children, n._fmap = tuple(kids), None
 
 
-def _relocate_redirects(root: Node, redirected: list) -> None:
+def _relocate_redirects(root: Node, redirected: list, links: list | None = None) -> None:
     """tree-sitter-bash gives the redirections after the last command of a list or pipeline to
     the whole list (``a && b > f`` as ``(a && b) > f``; ``a && b 2>&1 | c`` as
     ``((a && b) 2>&1) | c``), where bash gives them to that command (``a && (b > f)``,
     ``a && ((b 2>&1) | c)``).  Each such redirection is moved to the command it follows, and a
-    pipeline that took a list for its first part takes that list's last part."""
+    pipeline that took a list for its first part takes that list's last part.  ``links``:
+    ``_convert``'s (node, parent, depth) triples of the tree (which hold every redirected
+    statement and pipeline: the only nodes whose parents are asked for), else it is walked.
+    (``_regex_operands`` may have moved nodes since: only inside ``[[ ]]``, where a statement is
+    always under a command substitution, so the depths of two statements whose edits touch the
+    same nodes keep their order.)"""
+    if links is None:
+        links = []
+        stack = [(root, 0)]
+        while stack:
+            n, d = stack.pop()
+            for c in n.children:
+                links.append((c, n, d + 1))
+                stack.append((c, d + 1))
     parent: dict[int, Node] = {}
     found = []
-    stack = [(root, 0)]
-    while stack:
-        n, d = stack.pop()
-        for c in n.children:
-            parent[id(c)] = n
-            stack.append((c, d + 1))
-            if c.type == "redirected_statement" and c.children and c.fields[0] == "body" \
-                    and c.children[0].type in ("list", "pipeline"):
-                found.append((d + 1, c))
+    for c, n, d in links:
+        parent[id(c)] = n
+        if c.type == "redirected_statement" and c.children and c.fields[0] == "body" \
+                and c.children[0].type in ("list", "pipeline"):
+            found.append((d, c))
 
     edits = _Edits()
 

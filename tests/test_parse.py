@@ -306,3 +306,34 @@ def test_double_bracket_operands_and_regex_matches_are_bashs():
         n = stack.pop()
         stack.extend(n.children)
         assert n.text == data[n.start : n.end].decode()
+
+
+def _shape(parsed) -> list:
+    out, stack = [], [(parsed.root, 0)]
+    while stack:
+        n, d = stack.pop()
+        out.append((d, n.type, n.start, n.end, n.fields))
+        stack.extend((c, d + 1) for c in reversed(n.children))
+    return out + [(p.loc.start, p.message) for p in parsed.problems]
+
+
+@pytest.mark.parametrize("text", [
+    "a && b > f\n",
+    "a || b 2>&1 | c\n",
+    "[[ a && $x =~ r ]] && b > f\n",
+    "[[ $(x && y > f) && z =~ r ]] > g 2>&1 | h\n",
+    "x=$( [[ ! $(p | q > g) =~ ^a ]] && c || d >> e ) && [[ $(a && b > c) =~ d || e ]] > f\n",
+    "while [[ $(a && b >f) =~ x ]]; do c || d >> e; done 2>&1 | tee l\n",
+    'case $x in *" a "*) a && b > f ;; esac\n',  # (a pass before them made nodes: the tree is walked)
+    '[[ $x == *" $(a && b > f) "* ]] && c > g\n',  # (an operand parsed apart: the same)
+])
+def test_parent_lists_give_the_tree_a_walk_gives(text, monkeypatch):
+    # `_regex_operands` and `_relocate_redirects` take the parents `_convert` listed instead of
+    # walking the tree: the same tree either way
+    import recipelint.parse as P
+
+    src = SourceFile("x.sh", text.encode())
+    listed = _shape(parse(src))
+    convert = P._convert
+    monkeypatch.setattr(P, "_convert", lambda *a, **k: convert(*a, **k)[:4] + (None,))
+    assert _shape(parse(src)) == listed
