@@ -99,9 +99,10 @@ def _rebound(pr: PointResult, point: SweepPoint) -> PointResult:
 
 
 class Analyzer:
-    def __init__(self, limits: Limits | None = None, library: Library | None = None):
+    def __init__(self, limits: Limits | None = None, library: Library | None = None, cache_dir=None):
+        """``cache_dir``: where the trees of sourced libraries are kept between runs (None: not kept)."""
         self.limits = limits or Limits()
-        self.library = library or Library()
+        self.library = library or Library(cache_dir=cache_dir)
         self.launch_watch = launches_mod.launch_words()
         self.watch = _merge_watch(self.launch_watch, commands.change_words())
 

@@ -59,9 +59,12 @@ _CODE: str | None = None
 
 
 def code_fingerprint() -> str:
-    """Version + bytes of recipelint's modules, stubs and rules (data included)."""
+    """Version + bytes of recipelint's modules, stubs and rules (data included), and of the
+    parser's compiled modules (tree-sitter and its bash grammar: another build may give other trees)."""
     global _CODE
     if _CODE is None:
+        from importlib.util import find_spec
+
         from . import __version__
 
         h = hashlib.sha256(f"recipelint {__version__} cache {FORMAT}\n".encode())
@@ -71,6 +74,11 @@ def code_fingerprint() -> str:
             for p in sorted(base.rglob("*")):
                 if p.suffix in (".py", ".yaml", ".json", ".sh") and "__pycache__" not in p.parts:
                     _file_digest(str(p), str(p.relative_to(base.parent)), h)
+        for name in ("tree_sitter", "tree_sitter_bash"):  # (located, not imported)
+            spec = find_spec(name)
+            for d in (spec.submodule_search_locations or []) if spec is not None else []:
+                for p in sorted(Path(d).glob("_binding*")):
+                    _file_digest(str(p), f"{name}/{p.name}", h)
         _CODE = h.hexdigest()
     return _CODE
 
@@ -237,7 +245,7 @@ def write_atomic(path: Path, text: str) -> bool:
         return False
 
 
-def memo_text(cache_dir, kind: str, version: int, text: str, compute, encode, decode):
+def memo_text(cache_dir, kind: str, version: int | str, text: str, compute, encode, decode):
     """``compute(text)``, remembered as JSON under ``cache_dir/kind`` keyed by the text's SHA-256
     (and ``version``, the format of the stored data).  ``encode(result)`` gives the JSON data (or
     raises TypeError/ValueError: not kept); ``decode(data)`` the result again (a stored file it

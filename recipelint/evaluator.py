@@ -5543,8 +5543,10 @@ class Library:
 
     STUB_DIR = Path(__file__).parent / "stubs"
 
-    def __init__(self, search_roots: list[Path] | None = None):
+    def __init__(self, search_roots: list[Path] | None = None, cache_dir: Path | None = None):
         self.cache: dict[str, Parsed | None] = {}
+        #: where trees of sourced files are kept between runs (recipelint.treecache); None: not kept
+        self.cache_dir = cache_dir
         self._resolved: dict = {}
         self.search_roots = search_roots or []
         #: sources of the cached files (alive as long as the library): facts about their syntax
@@ -5584,7 +5586,12 @@ class Library:
             self.cache[key] = None
             return None
         src = SourceFile(str(path), data)
-        parsed = parse(src)
+        if self.cache_dir is not None:
+            from .treecache import parse_cached
+
+            parsed = parse_cached(src, self.cache_dir)
+        else:
+            parsed = parse(src)
         if parsed.too_large:  # taken as absent, like a file that cannot be read (`source` notes it)
             parsed = None
         self.cache[key] = parsed

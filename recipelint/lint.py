@@ -180,7 +180,7 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
     from .rulebase import FileContext, Project
 
     rules = [r() for r in selected(sel or None, ign)]
-    analyzer = analyzer or Analyzer()
+    analyzer = analyzer or Analyzer(cache_dir=cache_at)
     cs = configs.ConfigSet(None)
     if opt.use_configs and opt.points_for is None:
         anchor = (recipe_paths or yaml_paths or [Path(".")])[0]

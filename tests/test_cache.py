@@ -160,3 +160,60 @@ def test_changing_a_dispatch_workflow_misses(repo):
     wf.write_text(wf.read_text().replace("TP: '8'", "TP: '4'"))
     _check()
     assert len(list(cache.glob("*.json"))) == 2
+
+
+def _tree(parsed) -> list:
+    out, stack = [], [(parsed.root, 0)]
+    while stack:
+        n, d = stack.pop()
+        out.append((d, n.type, n.start, n.end, n.named, n.fields, n.text, [(x.type, x.start, x.end) for x in n.extra]))
+        stack.extend((c, d + 1) for c in reversed(n.children))
+    return out + [(p.loc.start, p.loc.end, p.message) for p in parsed.problems] + [parsed.depth]
+
+
+@pytest.mark.parametrize("text", [
+    b"",
+    b"x=1\nf() { local a=$1; echo \"${a%% *}\" | tr a b > /dev/null 2>&1; }\n",
+    b"echo '{'\\\n'\"a\": 1}' $((1 + \\\n 2))\n",  # (joined lines: nodes whose text is not the file's bytes)
+    b"python3 - <<'PY'\nprint(1)\nPY\n",  # (a token the grammar drops, recovered as an extra word)
+    b"if [ 1 = 1 ]; then\n  echo (\nfi\ncase $x in a|b) :;; *\" s \"*) :;; esac\n",  # (a syntax error)
+    b"[[ a && $x =~ ^b || ! -f c ]] && d > e 2>&1 | f\n",
+    b"f() {\n" * 300 + b"}\n" * 300,
+])
+def test_a_kept_tree_is_the_tree_parse_gives(text):
+    from recipelint.parse import parse
+    from recipelint.source import SourceFile
+    from recipelint.treecache import decode, encode
+
+    src = SourceFile("lib.sh", text)
+    parsed = parse(src)
+    kept = decode(json.loads(json.dumps(encode(parsed))), src)
+    assert _tree(kept) == _tree(parsed)
+
+
+def test_sourced_libraries_are_parsed_once_across_runs(tmp_path, monkeypatch):
+    from recipelint import treecache
+    from recipelint.analysis import Analyzer
+    from recipelint.points import SweepPoint
+
+    (tmp_path / "lib.sh").write_text("serve() { vllm serve m --max-num-seqs \"$1\"; }\n")
+    recipe = tmp_path / "r.sh"
+    recipe.write_text('source "$(dirname "$0")/lib.sh"\nserve 8\n')
+    cache = tmp_path / "cache"
+
+    def seqs():
+        res = Analyzer(cache_dir=cache).analyze(recipe, "r.sh", [SweepPoint("p", {})])
+        return [lc.value("--max-num-seqs") for lc in res.launches]
+
+    assert seqs() == ["8"]
+    kept = list((cache / "trees").glob("*.json"))
+    assert len(kept) == 1
+    monkeypatch.setattr(treecache, "parse", lambda src: pytest.fail("a kept library parsed again"))
+    assert seqs() == ["8"]
+    monkeypatch.undo()
+    kept[0].write_text('{"types": [], "nodes": [1, 2]}')  # unreadable: parsed afresh, never an error
+    assert seqs() == ["8"]
+    (tmp_path / "lib.sh").write_text("serve() { vllm serve m --max-num-seqs 2; }\n")  # another text: another tree
+    assert seqs() == ["2"]
+    assert len(list((cache / "trees").glob("*.json"))) == 2
+    assert seqs() == ["2"] and Analyzer().analyze(recipe, "r.sh", [SweepPoint("p", {})]).launches  # no cache dir: parsed

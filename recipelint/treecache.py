@@ -1,0 +1,107 @@
+"""Syntax trees of sourced libraries, kept in the cache directory between runs.
+
+A recipe sources the same helper library on every run (InferenceX's ``benchmark_lib.sh``, 2,300
+lines, ~16,000 syntax nodes); parsing it is the largest single cost of a pre-commit run that
+checks one edited recipe.  Its tree is kept as JSON (a flat preorder table of integers, never
+pickle), keyed by the library's text and by recipelint's code fingerprint (which covers the
+parser's binaries), so a changed file or another parser never reads a stale tree.
+
+Only sourced files are kept (``Library.load``): a recipe's own tree is rebuilt on every run (it
+is the file that changed, and one tree per recipe would crowd the libraries out of the cache).
+"""
+
+from __future__ import annotations
+
+from .parse import Node, Parsed, ParseProblem, parse
+from .source import Loc
+
+FORMAT = 1
+#: trees up to this many nodes are kept (a library beyond it is parsed every run)
+MAX_NODES = 200_000
+_WIDTH = 7  # a node's record: type, start, end, named, children, extras, field in its parent
+
+
+def parse_cached(src, cache_dir) -> Parsed:
+    """``parse(src)``; from the tree kept for the same text when there is one."""
+    from .cache import code_fingerprint, memo_text
+
+    try:
+        text = src.data.decode("utf-8")
+    except UnicodeDecodeError:
+        return parse(src)
+    return memo_text(cache_dir, "trees", f"{FORMAT} {code_fingerprint()}", text,
+                     lambda _: parse(src), encode, lambda data: decode(data, src))
+
+
+def encode(parsed: Parsed) -> dict:
+    """JSON data of a tree (ValueError for a tree that was not built: nothing to keep)."""
+    if parsed.too_large:
+        raise ValueError("not parsed")
+    if parsed.root.src.data.count(b"\n") > MAX_NODES:  # (a cheap bound first: a line holds a node or more)
+        raise ValueError("too large to keep")
+    data = parsed.root.src.data
+    types: dict[str, int] = {}
+    fields: dict[str | None, int] = {None: 0}
+    recs: list[int] = []
+    texts: dict[str, str] = {}
+    stack: list[tuple[Node, str | None]] = [(parsed.root, None)]
+    while stack:
+        n, field = stack.pop()
+        if len(n.fields) != len(n.children):
+            raise ValueError("a node without a field slot for each child")
+        t = n._text  # set apart from the file's bytes only where `parse` joined lines
+        if t is not None and t != data[n.start : n.end].decode("utf-8", "replace"):
+            texts[str(len(recs) // _WIDTH)] = t
+        recs += (types.setdefault(n.type, len(types)), n.start, n.end, int(n.named), len(n.children),
+                 len(n.extra), fields.setdefault(field, len(fields)))
+        stack.extend((x, None) for x in reversed(n.extra))
+        stack.extend(zip(reversed(n.children), reversed(n.fields)))
+        if len(recs) > MAX_NODES * _WIDTH:
+            raise ValueError("too large to keep")
+    return {
+        "types": list(types),
+        "fields": list(fields),
+        "nodes": recs,
+        "texts": texts,
+        "depth": parsed.depth,
+        "problems": [[p.loc.start, p.loc.end, p.message] for p in parsed.problems],
+    }
+
+
+def decode(d: dict, src) -> Parsed:
+    """The tree ``encode`` gave ``d`` for, its nodes in ``src`` (KeyError, IndexError, TypeError
+    or ValueError for data that is not such a tree)."""
+    types, fields, recs, texts = d["types"], d["fields"], d["nodes"], d["texts"]
+    if not recs or len(recs) % _WIDTH:
+        raise ValueError("not a tree")
+    root = None
+    # the open nodes: [node, children, their fields, extras, children wanted, extras wanted]
+    stack: list[list] = []
+    for i in range(0, len(recs), _WIDTH):
+        ti, start, end, named, nk, ne, fi = recs[i : i + _WIDTH]
+        n = Node(types[ti], start, end, bool(named), src)
+        if texts:
+            t = texts.get(str(i // _WIDTH))
+            if t is not None:
+                n._text = t
+        if stack:
+            top = stack[-1]
+            if len(top[1]) < top[4]:
+                top[1].append(n)
+                top[2].append(fields[fi])
+            else:
+                top[3].append(n)
+        elif root is None:
+            root = n
+        else:
+            raise ValueError("two roots")
+        if nk or ne:
+            stack.append([n, [], [], [], nk, ne])
+            continue
+        while stack and len(stack[-1][1]) == stack[-1][4] and len(stack[-1][3]) == stack[-1][5]:
+            node, kids, kf, extra, _, _ = stack.pop()
+            node.children, node.fields, node.extra = tuple(kids), tuple(kf), tuple(extra)
+    if stack:
+        raise ValueError("a tree cut short")
+    problems = [ParseProblem(Loc(src, a, b), str(m)) for a, b, m in d["problems"]]
+    return Parsed(root, problems, int(d["depth"]))
