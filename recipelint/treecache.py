@@ -75,33 +75,35 @@ def decode(d: dict, src) -> Parsed:
     if not recs or len(recs) % _WIDTH:
         raise ValueError("not a tree")
     root = None
-    # the open nodes: [node, children, their fields, extras, children wanted, extras wanted]
-    stack: list[list] = []
-    for i in range(0, len(recs), _WIDTH):
-        ti, start, end, named, nk, ne, fi = recs[i : i + _WIDTH]
-        n = Node(types[ti], start, end, bool(named), src)
+    # the open node (its children, their fields, its extras, how many of each it has) and the
+    # ones above it
+    node, kids, kf, extra, wk, we = None, [], [], [], 0, 0
+    stack: list[tuple] = []
+    it = iter(recs)
+    for i, (ti, start, end, named, nk, ne, fi) in enumerate(zip(it, it, it, it, it, it, it)):
+        n = Node(types[ti], start, end, named == 1, src)
         if texts:
-            t = texts.get(str(i // _WIDTH))
+            t = texts.get(str(i))
             if t is not None:
                 n._text = t
-        if stack:
-            top = stack[-1]
-            if len(top[1]) < top[4]:
-                top[1].append(n)
-                top[2].append(fields[fi])
-            else:
-                top[3].append(n)
-        elif root is None:
+        if node is None:
+            if root is not None:
+                raise ValueError("two roots")
             root = n
+        elif len(kids) < wk:
+            kids.append(n)
+            kf.append(fields[fi])
         else:
-            raise ValueError("two roots")
+            extra.append(n)
         if nk or ne:
-            stack.append([n, [], [], [], nk, ne])
+            if node is not None:
+                stack.append((node, kids, kf, extra, wk, we))
+            node, kids, kf, extra, wk, we = n, [], [], [], nk, ne
             continue
-        while stack and len(stack[-1][1]) == stack[-1][4] and len(stack[-1][3]) == stack[-1][5]:
-            node, kids, kf, extra, _, _ = stack.pop()
+        while node is not None and len(kids) == wk and len(extra) == we:
             node.children, node.fields, node.extra = tuple(kids), tuple(kf), tuple(extra)
-    if stack:
+            node, kids, kf, extra, wk, we = stack.pop() if stack else (None, None, None, None, 0, 0)
+    if node is not None:
         raise ValueError("a tree cut short")
     problems = [ParseProblem(Loc(src, a, b), str(m)) for a, b, m in d["problems"]]
     return Parsed(root, problems, int(d["depth"]))
