@@ -306,6 +306,10 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                 kids.append(Node("in", c.start_byte, c.start_byte + 2, False, src))
                 fields.append(None)
                 continue
+            if c.is_error and ts_node.type == "heredoc_redirect" and _line_end_terminator(data, c.start_byte, c.end_byte):
+                # `python3 - <<EOF &`, `cat <<EOF ;`: the grammar wants no `&` or `;` after a
+                # here-document's start; ending the line, it ends the statement (as `cmd &` does)
+                continue
             ctype = c.type
             start = c.start_byte
             if ctype in _LEADING_BLANK and data[start] in _BLANKS and node.type in ("string", "heredoc_body"):
@@ -351,6 +355,11 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             child = Node(ctype, start, end, c.is_named, src)
             kids.append(child)
             fields.append(ts_node.field_name_for_child(i))
+            if ctype == "heredoc_start" and _HEREDOC_GLUED.match(data, start, end):
+                problems.append(ParseProblem(child.loc, f"here-document delimiter '{text[start:end].decode('utf-8', 'replace')[:40]}': "
+                                             "recipelint's parser takes the operator glued to it for part of the "
+                                             "delimiter, so what follows is read as the here-document; put a blank "
+                                             "before the operator"))
             if ctype in _LINKED and links is not None:
                 links.append((child, node, depth + 1))
             if (ctype == "list" or ctype == "pipeline") and node.type == "redirected_statement":
@@ -375,6 +384,21 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
         if node.type == "case_item" and _split_pattern(kids, data) or node.type == "case_statement" and _pattern_errors(kids):
             fixes.add("patterns")
     return root, max_depth, redirected, fixes, links
+
+
+#: an unquoted here-document delimiter with an operator glued to it (``<<EOF;``, ``<<EOF>f``,
+#: ``<<EOF|grep x``): tree-sitter-bash takes the operator into the delimiter, so the document
+#: never ends
+_HEREDOC_GLUED = re.compile(rb"-?\s*[A-Za-z0-9_.-]+[;&|<>()]")
+
+
+def _line_end_terminator(data: bytes, a: int, b: int) -> bool:
+    """Whether ``data[a:b]`` is a lone ``&`` or ``;`` with nothing but blanks after it on its
+    line (with a comment after it, tree-sitter-bash's tree is another, an error still)."""
+    if data[a:b].strip(b" \t") not in (b"&", b";"):
+        return False
+    nl = data.find(b"\n", b)
+    return not data[b : nl if nl >= 0 else len(data)].strip(b" \t\r")
 
 
 #: the nodes whose parents ``_convert`` lists: for ``_regex_operands`` and ``_relocate_redirects``

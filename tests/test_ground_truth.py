@@ -578,6 +578,14 @@ _SNIPPETS = {
         'X=1; ! unset X; emit $? ${X:-unset}; ! export Y=2; emit $? $Y; ! readonly R=3 2>/dev/null; emit $? $R',
         'f() { ! local -i N=2+3; emit $? $N; ! declare A=(a b); emit $? ${A[1]}; ! typeset T=t; emit $T; }; f; emit ${N:-none} ${T:-none}',
     ],
+    # `&` or `;` ending the line of a here-document's start (tree-sitter-bash: a syntax error)
+    "heredoc-terminators": [
+        'cat <<EOF &\nbody $X\nEOF\nemit after\n',
+        'X=1\nemit $(cat <<EOF ;\nbody $X\nEOF\n)\nemit after\n',
+        'f() {\n  cat <<EOF | tr a b &\nab $1\nEOF\n  emit in\n}\nf z; wait\nemit after\n',
+        'X=2\nread -r Y <<EOF ;\nv$X\nEOF\nemit $Y\nread -r Z <<"EOF";  \nw$X\nEOF\nemit $Z\n',
+        'true && read -r Y <<EOF || emit no;\nv\nEOF\nemit $Y\n',
+    ],
     "declarations": [
         # `declare -F NAME` prints the name and fails for no function (it was always 0, silent)
         'f() { :; }; declare -F f >/dev/null; emit $?; declare -F g; emit $?; declare -F f g > /dev/null; emit $?; '

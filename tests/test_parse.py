@@ -337,3 +337,29 @@ def test_parent_lists_give_the_tree_a_walk_gives(text, monkeypatch):
     convert = P._convert
     monkeypatch.setattr(P, "_convert", lambda *a, **k: convert(*a, **k)[:4] + (None,))
     assert _shape(parse(src)) == listed
+
+
+@pytest.mark.parametrize("text", ["python3 - <<EOF &\n", "cat <<EOF ;  \n", 'cat <<"EOF" | tr a b &\n', "cat <<-EOF > f;\n"])
+def test_a_terminator_ending_a_here_document_line_is_no_error(text):
+    parsed = parse(SourceFile("x.sh", (text + "body $X\nEOF\nvllm serve m\n").encode()))
+    assert parsed.problems == []
+
+
+def test_a_terminator_with_a_command_after_it_stays_an_error():
+    # (tree-sitter-bash drops the `echo x`: reported, never read as words of `cat`)
+    parsed = parse(SourceFile("x.sh", b"cat <<EOF & echo x\nbody\nEOF\n"))
+    assert [(p.loc.span.line, p.loc.span.col) for p in parsed.problems][:1] == [(1, 11)]
+
+
+@pytest.mark.parametrize("line, col, delim", [("cat <<EOF; echo hi", 7, "EOF;"), ("cat << EOF>f", 8, "EOF>f"),
+                                              ("cat <<-EOF|grep x", 8, "EOF|grep")])
+def test_an_operator_glued_to_a_here_document_delimiter_is_reported(line, col, delim):
+    # tree-sitter-bash takes `EOF;` for the delimiter: the document never ends, the rest of the
+    # file would silently be its text
+    parsed = parse(SourceFile("x.sh", (line + "\nbody\nEOF\nvllm serve m\n").encode()))
+    assert [(p.loc.span.line, p.loc.span.col) for p in parsed.problems][0] == (1, col)  # (then: no end)
+    assert f"here-document delimiter '{delim}'" in parsed.problems[0].message
+
+
+def test_a_quoted_delimiter_may_hold_an_operator():
+    assert parse(SourceFile("x.sh", b"cat <<'E;F'\nbody\nE;F\nvllm serve m\n")).problems == []
