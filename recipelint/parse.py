@@ -196,9 +196,11 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         _operand_backquotes(root, src, problems, text)
     if "patterns" in fixes:
         _case_patterns(root, src, problems, text)
+    if "chains" in fixes:
+        _chains(root, redirected)
     # the two passes below need the parents of a few kinds of node: ``links`` has them, unless a
     # pass above made new nodes (then they walk the whole tree)
-    fresh = links is not None and not ({"words", "backquotes", "patterns"} & fixes)
+    fresh = links is not None and not ({"words", "backquotes", "patterns", "chains"} & fixes)
     if "regex" in fixes:
         _regex_operands(root, links if fresh else None)
     if "redirects" in fixes:
@@ -285,6 +287,7 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
     redirected: list[Node] = []  # redirected commands whose redirections may hold their words
     fixes: set[str] = set()  # the post-passes the tree needs (see _repaired)
     links: list[tuple[Node, Node, int]] | None = []
+    heredoc_lines: set[int] | None = set()  # where the lines holding here-document starts begin
     while stack:
         ts_node, node, depth = stack.pop()
         if depth > max_depth:
@@ -298,7 +301,8 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             continue
         kids = []
         fields = []
-        holder = node.type in _WORD_HOLDERS
+        ntype = node.type
+        holder = ntype in _WORD_HOLDERS
         for i in range(n):
             c = ts_node.child(i)
             if c.is_error and ts_node.type == "for_statement" and data[c.start_byte : c.end_byte].rstrip(b"; \t") == b"in":
@@ -311,6 +315,8 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                 # here-document's start; ending the line, it ends the statement (as `cmd &` does)
                 continue
             ctype = c.type
+            if ctype == "comment" and ntype in _CHAINS:
+                continue  # (`a &&`, a comment line, `b`: the list's parts are `a` and `b`)
             start = c.start_byte
             if ctype in _LEADING_BLANK and data[start] in _BLANKS and node.type in ("string", "heredoc_body"):
                 # tree-sitter-bash starts an expansion after another at the blank between them
@@ -355,6 +361,14 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             child = Node(ctype, start, end, c.is_named, src)
             kids.append(child)
             fields.append(ts_node.field_name_for_child(i))
+            if ctype == "heredoc_start" and heredoc_lines is not None:
+                line_at = data.rfind(b"\n", 0, start)
+                if line_at in heredoc_lines:
+                    problems.append(ParseProblem(child.loc, "a second here-document begins on this line: recipelint's "
+                                                 "parser gives the bodies to the wrong ones (start each on its own line)"))
+                    heredoc_lines = None  # (once)
+                else:
+                    heredoc_lines.add(line_at)
             if ctype == "heredoc_start" and _HEREDOC_GLUED.match(data, start, end):
                 problems.append(ParseProblem(child.loc, f"here-document delimiter '{text[start:end].decode('utf-8', 'replace')[:40]}': "
                                              "recipelint's parser takes the operator glued to it for part of the "
@@ -362,6 +376,8 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                                              "before the operator"))
             if ctype in _LINKED and links is not None:
                 links.append((child, node, depth + 1))
+            if ctype in _HEREDOC_TAIL and ntype == "heredoc_redirect" or ctype == "list" and ntype == "pipeline":
+                fixes.add("chains")
             if (ctype == "list" or ctype == "pipeline") and node.type == "redirected_statement":
                 fixes.add("redirects")
             elif ctype in _NOT_IN_TEST and node.type == "test_command":
@@ -399,6 +415,137 @@ def _line_end_terminator(data: bytes, a: int, b: int) -> bool:
         return False
     nl = data.find(b"\n", b)
     return not data[b : nl if nl >= 0 else len(data)].strip(b" \t\r")
+
+
+#: what tree-sitter-bash puts into a here-document's node when a pipe or `&&`/`||` follows its
+#: start on the line (``_chains``)
+_HEREDOC_TAIL = frozenset({"pipeline", "list", "&&", "||"})
+_CHAIN_OPS = frozenset({"|", "|&", "&&", "||"})
+#: statements joined by operators: a comment between their parts is not one of them
+_CHAINS = frozenset({"list", "pipeline", "negated_command"})
+_HEREDOC_OWN = frozenset({"<<", "<<-", "heredoc_start", "heredoc_body", "heredoc_end", "file_redirect", "herestring_redirect"})
+
+
+def _chains(root: Node, redirected: list) -> None:
+    """Statements of pipes and ``&&``/``||`` that tree-sitter-bash nests with no regard to
+    bash's precedence, rebuilt from their parts in order (pipes bind tightest, then ``&&`` and
+    ``||`` from the left; a ``!`` goes to the first pipeline):
+
+    * a pipeline of three or more commands before ``&&``/``||`` (``a | b | c || d`` as
+      ``a | ((b | c) || d)``: ``d`` ran in a pipeline's subshell, an ``exit`` there ended nothing);
+    * what follows a here-document's start on its line, which it reads as part of the
+      here-document (``cat <<EOF | tr a b`` as ``cat`` with a here-document holding ``| tr a b``,
+      never run; ``python3 - <<EOF || exit 1`` likewise); the redirections go to the command
+      they follow.  A tail holding anything else (an error, ``;``, ``&``) is left as it is."""
+    parent: dict[int, Node] = {}
+    found = []
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        for c in n.children:
+            parent[id(c)] = n
+            stack.append(c)
+            if c.type == "pipeline" and any(k.type == "list" for k in c.children) or c.type == "redirected_statement" and any(
+                    h.type == "heredoc_redirect" and any(k.type in _HEREDOC_TAIL for k in h.children) for h in c.children):
+                found.append(c)
+    for r in reversed(found):  # (inner statements first)
+        # `! cat <<EOF | grep -q x && y`: the `!` is the first pipeline's (tree-sitter-bash: the whole)
+        neg = parent[id(r)] if parent[id(r)].type == "negated_command" else None
+        if neg is not None and [c.type for c in neg.children] != ["!", r.type]:
+            continue
+        new = _heredoc_statement(r, redirected, neg) if r.type == "redirected_statement" else _rebuilt([r], neg)
+        if new is None:
+            continue
+        old = r if neg is None else neg
+        up = parent[id(old)]
+        up.children = tuple(new if c is old else c for c in up.children)
+        up._fmap = None
+        parent[id(new)] = up
+
+
+def _heredoc_statement(r: Node, redirected: list, neg: Node | None) -> Node | None:
+    """The statement ``r`` (a redirected statement whose here-document holds a tail) is;
+    ``neg``: the ``!`` statement ``r`` is the body of."""
+    h = next(c for c in r.children if c.type == "heredoc_redirect" and any(k.type in _HEREDOC_TAIL for k in c.children))
+    tail = [c for c in h.children if c.type not in _HEREDOC_OWN]
+    body = r.children[0] if r.fields[0] == "body" else None
+    if body is None:
+        return None
+    if neg is None and body.type == "negated_command" and [c.type for c in body.children][:1] == ["!"] \
+            and len(body.children) == 2:
+        neg, body = body, body.children[1]  # (`! cat <<EOF | ...` read as `(! cat) <<EOF ...`)
+    head: list[Node] = []
+    if not _chain_parts(body, head):
+        return None
+    last = head[-1]
+    stmt = Node("redirected_statement", last.start, r.end, True, r.src)
+    stmt.children, stmt.fields = (last, *r.children[1:]), ("body", *r.fields[1:])
+    new = _rebuilt(head[:-1] + [stmt] + tail, neg)
+    if new is None:
+        return None
+    keep = [(c, f) for c, f in zip(h.children, h.fields) if c.type in _HEREDOC_OWN]
+    h.children, h.fields, h._fmap = tuple(c for c, _ in keep), tuple(f for _, f in keep), None
+    if r in redirected:
+        redirected[redirected.index(r)] = stmt
+    return new
+
+
+def _rebuilt(items: list[Node], neg: Node | None) -> Node | None:
+    """The statement the commands and operators under ``items`` make, in bash's precedence;
+    None when they do not alternate command, operator, command ..."""
+    parts: list[Node] = []
+    for t in items:
+        if not _chain_parts(t, parts):
+            return None
+    if not parts or any((i % 2 == 1) != (x.type in _CHAIN_OPS) for i, x in enumerate(parts)) or len(parts) % 2 == 0:
+        return None
+    groups: list[list[Node]] = [[parts[0]]]
+    joins: list[Node] = []
+    for op, atom in zip(parts[1::2], parts[2::2]):
+        if op.type in ("|", "|&"):
+            groups[-1] += [op, atom]
+        else:
+            joins.append(op)
+            groups.append([atom])
+    units = [g[0] if len(g) == 1 else _chain_node("pipeline", g) for g in groups]
+    if neg is not None:
+        units[0] = _chain_node("negated_command", [neg.children[0], units[0]])
+    out = units[0]
+    for op, unit in zip(joins, units[1:]):
+        out = _chain_node("list", [out, op, unit])
+    return out
+
+
+def _chain_parts(n: Node, out: list) -> bool:
+    """Append the commands of ``n`` and the operators between them (pipes, ``&&``, ``||``) in
+    the order written; False when ``n`` joins statements otherwise."""
+    if n.type in ("pipeline", "list"):
+        for c in n.children:
+            if c.type == "comment":
+                continue
+            if c.named:
+                if not _chain_parts(c, out):
+                    return False
+            elif c.type in _CHAIN_OPS:
+                out.append(c)
+            else:
+                return False
+        return True
+    if n.type in ("&&", "||", "|", "|&"):
+        out.append(n)
+        return True
+    if n.type == "comment":
+        return True
+    if not n.named or n.type == "ERROR":
+        return False
+    out.append(n)
+    return True
+
+
+def _chain_node(kind: str, kids: list[Node]) -> Node:
+    n = Node(kind, min(k.start for k in kids), max(k.end for k in kids), True, kids[0].src)
+    n.children, n.fields = tuple(kids), (None,) * len(kids)
+    return n
 
 
 #: the nodes whose parents ``_convert`` lists: for ``_regex_operands`` and ``_relocate_redirects``
@@ -948,7 +1095,8 @@ def _relocate_redirects(root: Node, redirected: list, links: list | None = None)
 
     where = {id(n): i for i, n in enumerate(redirected)}
     for _, r in sorted(found, key=lambda x: -x[0]):  # the innermost first
-        body, redirects, rfields = r.children[0], r.children[1:], r.fields[1:]
+        kids = edits.children(r)  # (an inner statement's move may have replaced its body)
+        body, redirects, rfields = kids[0], tuple(kids[1:]), r.fields[1:]
         path = [body]  # down to the last command of the body
         while path[-1].type in ("list", "pipeline", "negated_command"):
             path.append([c for c in edits.children(path[-1]) if c.named][-1])

@@ -586,6 +586,39 @@ _SNIPPETS = {
         'X=2\nread -r Y <<EOF ;\nv$X\nEOF\nemit $Y\nread -r Z <<"EOF";  \nw$X\nEOF\nemit $Z\n',
         'true && read -r Y <<EOF || emit no;\nv\nEOF\nemit $Y\n',
     ],
+    # a pipeline of three or more commands before `&&`/`||` (tree-sitter-bash: `a | ((b | c) || d)`,
+    # so `d` ran in a pipeline's subshell): found by comparing operators with shfmt's trees
+    "pipeline-chains": [
+        "printf 'a\\n' | cat | cat || X=1; emit ${X:-unset}\nprintf 'a\\n' | cat | false || X=1; emit ${X:-unset}\n",
+        'f() { echo a | cat | false || return 3; emit no; }; f; emit $?\n',
+        'echo a | cat | false && emit y || emit n\necho a | cat | true && emit y2 || emit n2\n',
+        'V=$(echo abc | tr a b | tr b c || echo failed)\nemit "$V"\n',
+        '! echo a | cat | false || emit not-run\nemit $?\n',
+        'echo a | cat | false || { emit in-block; Y=2; }\nemit ${Y:-unset}\n',
+        'g() { echo a | cat | false || exit 4; }\n( g ); emit $?\n',
+    ],
+    # a comment line between the parts of a list or pipeline (`a &&`, `# why`, `b`: `b` ran always; in a
+    # pipeline the comment was a stage that passed nothing on)
+    "comments-in-chains": [
+        'false &&\n  # comment\n  emit ran\nemit after\n',
+        'true ||\n  # c\n  emit ran2\nemit after2\n',
+        'printf "x\\n" |  # c\n  tr x y | while read -r l; do emit "$l"; done\n',
+    ],
+    # a pipe or `&&`/`||` after a here-document's start on its line (tree-sitter-bash: part of the
+    # here-document's node, so never run; and nested with no regard to precedence)
+    "heredoc-tails": [
+        'X=1\nV=$(cat <<EOF | tr a-z A-Z\nab $X\nEOF\n)\nemit "$V"\n',
+        'X=1\ncat <<EOF | while read -r l; do emit "$l"; done\nab $X\nEOF\nemit end\n',
+        'cat <<EOF && emit same-line\nbody\nEOF\nemit next\n',
+        'cat <<EOF > /tmp/rl_hd_t && emit "$(cat /tmp/rl_hd_t)"\nbody\nEOF\nemit next\n',
+        'V=$(cat <<EOF | tr a b && echo y || echo z\naaa\nEOF\n)\nemit "$V"\n',
+        'false <<EOF || { emit failed; }\nbody\nEOF\nemit next\n',
+        'true || cat <<EOF && emit left-assoc\nbody\nEOF\n',
+        'false && cat <<EOF || emit left-assoc2\nbody\nEOF\n',
+        '! cat <<EOF | false && emit negated\nabc\nEOF\n! true <<EOF || emit negated2\nx\nEOF\n',
+        'x=1 cat <<EOF | tr a b > /dev/null && emit prefix\nab\nEOF\n',
+        'V=$(cat <<EOF | tr a b | tr b c\naa\nEOF\n)\nemit "$V"\n',
+    ],
     "declarations": [
         # `declare -F NAME` prints the name and fails for no function (it was always 0, silent)
         'f() { :; }; declare -F f >/dev/null; emit $?; declare -F g; emit $?; declare -F f g > /dev/null; emit $?; '

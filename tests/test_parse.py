@@ -363,3 +363,44 @@ def test_an_operator_glued_to_a_here_document_delimiter_is_reported(line, col, d
 
 def test_a_quoted_delimiter_may_hold_an_operator():
     assert parse(SourceFile("x.sh", b"cat <<'E;F'\nbody\nE;F\nvllm serve m\n")).problems == []
+
+
+def test_two_here_documents_starting_on_one_line_are_reported():
+    # tree-sitter-bash gives the first body to the second document and the rest of the file to
+    # the first: reported, never silent
+    parsed = parse(SourceFile("x.sh", b"read -r A <<EOF && read -r B <<EOF2\na\nEOF\nb\nEOF2\nvllm serve m\n"))
+    assert [(p.loc.span.line, p.loc.span.col) for p in parsed.problems][0] == (1, 32)
+    assert "second here-document" in parsed.problems[0].message
+    assert parse(SourceFile("x.sh", b"cat <<A\na\nA\ncat <<B\nb\nB\n")).problems == []
+
+
+def _structure(n):
+    kids = [_structure(c) for c in n.children if c.named and c.type not in ("heredoc_redirect", "command_name", "word")]
+    return (n.type, *kids) if kids else n.type
+
+
+def test_a_here_document_tail_is_rebuilt_with_bash_precedence():
+    stmt = parse(SourceFile("x.sh", b"! a <<EOF | b && c || d\nx\nEOF\n")).root.children[0]
+    # ((! (a <<EOF | b)) && c) || d
+    assert _structure(stmt) == ("list", ("list", ("negated_command", ("pipeline", ("redirected_statement", "command"), "command")),
+                                     "command"), "command")
+
+
+@pytest.mark.parametrize("text, shape", [
+    # tree-sitter-bash: `a | ((b | c) || d)`
+    ("a | b | c || d", ("list", ("pipeline", "command", "command", "command"), "command")),
+    ("x=$(a | b | c && d || e)", ("variable_assignment", "variable_name", ("command_substitution", ("list", ("list", (
+        "pipeline", "command", "command", "command"), "command"), "command")))),
+    ("a | b | c | d && e | f | g", ("list", ("pipeline", "command", "command", "command", "command"),
+                                    ("pipeline", "command", "command", "command"))),
+    ("a | b || c", ("list", ("pipeline", "command", "command"), "command")),  # (read right already)
+    # comments between the parts of a list are not parts (`a &&`, a comment line, `b` ran `b` always)
+    ("false &&\n  # c\n  b ||\n  # d\n  e | # f\n  g", ("list", ("list", "command", "command"), ("pipeline", "command", "command"))),
+    # redirections of two statements nested in each other, moved to their commands (the inner
+    # move replaced the outer statement's body: the outer one moved a stale copy, `c` twice)
+    ("{ a; } >/dev/null && b <f | c >g && d", ("list", ("list", ("redirected_statement", ("compound_statement", "command"), "file_redirect"),
+                                                       ("pipeline", ("redirected_statement", "command", "file_redirect"),
+                                                        ("redirected_statement", "command", "file_redirect"))), "command")),
+])
+def test_pipelines_before_and_or_take_bash_precedence(text, shape):
+    assert _structure(parse(SourceFile("x.sh", (text + "\n").encode())).root.children[0]) == shape

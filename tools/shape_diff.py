@@ -6,7 +6,8 @@ independent bash parser as an oracle for tree-sitter-bash's silent misreadings).
 For each file that shfmt parses and recipelint parses without a problem, both trees are reduced
 to the same facts — every simple command (its first word's offset, its last word's end, its word
 count), every statement of assignments, the command each redirection belongs to, every
-case pattern, for-loop word, array element, declared name, `[[ ]]` operator with its operands, and `${...}` name and words — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
+case pattern, for-loop word, array element, declared name, `[[ ]]` operator with its operands, `${...}` name
+and words, and every `|`, `&&`, `||` with where its operands' first commands start (precedence) — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
 reduce it and ask real bash (shfmt itself misreads a `#` inside a word, and attaches a
 function's redirections elsewhere).  Development tool: it runs shfmt, never the recipes.
 """
@@ -33,6 +34,7 @@ def shfmt_facts(data: bytes) -> set | None:
     if r.returncode:
         return None
     out: set = set()
+    bodies: set[int] = set()  # where function bodies start
     stack = [(json.loads(r.stdout), False)]
     while stack:
         n, arith = stack.pop()
@@ -65,6 +67,13 @@ def shfmt_facts(data: bytes) -> set | None:
             out.update(_test_facts(_bash_logic(_bash_not(_test_tree(n["X"], data)))))
         if n.get("Type") == "DeclClause":
             out.update(("declared", w["Pos"]["Offset"], w["End"]["Offset"]) for w in n.get("Args") or [])
+        if n.get("Type") == "FuncDecl" and (n.get("Body") or {}).get("Pos"):
+            bodies.add(n["Body"]["Pos"]["Offset"])
+        # `|`, `|&`, `&&`, `||`: where each operand's first command starts (shfmt reads `f() { ...; } && g`
+        # as a function whose body is `{ ...; } && g`, bash as a definition and `g`: not compared)
+        if n.get("Type") == "BinaryCmd" and _shfmt_first(n["X"]) not in bodies:
+            at = n["OpPos"]["Offset"]
+            out.add(("binary", at, at + len(_op_text(data, at)), _shfmt_first(n["X"]), _shfmt_first(n["Y"])))
         if n.get("Type") == "CallExpr":
             args, assigns = n.get("Args") or [], n.get("Assigns") or []
             if args:
@@ -75,6 +84,19 @@ def shfmt_facts(data: bytes) -> set | None:
                 out.add(("assignments", assigns[0]["Pos"]["Offset"], assigns[-1]["End"]["Offset"], len(assigns)))
         stack.extend((v, arith) for k, v in n.items() if k not in ("Pos", "End"))
     return out
+
+
+def _op_text(data: bytes, at: int) -> str:
+    two = data[at : at + 2]
+    return two.decode() if two in (b"&&", b"||", b"|&") else data[at : at + 1].decode()
+
+
+def _shfmt_first(stmt) -> int:
+    """Where the first command of a statement starts (past a `!`)."""
+    cmd = stmt.get("Cmd") or {}
+    while cmd.get("Type") == "BinaryCmd":
+        cmd = cmd["X"].get("Cmd") or {}
+    return cmd.get("Pos", stmt.get("Pos", {})).get("Offset", -1)
 
 
 _AND, _OR, _NOT = 10, 11, 34  # shfmt's codes of `&&`, `||` and `!` in `[[ ]]`
@@ -260,6 +282,20 @@ def _body_start(b) -> int:
     return b.start
 
 
+def _first_node(n):
+    while n.type in ("list", "pipeline", "negated_command", "redirected_statement"):
+        n = n.field("body") if n.type == "redirected_statement" and n.field("body") is not None else [c for c in n.children if c.named][0]
+    return n
+
+
+def _first(n) -> int:
+    """Where the first command of a statement starts (past a `!`, before its redirections)."""
+    n = _first_node(n)
+    if n.type == "command":
+        return min((c.start for c in n.children if c.type not in REDIRECTS), default=n.start)
+    return n.start
+
+
 def recipelint_facts(data: bytes) -> set | None:
     parsed = parse(SourceFile(Path("x.sh"), data))
     if parsed.problems:
@@ -283,6 +319,12 @@ def recipelint_facts(data: bytes) -> set | None:
                 if c.type in REDIRECTS:
                     out.add(("redirect", _operator(c), _body_start(body)))
                     out.update(("redirect", _operator(cc), _body_start(body)) for cc in c.children if cc.type in REDIRECTS)
+        if n.type in ("list", "pipeline"):  # operators, each with its operands' first commands (left-nested, as bash)
+            parts = [c for c in n.children if c.named]
+            ops = [c for c in n.children if not c.named and c.type in ("|", "|&", "&&", "||")]
+            if len(parts) == len(ops) + 1:
+                if _first_node(parts[0]).type != "function_definition":
+                    out.update(("binary", op.start, op.end, _first(parts[0]), _first(parts[i + 1])) for i, op in enumerate(ops))
         if n.type == "for_statement":
             out.update(("for-word", c.start, c.end) for c in n.fields_all("value"))
         elif n.type == "variable_assignment" and n.field("value") is not None and n.field("value").type == "array":
