@@ -168,6 +168,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     bangs: list = []
     moved: list = []
     operands: dict = {}
+    line_ops: list = []
     for _ in range(3):  # a misread statement may hide another one's (`2>/dev/null X=1` then `for x do`)
         before = parsed
         tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
@@ -182,6 +183,8 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         tree, parsed, more = _redirected_assignments(*_bracket_commands(tree, parsed, brackets))
         moved += more
         tree, parsed = _end_lines(tree, parsed)
+        tree, parsed, more = _heredoc_line_ops(tree, parsed)
+        line_ops += more
         if parsed == before:
             break
     known = len(problems)
@@ -196,11 +199,13 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         _operand_backquotes(root, src, problems, text)
     if "patterns" in fixes:
         _case_patterns(root, src, problems, text)
+    if line_ops:
+        _join_line_ops(root, line_ops, problems)
     if "chains" in fixes:
         _chains(root, redirected)
     # the two passes below need the parents of a few kinds of node: ``links`` has them, unless a
     # pass above made new nodes (then they walk the whole tree)
-    fresh = links is not None and not ({"words", "backquotes", "patterns", "chains"} & fixes)
+    fresh = links is not None and not ({"words", "backquotes", "patterns", "chains"} & fixes) and not line_ops
     if "regex" in fixes:
         _regex_operands(root, links if fresh else None)
     if "redirects" in fixes:
@@ -514,6 +519,77 @@ def _rebuilt(items: list[Node], neg: Node | None) -> Node | None:
     for op, unit in zip(joins, units[1:]):
         out = _chain_node("list", [out, op, unit])
     return out
+
+
+#: a line holding a here-document's start and ending in a pipe, `&&` or `||` (the cheap test)
+_HEREDOC_LINE_OP = re.compile(rb"<<-?[ \t]*[^\s<].*(?:&&|\|)[ \t]*\r?\n")
+_LINE_OP_TYPES = {b"&&": "&&", b"||": "||", b"|&": "|&", b"|": "|"}
+#: nodes whose children are statements run in order
+_STATEMENT_HOLDERS = frozenset({"program", "compound_statement", "subshell", "do_group", "if_statement", "elif_clause",
+                                "else_clause", "case_item", "command_substitution"})
+
+
+def _heredoc_line_ops(tree, data: bytes):
+    """``cat <<EOF &&`` (or ``|``, ``||``) ending its line: bash runs the document's body as
+    text and takes the statement after the document's end for the other operand;
+    tree-sitter-bash takes the body's first line for that operand (``cat <<EOF |`` newline ``ab``
+    newline ``EOF`` newline ``tr a b``: ``cat | ab``, and ``tr a b`` alone).  The operator is
+    parsed again as blanks, one byte for one (``_join_line_ops`` joins the statements again).
+    Returns the tree, the text it parsed and the operators blanked: (type, start, end)."""
+    if not _HEREDOC_LINE_OP.search(data):
+        return tree, data, []
+    found = []
+    stack = [tree.root_node]
+    while stack:
+        n = stack.pop()
+        if n.type != "heredoc_redirect":
+            stack.extend(n.children)
+            continue
+        for c in n.children:
+            op = c.child(0) if c.type == "pipeline" and c.child_count else c
+            if op.type in ("&&", "||", "|", "|&"):
+                nl = data.find(b"\n", op.end_byte)
+                if not data[op.end_byte : nl if nl >= 0 else len(data)].strip(b" \t\r"):
+                    found.append((op.type, op.start_byte, op.end_byte))
+                break
+            stack.extend(n.children)
+    if not found:
+        return tree, data, []
+    buf = bytearray(data)
+    for _, a, b in found:
+        buf[a:b] = b" " * (b - a)
+    data = bytes(buf)
+    return _parser().parse(data), data, found
+
+
+def _join_line_ops(root: Node, ops: list, problems: list) -> None:
+    """Join the statement holding each operator ``_heredoc_line_ops`` blanked with the
+    statement after it (after the here-document), in bash's precedence."""
+    for kind, a, b in sorted(ops, key=lambda x: -x[1]):  # (the later ones first: they may be operands)
+        holder, stmt = None, root
+        while True:  # down to the statement holding the operator, under the innermost holder of statements
+            inner = next((c for c in stmt.children if c.start <= a < c.end), None)
+            if inner is None:
+                break
+            if stmt.type in _STATEMENT_HOLDERS and inner.named:
+                holder, found = stmt, inner
+            stmt = inner
+        if holder is None:
+            continue
+        kids = list(holder.children)
+        i = next(k for k, c in enumerate(kids) if c is found)
+        j = next((k for k in range(i + 1, len(kids)) if kids[k].named and kids[k].type not in ("comment", "heredoc_body")), None)
+        if j is None:
+            problems.append(ParseProblem(Loc(root.src, a, b), f"syntax error: nothing after '{kind}'"))
+            continue
+        op = Node(kind, a, b, False, root.src)
+        new = _rebuilt([found, op, kids[j]], None)
+        if new is None:
+            continue
+        fields = list(holder.fields)
+        kids[i] = new
+        del kids[j], fields[j]
+        holder.children, holder.fields, holder._fmap = tuple(kids), tuple(fields), None
 
 
 def _chain_parts(n: Node, out: list) -> bool:

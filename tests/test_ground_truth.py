@@ -604,6 +604,17 @@ _SNIPPETS = {
         'true ||\n  # c\n  emit ran2\nemit after2\n',
         'printf "x\\n" |  # c\n  tr x y | while read -r l; do emit "$l"; done\n',
     ],
+    # a pipe or `&&`/`||` ending a here-document's start line: the other operand is the statement after
+    # the document (tree-sitter-bash: the document's first line)
+    "heredoc-line-operators": [
+        'cat <<EOF >/dev/null &&\nbody\nEOF\nemit next\n',
+        '(cat <<EOF >/dev/null &&\nbody\nEOF\nemit next)\n',
+        'cat <<EOF |\nab\nEOF\ntr a b | while read -r l; do emit "$l"; done\n',
+        'false <<EOF ||\nx $UNSET\nEOF\n\n# c\nemit after-comment\n',
+        'H=hh\nV=$(true && cat <<EOF |\nqq $H\nEOF\n  tr q r)\nemit "$V"\n',
+        'if true; then cat <<EOF >/dev/null &&\nz\nEOF\nemit in-if; fi\n',
+        'false <<A &&\na\nA\ntrue <<B ||\nb\nB\nemit chained\n',
+    ],
     # a pipe or `&&`/`||` after a here-document's start on its line (tree-sitter-bash: part of the
     # here-document's node, so never run; and nested with no regard to precedence)
     "heredoc-tails": [

@@ -394,6 +394,9 @@ def test_a_here_document_tail_is_rebuilt_with_bash_precedence():
     ("a | b | c | d && e | f | g", ("list", ("pipeline", "command", "command", "command", "command"),
                                     ("pipeline", "command", "command", "command"))),
     ("a | b || c", ("list", ("pipeline", "command", "command"), "command")),  # (read right already)
+    # an operator ending a here-document's line: the operand is the statement after the document
+    ("a && cat <<EOF ||\nx\nEOF\n# c\n\nb | c && d", ("list", ("list", ("list", "command", ("redirected_statement", "command")),
+                                                                ("pipeline", "command", "command")), "command")),
     # comments between the parts of a list are not parts (`a &&`, a comment line, `b` ran `b` always)
     ("false &&\n  # c\n  b ||\n  # d\n  e | # f\n  g", ("list", ("list", "command", "command"), ("pipeline", "command", "command"))),
     # redirections of two statements nested in each other, moved to their commands (the inner
