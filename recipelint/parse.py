@@ -146,22 +146,23 @@ def parse(src) -> Parsed:
         # position back to the file (the pairs stay in the text of the nodes that span them)
         data = b"".join(data[a:b] for a, b in zip([0] + [j + 2 for j in joins], joins + [len(data)]))
         tree = _parser().parse(data)
-    root, depth, redirected = _repaired(tree, src, problems, data)
+    root, depth, redirected, documents = _repaired(tree, src, problems, data)
     if joins:
-        problems[:] = _remap(root, problems, joins, data)
-    _gap_check(root, src, problems)
+        problems[:], documents = _remap(root, problems, joins, data, documents)
+    _gap_check(root, src, problems, documents)
     for node in redirected:  # after the gap check: the moved words leave gaps in their command
         _words_after_redirects(node)
     problems.sort(key=lambda p: p.loc.start)
     return Parsed(root, problems, depth)
 
 
-def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) -> tuple[Node, int, list[Node]]:
+def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) -> tuple[Node, int, list[Node], list]:
     """Our tree of ``text`` (tree-sitter's ``tree`` of it), with every repair of a place where
     tree-sitter-bash and bash disagree.  The repairs that parse again replace bytes one for one,
     so positions stay ``text``'s, and texts and messages are read from ``text`` as it was.
     ``brackets``: look for every misread ``[ ]`` (``_bracket_commands``), not only where a cheap
-    test of the text points."""
+    test of the text points.  Last: the spans of here-documents that now lie between two parts
+    of a statement (``_join_line_ops``), which the gap check takes for text."""
     first, parsed = tree, text
     widen: frozenset = frozenset()
     dollars: list[int] = []
@@ -171,6 +172,9 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     line_ops: list = []
     for _ in range(3):  # a misread statement may hide another one's (`2>/dev/null X=1` then `for x do`)
         before = parsed
+        # (first: the body of such a here-document is read as commands, which the passes below would repair)
+        tree, parsed, more = _heredoc_line_ops(tree, parsed)
+        line_ops += [op for op in more if op not in line_ops]
         tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
         tree, parsed, more = _test_operands(*_lone_dollars(tree, parsed), text)
         operands.update(more)
@@ -183,8 +187,6 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         tree, parsed, more = _redirected_assignments(*_bracket_commands(tree, parsed, brackets))
         moved += more
         tree, parsed = _end_lines(tree, parsed)
-        tree, parsed, more = _heredoc_line_ops(tree, parsed)
-        line_ops += more
         if parsed == before:
             break
     known = len(problems)
@@ -199,10 +201,11 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         _operand_backquotes(root, src, problems, text)
     if "patterns" in fixes:
         _case_patterns(root, src, problems, text)
-    if line_ops:
-        _join_line_ops(root, line_ops, problems)
     if "chains" in fixes:
         _chains(root, redirected)
+    documents: list = []
+    if line_ops:  # (after: a statement holding one is then whole, and is taken apart again)
+        documents = _join_line_ops(root, line_ops, problems)
     # the two passes below need the parents of a few kinds of node: ``links`` has them, unless a
     # pass above made new nodes (then they walk the whole tree)
     fresh = links is not None and not ({"words", "backquotes", "patterns", "chains"} & fixes) and not line_ops
@@ -213,7 +216,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     _attach_negations(root, bangs)
     _attach_redirects(root, moved, src, problems, parsed, text)
     _based_numbers(root, problems, text)
-    return root, depth, redirected
+    return root, depth, redirected, documents
 
 
 def _not_parsed(src, why: str) -> Parsed:
@@ -244,9 +247,10 @@ def _word_joins(ts_root, data: bytes) -> list[int]:
     return sorted(set(out))
 
 
-def _remap(root: Node, problems: list, joins: list[int], shown: bytes) -> list:
-    """Move the nodes and problems of a parse of ``shown`` (the text without ``joins``) to the
-    file's positions (a node's text stays the parsed one, which has no backslash-newline pairs)."""
+def _remap(root: Node, problems: list, joins: list[int], shown: bytes, spans: list = ()) -> tuple[list, list]:
+    """Move the nodes and problems (and ``spans``) of a parse of ``shown`` (the text without
+    ``joins``) to the file's positions (a node's text stays the parsed one, which has no
+    backslash-newline pairs)."""
 
     at = [j - 2 * i for i, j in enumerate(joins)]  # where each removed pair was, in the parsed text
 
@@ -266,7 +270,8 @@ def _remap(root: Node, problems: list, joins: list[int], shown: bytes) -> list:
         n.start, n.end, n._loc = start(a), end(b), None
         stack.extend(n.children)
         stack.extend(n.extra)
-    return [ParseProblem(Loc(src, start(p.loc.start), max(start(p.loc.start), end(p.loc.end))), p.message) for p in problems]
+    return ([ParseProblem(Loc(src, start(p.loc.start), max(start(p.loc.start), end(p.loc.end))), p.message) for p in problems],
+            [(start(a), end(b)) for a, b in spans])
 
 
 _LEADING_BLANK = frozenset({"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"})
@@ -524,6 +529,7 @@ def _rebuilt(items: list[Node], neg: Node | None) -> Node | None:
 #: a line holding a here-document's start and ending in a pipe, `&&` or `||` (the cheap test)
 _HEREDOC_LINE_OP = re.compile(rb"<<-?[ \t]*[^\s<].*(?:&&|\|)[ \t]*\r?\n")
 _LINE_OP_TYPES = {b"&&": "&&", b"||": "||", b"|&": "|&", b"|": "|"}
+_LINE_END_OP = re.compile(rb"(?:&&|\|\||\|&|\|)$")
 #: nodes whose children are statements run in order
 _STATEMENT_HOLDERS = frozenset({"program", "compound_statement", "subshell", "do_group", "if_statement", "elif_clause",
                                 "else_clause", "case_item", "command_substitution"})
@@ -539,20 +545,21 @@ def _heredoc_line_ops(tree, data: bytes):
     if not _HEREDOC_LINE_OP.search(data):
         return tree, data, []
     found = []
-    stack = [tree.root_node]
+    root = tree.root_node
+    stack = [root]
     while stack:
         n = stack.pop()
-        if n.type != "heredoc_redirect":
-            stack.extend(n.children)
+        stack.extend(n.children)
+        if n.type != "heredoc_start":
             continue
-        for c in n.children:
-            op = c.child(0) if c.type == "pipeline" and c.child_count else c
-            if op.type in ("&&", "||", "|", "|&"):
-                nl = data.find(b"\n", op.end_byte)
-                if not data[op.end_byte : nl if nl >= 0 else len(data)].strip(b" \t\r"):
-                    found.append((op.type, op.start_byte, op.end_byte))
-                break
-            stack.extend(n.children)
+        nl = data.find(b"\n", n.end_byte)
+        line = data[n.end_byte : nl if nl >= 0 else len(data)].rstrip(b" \t\r")
+        m = _LINE_END_OP.search(line)
+        if m is not None:  # (a token of the statement, not the end of a comment)
+            a, b = n.end_byte + m.start(), n.end_byte + m.end()
+            tok = root.descendant_for_byte_range(a, b)
+            if tok is not None and tok.type == _LINE_OP_TYPES[m.group()] and tok.start_byte == a:
+                found.append((tok.type, a, b))
     if not found:
         return tree, data, []
     buf = bytearray(data)
@@ -562,9 +569,11 @@ def _heredoc_line_ops(tree, data: bytes):
     return _parser().parse(data), data, found
 
 
-def _join_line_ops(root: Node, ops: list, problems: list) -> None:
+def _join_line_ops(root: Node, ops: list, problems: list) -> list:
     """Join the statement holding each operator ``_heredoc_line_ops`` blanked with the
-    statement after it (after the here-document), in bash's precedence."""
+    statement after it (after the here-document), in bash's precedence.  Returns the spans
+    from each operator to that statement (here-documents: text)."""
+    documents = []
     for kind, a, b in sorted(ops, key=lambda x: -x[1]):  # (the later ones first: they may be operands)
         holder, stmt = None, root
         while True:  # down to the statement holding the operator, under the innermost holder of statements
@@ -587,9 +596,11 @@ def _join_line_ops(root: Node, ops: list, problems: list) -> None:
         if new is None:
             continue
         fields = list(holder.fields)
+        documents.append((b, kids[j].start))
         kids[i] = new
         del kids[j], fields[j]
         holder.children, holder.fields, holder._fmap = tuple(kids), tuple(fields), None
+    return documents
 
 
 def _chain_parts(n: Node, out: list) -> bool:
@@ -1839,7 +1850,7 @@ def _run_on_commands(root, assigns: bool, pipes: bool) -> list:
                     x = stack.pop()
                     if x.start_point[0] == x.end_point[0]:
                         continue
-                    if x.type == "command":
+                    if x.type == "command" or x.type == "variable_assignments":  # (`a | b | X=1` newline `Y=2 && c`)
                         out.append(x)
                     elif x.type in ("list", "redirected_statement", "pipeline"):
                         stack.extend(x.named_children)
@@ -1908,12 +1919,13 @@ def _error_problem(ts_node, src, data: bytes) -> ParseProblem:
     return ParseProblem(Loc(src, target.start_byte, target.end_byte), msg)
 
 
-def _gap_check(root: Node, src, problems: list[ParseProblem]) -> None:
+def _gap_check(root: Node, src, problems: list[ParseProblem], documents: list = ()) -> None:
     """Find source tokens that no node covers inside command-like nodes.
 
     tree-sitter-bash drops some tokens without an ERROR node (``python3 - <<'PY'`` loses the
     ``-``).  A dropped token inside a command is recovered as a literal word attached to the
-    command (``Node.extra``); anything else becomes a parse problem.
+    command (``Node.extra``); anything else becomes a parse problem.  ``documents``: spans
+    that are here-documents' text wherever they lie.
     """
     data = src.data
     stack = [root]
@@ -1928,7 +1940,7 @@ def _gap_check(root: Node, src, problems: list[ParseProblem]) -> None:
         prev_end = kids[0].start if node.type != "program" else node.start
         prev = None
         for child in kids:
-            if child.start > prev_end:
+            if child.start > prev_end and not any(a <= prev_end and child.start <= b for a, b in documents):
                 _check_gap(node, prev, prev_end, child.start, data, src, problems)
             prev_end = max(prev_end, child.end)
             prev = child

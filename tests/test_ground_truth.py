@@ -589,6 +589,7 @@ _SNIPPETS = {
     # a pipeline of three or more commands before `&&`/`||` (tree-sitter-bash: `a | ((b | c) || d)`,
     # so `d` ran in a pipeline's subshell): found by comparing operators with shfmt's trees
     "pipeline-chains": [
+        'true | true | v4=6\nv4=6 && true\nemit "${v4-u}"\n',
         "printf 'a\\n' | cat | cat || X=1; emit ${X:-unset}\nprintf 'a\\n' | cat | false || X=1; emit ${X:-unset}\n",
         'f() { echo a | cat | false || return 3; emit no; }; f; emit $?\n',
         'echo a | cat | false && emit y || emit n\necho a | cat | true && emit y2 || emit n2\n',
@@ -607,6 +608,8 @@ _SNIPPETS = {
     # a pipe or `&&`/`||` ending a here-document's start line: the other operand is the statement after
     # the document (tree-sitter-bash: the document's first line)
     "heredoc-line-operators": [
+        'true || read -r v3 <<E00 && true | ( v3=8 ) |\nx5\nE00\nfalse\ntrue || false | read -r v1 <<E10 || v3=4 || true\nx3\nE10\nemit "${v1-u}" "${v3-u}"\n',
+        'read -r v1 <<E20 && ( v1=6 ) |\nx6\nE20\n{ v3=4; }\nemit "$v1" "${v3-u}"\n',
         'cat <<EOF >/dev/null &&\nbody\nEOF\nemit next\n',
         '(cat <<EOF >/dev/null &&\nbody\nEOF\nemit next)\n',
         'cat <<EOF |\nab\nEOF\ntr a b | while read -r l; do emit "$l"; done\n',
