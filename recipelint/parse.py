@@ -170,11 +170,14 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     moved: list = []
     operands: dict = {}
     line_ops: list = []
+    line_rests: list = []
     for _ in range(3):  # a misread statement may hide another one's (`2>/dev/null X=1` then `for x do`)
         before = parsed
         # (first: the body of such a here-document is read as commands, which the passes below would repair)
         tree, parsed, more = _heredoc_line_ops(tree, parsed)
         line_ops += [op for op in more if op not in line_ops]
+        tree, parsed, more = _heredoc_line_rests(tree, parsed)
+        line_rests += [r for r in more if r not in line_rests]
         tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
         tree, parsed, more = _test_operands(*_lone_dollars(tree, parsed), text)
         operands.update(more)
@@ -206,9 +209,11 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     documents: list = []
     if line_ops:  # (after: a statement holding one is then whole, and is taken apart again)
         documents = _join_line_ops(root, line_ops, problems)
+    if line_rests:
+        _insert_line_rests(root, line_rests, src, problems, text)
     # the two passes below need the parents of a few kinds of node: ``links`` has them, unless a
     # pass above made new nodes (then they walk the whole tree)
-    fresh = links is not None and not ({"words", "backquotes", "patterns", "chains"} & fixes) and not line_ops
+    fresh = links is not None and not ({"words", "backquotes", "patterns", "chains"} & fixes) and not line_ops and not line_rests
     if "regex" in fixes:
         _regex_operands(root, links if fresh else None)
     if "redirects" in fixes:
@@ -371,23 +376,13 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             child = Node(ctype, start, end, c.is_named, src)
             kids.append(child)
             fields.append(ts_node.field_name_for_child(i))
-            if ctype == "heredoc_start" and heredoc_lines is not None:
-                line_at = data.rfind(b"\n", 0, start)
-                if line_at in heredoc_lines:
-                    problems.append(ParseProblem(child.loc, "a second here-document begins on this line: recipelint's "
-                                                 "parser gives the bodies to the wrong ones (start each on its own line)"))
-                    heredoc_lines = None  # (once)
-                else:
-                    heredoc_lines.add(line_at)
-            if ctype == "heredoc_start" and _HEREDOC_GLUED.match(data, start, end):
-                problems.append(ParseProblem(child.loc, f"here-document delimiter '{text[start:end].decode('utf-8', 'replace')[:40]}': "
-                                             "recipelint's parser takes the operator glued to it for part of the "
-                                             "delimiter, so what follows is read as the here-document; put a blank "
-                                             "before the operator"))
-            if ctype in _LINKED and links is not None:
-                links.append((child, node, depth + 1))
-            if ctype in _HEREDOC_TAIL and ntype == "heredoc_redirect" or ctype == "list" and ntype == "pipeline":
-                fixes.add("chains")
+            if ctype in _SPECIAL_KIDS:
+                if ctype == "heredoc_start":
+                    heredoc_lines = _heredoc_start_checks(child, data, text, heredoc_lines, problems)
+                elif ntype == "heredoc_redirect" and ctype in _HEREDOC_TAIL or ctype == "list" and ntype == "pipeline":
+                    fixes.add("chains")
+                if ctype in _LINKED and links is not None:
+                    links.append((child, node, depth + 1))
             if (ctype == "list" or ctype == "pipeline") and node.type == "redirected_statement":
                 fixes.add("redirects")
             elif ctype in _NOT_IN_TEST and node.type == "test_command":
@@ -546,12 +541,7 @@ def _heredoc_line_ops(tree, data: bytes):
         return tree, data, []
     found = []
     root = tree.root_node
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        stack.extend(n.children)
-        if n.type != "heredoc_start":
-            continue
+    for n in tree_sitter.QueryCursor(_query("heredoc_starts", "(heredoc_start) @s")).captures(root).get("s", []):
         nl = data.find(b"\n", n.end_byte)
         line = data[n.end_byte : nl if nl >= 0 else len(data)].rstrip(b" \t\r")
         m = _LINE_END_OP.search(line)
@@ -569,20 +559,109 @@ def _heredoc_line_ops(tree, data: bytes):
     return _parser().parse(data), data, found
 
 
+_SEPARATOR = re.compile(rb"(?<![&;|<>])[;&](?![&;>])")
+_GLUED_SEPARATOR = re.compile(rb"-?\s*[A-Za-z0-9_.-]+([;&])(?!&)")
+#: a line with a here-document's start and a `;` or `&` after it (the cheap test)
+_REST_HINT = re.compile(rb"<<-?[ \t]*[^\s<;&|][^\n]*?(?<![&|<>])[;&](?![&>])")
+
+
+def _heredoc_line_rests(tree, data: bytes):
+    """``cat <<EOF > f; chmod +x f``: statements after a ``;`` or ``&`` on a here-document's
+    start line, which tree-sitter-bash drops (a syntax error).  The rest of the line is parsed
+    again as blanks, one byte for one (``_insert_line_rests`` parses it apart and puts its
+    statements after the here-document's).  Returns the tree, the text it parsed and the spans
+    blanked (from the ``;`` or ``&`` to the line's end)."""
+    if not _REST_HINT.search(data):
+        return tree, data, []
+    found = []
+    root = tree.root_node
+    for start in tree_sitter.QueryCursor(_query("heredoc_starts", "(heredoc_start) @s")).captures(root).get("s", []):
+        nl = data.find(b"\n", start.end_byte)
+        end = nl if nl >= 0 else len(data)
+        at = None
+        glued = _GLUED_SEPARATOR.match(data, start.start_byte, start.end_byte)  # (`<<EOF;`: read into the delimiter)
+        if glued is not None:
+            at = glued.start(1)
+        outer = _compounds_around(start)
+        if any(pos > data.rfind(b"\n", 0, start.start_byte) for _, pos in outer):
+            continue  # (a loop or group opened on this line may close in the rest: `if x; then cat <<EOF; y; fi`)
+        for m in _SEPARATOR.finditer(data, start.end_byte, end) if at is None else ():
+            # the first that is a token (not in a word) of the here-document's statement (not in
+            # a loop, group, ... after it: `cat <<EOF | while read -r l; do`)
+            tok = root.descendant_for_byte_range(m.start(), m.end())
+            if tok is not None and tok.type == m.group().decode() and tok.start_byte == m.start() \
+                    and _compounds_around(tok) <= outer:
+                at = m.start()
+                break
+        if at is None:
+            continue
+        rest = data[at + 1 : end].strip(b" \t\r")
+        # (left as it is: nothing after it, a here-document or an operator going on to the next line)
+        if (rest or glued) and b"<<" not in rest and not _LINE_END_OP.search(rest):
+            found.append((at, end))
+    if not found:
+        return tree, data, []
+    buf = bytearray(data)
+    for a, b in found:
+        buf[a:b] = b" " * (b - a)
+    data = bytes(buf)
+    return _parser().parse(data), data, found
+
+
+_COMPOUNDS = frozenset({"while_statement", "for_statement", "c_style_for_statement", "if_statement", "case_statement",
+                        "compound_statement", "subshell", "do_group", "function_definition", "command_substitution",
+                        "process_substitution", "test_command"})
+
+
+def _compounds_around(n) -> set:
+    """The compound statements (tree-sitter nodes) a node is in, by their start."""
+    out = set()
+    n = n.parent
+    while n is not None:
+        if n.type in _COMPOUNDS:
+            out.add((n.type, n.start_byte))
+        n = n.parent
+    return out
+
+
+def _insert_line_rests(root: Node, rests: list, src, problems: list, text: bytes) -> None:
+    """Parse each rest of a line ``_heredoc_line_rests`` blanked and put its statements after
+    the statement holding the here-document (in order: bash runs that one first)."""
+    for a, b in sorted(rests, key=lambda x: -x[0]):
+        holder, found = _statement_at(root, a)
+        if holder is None:
+            continue
+        buf = b" " * (a + 1) + text[a + 1 : b] + b"\n"  # (positions stay the file's)
+        mini = _convert(_parser().parse(buf).root_node, src, problems, buf, buf)[0]
+        _chains(mini, [])
+        more = [c for c in mini.children if c.named and c.type != "comment"]
+        kids = list(holder.children)
+        i = next(k for k, c in enumerate(kids) if c is found) + 1
+        holder.children = tuple(kids[:i] + more + kids[i:])
+        holder.fields = holder.fields[:i] + (None,) * len(more) + holder.fields[i:]
+        holder._fmap = None
+
+
+def _statement_at(root: Node, at: int):
+    """The innermost node holding statements in order, and its statement that holds the byte
+    ``at`` (None, None when there is none)."""
+    holder, found, stmt = None, None, root
+    while True:
+        inner = next((c for c in stmt.children if c.start <= at < c.end), None)
+        if inner is None:
+            return holder, found
+        if stmt.type in _STATEMENT_HOLDERS and inner.named:
+            holder, found = stmt, inner
+        stmt = inner
+
+
 def _join_line_ops(root: Node, ops: list, problems: list) -> list:
     """Join the statement holding each operator ``_heredoc_line_ops`` blanked with the
     statement after it (after the here-document), in bash's precedence.  Returns the spans
     from each operator to that statement (here-documents: text)."""
     documents = []
     for kind, a, b in sorted(ops, key=lambda x: -x[1]):  # (the later ones first: they may be operands)
-        holder, stmt = None, root
-        while True:  # down to the statement holding the operator, under the innermost holder of statements
-            inner = next((c for c in stmt.children if c.start <= a < c.end), None)
-            if inner is None:
-                break
-            if stmt.type in _STATEMENT_HOLDERS and inner.named:
-                holder, found = stmt, inner
-            stmt = inner
+        holder, found = _statement_at(root, a)
         if holder is None:
             continue
         kids = list(holder.children)
@@ -635,8 +714,31 @@ def _chain_node(kind: str, kids: list[Node]) -> Node:
     return n
 
 
+def _heredoc_start_checks(start: Node, data: bytes, text: bytes, lines: set | None, problems: list) -> set | None:
+    """Report the here-document starts tree-sitter-bash misreads: a second one on a line (the
+    bodies go to the wrong ones) and an operator glued to the delimiter (taken into it: the
+    document never ends).  ``lines``: where the lines of the starts seen begin (None: a second
+    one was reported already); returned updated."""
+    if lines is not None:
+        line_at = data.rfind(b"\n", 0, start.start)
+        if line_at in lines:
+            problems.append(ParseProblem(start.loc, "a second here-document begins on this line: recipelint's "
+                                         "parser gives the bodies to the wrong ones (start each on its own line)"))
+            lines = None  # (once)
+        else:
+            lines.add(line_at)
+    if _HEREDOC_GLUED.match(data, start.start, start.end):
+        problems.append(ParseProblem(start.loc, f"here-document delimiter '{text[start.start:start.end].decode('utf-8', 'replace')[:40]}': "
+                                     "recipelint's parser takes the operator glued to it for part of the "
+                                     "delimiter, so what follows is read as the here-document; put a blank "
+                                     "before the operator"))
+    return lines
+
+
 #: the nodes whose parents ``_convert`` lists: for ``_regex_operands`` and ``_relocate_redirects``
 _LINKED = frozenset({"binary_expression", "redirected_statement", "pipeline"})
+#: the children ``_convert`` looks at again: ``_LINKED``, here-document starts, what ``_chains`` rebuilds
+_SPECIAL_KIDS = _LINKED | {"heredoc_start", "list", "&&", "||"}
 
 
 #: ``$name`` inside a word, after a literal character and before one (``$D/$N.log``,

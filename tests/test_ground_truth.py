@@ -618,6 +618,17 @@ _SNIPPETS = {
         'if true; then cat <<EOF >/dev/null &&\nz\nEOF\nemit in-if; fi\n',
         'false <<A &&\na\nA\ntrue <<B ||\nb\nB\nemit chained\n',
     ],
+    # statements after a `;` or `&` on a here-document's start line (tree-sitter-bash: dropped, a syntax error;
+    # `<<EOF;` took the `;` into the delimiter)
+    "heredoc-line-rests": [
+        'cat <<EOF > /tmp/rl_r1; emit "$(cat /tmp/rl_r1)"\nbody\nEOF\nemit next\n',
+        'X=1\nread -r Y <<EOF ; emit "$Y" ; Z=2\nv$X\nEOF\nemit "$Z"\n',
+        'read -r Y <<EOF & emit bg\nq\nEOF\nwait\nemit end\n',
+        'read -r Y <<EOF 2>&1 ; emit "r $Y"\nq\nEOF\n',
+        'read -r Y <<EOF;\nv\nEOF\nemit "$Y"\n',
+        'f() {\n  read -r Y <<EOF ; emit "f $Y"\nv\nEOF\n}\nf\n',
+        'cat <<EOF | while read -r l; do emit "$l"; done; emit after\nab\nEOF\n',
+    ],
     # a pipe or `&&`/`||` after a here-document's start on its line (tree-sitter-bash: part of the
     # here-document's node, so never run; and nested with no regard to precedence)
     "heredoc-tails": [
