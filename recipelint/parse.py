@@ -540,23 +540,37 @@ def _heredoc_line_ops(tree, data: bytes):
     if not _HEREDOC_LINE_OP.search(data):
         return tree, data, []
     found = []
-    root = tree.root_node
-    for n in tree_sitter.QueryCursor(_query("heredoc_starts", "(heredoc_start) @s")).captures(root).get("s", []):
-        nl = data.find(b"\n", n.end_byte)
-        line = data[n.end_byte : nl if nl >= 0 else len(data)].rstrip(b" \t\r")
-        m = _LINE_END_OP.search(line)
+    for n, end in _heredoc_lines(tree, data):
+        m = _LINE_END_OP.search(data[n.end_byte : end].rstrip(b" \t\r"))
         if m is not None:  # (a token of the statement, not the end of a comment)
             a, b = n.end_byte + m.start(), n.end_byte + m.end()
-            tok = root.descendant_for_byte_range(a, b)
-            if tok is not None and tok.type == _LINE_OP_TYPES[m.group()] and tok.start_byte == a:
-                found.append((tok.type, a, b))
+            if _token_at(tree.root_node, a, b, _LINE_OP_TYPES[m.group()]):
+                found.append((_LINE_OP_TYPES[m.group()], a, b))
     if not found:
         return tree, data, []
+    return (*_parsed_blank(data, [(a, b) for _, a, b in found]), found)
+
+
+def _heredoc_lines(tree, data: bytes):
+    """Each here-document start (tree-sitter's node) and where its line ends."""
+    for n in tree_sitter.QueryCursor(_query("heredoc_starts", "(heredoc_start) @s")).captures(tree.root_node).get("s", []):
+        nl = data.find(b"\n", n.end_byte)
+        yield n, nl if nl >= 0 else len(data)
+
+
+def _token_at(root, a: int, b: int, kind: str) -> bool:
+    """Whether the bytes from ``a`` are a token of type ``kind`` (not part of a word or comment)."""
+    tok = root.descendant_for_byte_range(a, b)
+    return tok is not None and tok.type == kind and tok.start_byte == a
+
+
+def _parsed_blank(data: bytes, spans: list):
+    """The tree and text of ``data`` parsed again with blanks over ``spans`` (one byte for one)."""
     buf = bytearray(data)
-    for _, a, b in found:
+    for a, b in spans:
         buf[a:b] = b" " * (b - a)
     data = bytes(buf)
-    return _parser().parse(data), data, found
+    return _parser().parse(data), data
 
 
 _SEPARATOR = re.compile(rb"(?<![&;|<>])[;&](?![&;>])")
@@ -574,10 +588,7 @@ def _heredoc_line_rests(tree, data: bytes):
     if not _REST_HINT.search(data):
         return tree, data, []
     found = []
-    root = tree.root_node
-    for start in tree_sitter.QueryCursor(_query("heredoc_starts", "(heredoc_start) @s")).captures(root).get("s", []):
-        nl = data.find(b"\n", start.end_byte)
-        end = nl if nl >= 0 else len(data)
+    for start, end in _heredoc_lines(tree, data):
         at = None
         glued = _GLUED_SEPARATOR.match(data, start.start_byte, start.end_byte)  # (`<<EOF;`: read into the delimiter)
         if glued is not None:
@@ -588,9 +599,8 @@ def _heredoc_line_rests(tree, data: bytes):
         for m in _SEPARATOR.finditer(data, start.end_byte, end) if at is None else ():
             # the first that is a token (not in a word) of the here-document's statement (not in
             # a loop, group, ... after it: `cat <<EOF | while read -r l; do`)
-            tok = root.descendant_for_byte_range(m.start(), m.end())
-            if tok is not None and tok.type == m.group().decode() and tok.start_byte == m.start() \
-                    and _compounds_around(tok) <= outer:
+            if _token_at(tree.root_node, m.start(), m.end(), m.group().decode()) \
+                    and _compounds_around(tree.root_node.descendant_for_byte_range(m.start(), m.end())) <= outer:
                 at = m.start()
                 break
         if at is None:
@@ -601,11 +611,7 @@ def _heredoc_line_rests(tree, data: bytes):
             found.append((at, end))
     if not found:
         return tree, data, []
-    buf = bytearray(data)
-    for a, b in found:
-        buf[a:b] = b" " * (b - a)
-    data = bytes(buf)
-    return _parser().parse(data), data, found
+    return (*_parsed_blank(data, found), found)
 
 
 _COMPOUNDS = frozenset({"while_statement", "for_statement", "c_style_for_statement", "if_statement", "case_statement",
