@@ -7,7 +7,8 @@ For each file that shfmt parses and recipelint parses without a problem, both tr
 to the same facts — every simple command (its first word's offset, its last word's end, its word
 count), every statement of assignments, the command each redirection belongs to, every
 case pattern, for-loop word, array element, declared name, `[[ ]]` operator with its operands, `${...}` name
-and words, and every `|`, `&&`, `||` with where its operands' first commands start (precedence) — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
+and words, every `|`, `&&`, `||` with where its operands' first commands start (precedence), and
+the line that ends each here-document — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
 reduce it and ask real bash (shfmt itself misreads a `#` inside a word, and attaches a
 function's redirections elsewhere).  Development tool: it runs shfmt, never the recipes.
 """
@@ -49,6 +50,9 @@ def shfmt_facts(data: bytes) -> set | None:
             arith = True  # (recipelint reads arithmetic from its text: no `${...}` facts there)
         elif n.get("Type") == "CmdSubst":
             arith = False
+        if n.get("Hdoc") and n["Hdoc"]["End"]["Offset"] > n["Hdoc"]["Pos"]["Offset"]:  # the line ending each document
+            at = n["Word"]["Pos"]["Offset"]
+            out.add(("heredoc", at, at + 1, data.count(b"\n", 0, n["Hdoc"]["End"]["Offset"]) + 1))
         if n.get("Redirs") and n.get("Cmd"):
             out.update(("redirect", r["OpPos"]["Offset"], n["Cmd"]["Pos"]["Offset"]) for r in n["Redirs"])
         # a case item's patterns, a for loop's words, an array's elements (from the `[` of an index)
@@ -325,6 +329,12 @@ def recipelint_facts(data: bytes) -> set | None:
             if len(parts) == len(ops) + 1:
                 if _first_node(parts[0]).type != "function_definition":
                     out.update(("binary", op.start, op.end, _first(parts[0]), _first(parts[i + 1])) for i, op in enumerate(ops))
+        if n.type == "heredoc_redirect":
+            start = next((c for c in n.children if c.type == "heredoc_start"), None)
+            body = next((c for c in n.children if c.type == "heredoc_body"), None)
+            end = next((c for c in n.children if c.type == "heredoc_end"), None)
+            if start is not None and body is not None and end is not None and body.end > body.start:
+                out.add(("heredoc", start.start, start.start + 1, data.count(b"\n", 0, end.start) + 1))
         if n.type == "for_statement":
             out.update(("for-word", c.start, c.end) for c in n.fields_all("value"))
         elif n.type == "variable_assignment" and n.field("value") is not None and n.field("value").type == "array":
