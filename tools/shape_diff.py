@@ -8,7 +8,8 @@ to the same facts — every simple command (its first word's offset, its last wo
 count), every statement of assignments, the command each redirection belongs to, every
 case pattern, for-loop word, array element, declared name, `[[ ]]` operator with its operands, `${...}` name
 and words, every `|`, `&&`, `||` with where its operands' first commands start (precedence), and
-the line that ends each here-document — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
+the line that ends each here-document, and where each compound statement (`if`, loops, `case`,
+groups, subshells, functions) starts and ends — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
 reduce it and ask real bash (shfmt itself misreads a `#` inside a word, and attaches a
 function's redirections elsewhere).  Development tool: it runs shfmt, never the recipes.
 """
@@ -50,6 +51,14 @@ def shfmt_facts(data: bytes) -> set | None:
             arith = True  # (recipelint reads arithmetic from its text: no `${...}` facts there)
         elif n.get("Type") == "CmdSubst":
             arith = False
+        if n.get("Type") in _COMPOUND and not arith:  # where each compound statement starts and ends
+            end = n["End"]["Offset"]
+            if n["Type"] == "FuncDecl":  # (`f() { ...; } && g`: shfmt's body is `{ ...; } && g`)
+                body = (n.get("Body") or {}).get("Cmd") or {}
+                while body.get("Type") == "BinaryCmd":
+                    body = body["X"].get("Cmd") or {}
+                end = body.get("End", n["End"])["Offset"]
+            out.add(("compound", n["Pos"]["Offset"], end, _COMPOUND[n["Type"]]))
         if n.get("Hdoc") and n["Hdoc"]["End"]["Offset"] > n["Hdoc"]["Pos"]["Offset"]:  # the line ending each document
             at = n["Word"]["Pos"]["Offset"]
             out.add(("heredoc", at, at + 1, data.count(b"\n", 0, n["Hdoc"]["End"]["Offset"]) + 1))
@@ -88,6 +97,13 @@ def shfmt_facts(data: bytes) -> set | None:
                 out.add(("assignments", assigns[0]["Pos"]["Offset"], assigns[-1]["End"]["Offset"], len(assigns)))
         stack.extend((v, arith) for k, v in n.items() if k not in ("Pos", "End"))
     return out
+
+
+#: shfmt's compound statements and recipelint's names for them
+_COMPOUND = {"IfClause": "if", "WhileClause": "while", "ForClause": "for", "CaseClause": "case", "Block": "group",
+             "Subshell": "subshell", "FuncDecl": "function"}
+_OUR_COMPOUND = {"if_statement": "if", "while_statement": "while", "for_statement": "for", "c_style_for_statement": "for",
+                 "case_statement": "case", "subshell": "subshell", "function_definition": "function"}
 
 
 def _op_text(data: bytes, at: int) -> str:
@@ -329,6 +345,9 @@ def recipelint_facts(data: bytes) -> set | None:
             if len(parts) == len(ops) + 1:
                 if _first_node(parts[0]).type != "function_definition":
                     out.update(("binary", op.start, op.end, _first(parts[0]), _first(parts[i + 1])) for i, op in enumerate(ops))
+        kind = _OUR_COMPOUND.get(n.type) or ("group" if n.type == "compound_statement" and n.children and n.children[0].type == "{" else None)
+        if kind is not None:
+            out.add(("compound", n.start, n.end, kind))
         if n.type == "heredoc_redirect":
             start = next((c for c in n.children if c.type == "heredoc_start"), None)
             body = next((c for c in n.children if c.type == "heredoc_body"), None)
