@@ -217,3 +217,36 @@ def test_sourced_libraries_are_parsed_once_across_runs(tmp_path, monkeypatch):
     assert seqs() == ["2"]
     assert len(list((cache / "trees").glob("*.json"))) == 2
     assert seqs() == ["2"] and Analyzer().analyze(recipe, "r.sh", [SweepPoint("p", {})]).launches  # no cache dir: parsed
+
+
+def test_the_code_fingerprint_covers_the_parser_binaries(tmp_path, monkeypatch):
+    # another build of tree-sitter or of its bash grammar may give other trees: cached results and
+    # library trees must not outlive it
+    from importlib.machinery import ModuleSpec
+
+    from recipelint import cache as cache_mod
+
+    pkg = tmp_path / "tree_sitter_bash"
+    pkg.mkdir()
+    (pkg / "_binding.abi3.so").write_bytes(b"build one")
+    import importlib.util
+
+    original = importlib.util.find_spec
+
+    def fake(name, *a, **k):
+        if name == "tree_sitter_bash":
+            spec = ModuleSpec(name, None, is_package=True)
+            spec.submodule_search_locations = [str(pkg)]
+            return spec
+        return original(name, *a, **k)
+
+    monkeypatch.setattr(importlib.util, "find_spec", fake)
+    monkeypatch.setattr(cache_mod, "_CODE", None)
+    monkeypatch.setattr(cache_mod, "_INDEX", None)
+    monkeypatch.setenv("RECIPELINT_CACHE_DIR", str(tmp_path / "c"))
+    first = cache_mod.code_fingerprint()
+    monkeypatch.setattr(cache_mod, "_CODE", None)
+    assert cache_mod.code_fingerprint() == first  # (the same build: the same fingerprint)
+    (pkg / "_binding.abi3.so").write_bytes(b"build two, another size")
+    monkeypatch.setattr(cache_mod, "_CODE", None)
+    assert cache_mod.code_fingerprint() != first
