@@ -171,6 +171,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     operands: dict = {}
     line_ops: list = []
     line_rests: list = []
+    semis: list[int] = []
     for _ in range(3):  # a misread statement may hide another one's (`2>/dev/null X=1` then `for x do`)
         before = parsed
         # (first: the body of such a here-document is read as commands, which the passes below would repair)
@@ -178,6 +179,8 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         line_ops += [op for op in more if op not in line_ops]
         tree, parsed, more = _heredoc_line_rests(tree, parsed)
         line_rests += [r for r in more if r not in line_rests]
+        tree, parsed, more = _backquote_blanks(tree, parsed)
+        semis += more
         tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
         tree, parsed, more = _test_operands(*_lone_dollars(tree, parsed), text)
         operands.update(more)
@@ -194,6 +197,9 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
             break
     known = len(problems)
     root, depth, redirected, fixes, links = _convert(tree.root_node, src, problems, parsed, text, widen, dollars, operands)
+    if semis:  # (the `;`s `_backquote_blanks` put in are errors to the grammar, blanks to bash)
+        put = set(semis)
+        problems[known:] = [p for p in problems[known:] if not (p.loc.start in put and p.loc.end == p.loc.start + 1)]
     if "brackets" in fixes and not brackets:
         # a `[ ]` holding statements (`[ $? -ne 0 ]` newline `then ...` up to a later `]`)
         del problems[known:]
@@ -577,6 +583,53 @@ _SEPARATOR = re.compile(rb"(?<![&;|<>])[;&](?![&;>])")
 _GLUED_SEPARATOR = re.compile(rb"-?\s*[A-Za-z0-9_.-]+([;&])(?!&)")
 #: a line with a here-document's start and a `;` or `&` after it (the cheap test)
 _REST_HINT = re.compile(rb"<<-?[ \t]*[^\s<;&|][^\n]*?(?<![&|<>])[;&](?![&>])")
+
+
+def _backquote_blanks(tree, data: bytes):
+    """After a backquoted command, tree-sitter-bash pairs backquotes wrongly where one that opens
+    a command is followed by a blank (``x="`a`"`` … ``y="` b`"``: the second nests in the first's
+    closing backquote; unquoted, an error).  Where the tree shows it (a backquoted command inside
+    another, or an error holding a backquote), each backquote followed by a blank is tried with a
+    `;` for the blank, one byte for one, and kept where the new tree opens a command there (the
+    grammar pairs that right; the error it makes of the `;` is not reported; to bash the blank
+    and the `;` are the same there).  Returns the tree, the text it parsed and where the `;`s are."""
+    if data.count(b"`") < 4 or not _backquote_symptom(tree.root_node, data):
+        return tree, data, []
+    keep = [m.start() for m in _BACKQUOTE_BLANK.finditer(data) if data[m.start() - 1 : m.start()] != b"\\"]
+    for _ in range(4):  # all at once (they depend on each other), then without those that open nothing
+        if not keep:
+            return tree, data, []
+        new_tree, new = _reparse(data, [at + 1 for at in keep], b";")
+        opens = [at for at in keep if _opens_command(new_tree.root_node, at)]
+        if opens == keep:
+            return new_tree, new, [at + 1 for at in keep]
+        keep = opens
+    return tree, data, []
+
+
+def _opens_command(root, at: int) -> bool:
+    """Whether the backquote at ``at`` opens a command substitution in the tree."""
+    tok = root.descendant_for_byte_range(at, at + 1)
+    return tok is not None and tok.type == "`" and tok.parent is not None and tok.parent.type == "command_substitution" \
+        and tok.parent.start_byte == at
+
+
+_BACKQUOTE_BLANK = re.compile(rb"`[ \t\n]")
+
+
+def _backquote_symptom(root, data: bytes) -> bool:
+    """Whether tree-sitter's tree has a backquoted command inside another (unescaped: bash
+    cannot nest them so) or an error holding a backquote."""
+    for c in tree_sitter.QueryCursor(_query("substitutions", "(command_substitution) @c")).captures(root).get("c", []):
+        if data[c.start_byte : c.start_byte + 1] != b"`" or data[c.start_byte - 1 : c.start_byte] == b"\\":
+            continue
+        up = c.parent
+        while up is not None:
+            if up.type == "command_substitution" and data[up.start_byte : up.start_byte + 1] == b"`":
+                return True
+            up = up.parent
+    return any(any(k.type == "`" for k in e.children)
+               for e in tree_sitter.QueryCursor(_query("errors", "(ERROR) @e")).captures(root).get("e", []))
 
 
 def _heredoc_line_rests(tree, data: bytes):

@@ -629,6 +629,17 @@ _SNIPPETS = {
         'f() {\n  read -r Y <<EOF ; emit "f $Y"\nv\nEOF\n}\nf\n',
         'cat <<EOF | while read -r l; do emit "$l"; done; emit after\nab\nEOF\n',
     ],
+    # a backquoted command starting with a blank after an earlier one (tree-sitter-bash pairs the backquotes
+    # wrongly: in a string silently, the second nested in the first's closing backquote)
+    "backquote-blanks": [
+        'x=`echo g`\ny=`\techo h`\nemit "$x" "$y"\n',
+        'x=`echo g`\ny=`\necho h`\nemit "$x" "$y"\n',
+        'x=`echo g`\ny=` echo h `\nemit "$x" "$y"\n',
+        'y=` echo h`\nx=`echo g`\nemit "$x" "$y"\n',
+        'emit "`echo g`"\nd="x ` echo g`"\nemit "$d"\n',
+        'x=`echo a` y=`echo b` \nemit "$x" "$y"\n',
+        'emit `echo a` b ` echo c` d\n',
+    ],
     # a pipe or `&&`/`||` after a here-document's start on its line (tree-sitter-bash: part of the
     # here-document's node, so never run; and nested with no regard to precedence)
     "heredoc-tails": [
