@@ -9,7 +9,7 @@ count), every statement of assignments, the command each redirection belongs to,
 case pattern, for-loop word, array element, declared name, `[[ ]]` operator with its operands, `${...}` name
 and words, every `|`, `&&`, `||` with where its operands' first commands start (precedence), and
 the line that ends each here-document, and where each compound statement (`if`, loops, `case`,
-groups, subshells, functions) starts and ends — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
+groups, subshells, functions) starts and ends, and what each redirection names — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
 reduce it and ask real bash (shfmt itself misreads a `#` inside a word, and attaches a
 function's redirections elsewhere).  Development tool: it runs shfmt, never the recipes.
 """
@@ -64,6 +64,13 @@ def shfmt_facts(data: bytes) -> set | None:
             out.add(("heredoc", at, at + 1, data.count(b"\n", 0, n["Hdoc"]["End"]["Offset"]) + 1))
         if n.get("Redirs") and n.get("Cmd"):
             out.update(("redirect", r["OpPos"]["Offset"], n["Cmd"]["Pos"]["Offset"]) for r in n["Redirs"])
+        for r in n.get("Redirs") or []:  # what each redirection names (not a here-document's delimiter)
+            at, word = r["OpPos"]["Offset"], r.get("Word")
+            if word is None or data[at:].startswith(b"<<") and not data[at:].startswith(b"<<<"):
+                continue
+            if data[word["Pos"]["Offset"] : word["End"]["Offset"]] == b"-" and data[at + 1 : at + 2] == b"&":
+                continue  # (`>&-`: one operator to tree-sitter-bash)
+            out.add(("redirect-target", word["Pos"]["Offset"], word["End"]["Offset"]))
         # a case item's patterns, a for loop's words, an array's elements (from the `[` of an index)
         out.update(("pattern", w["Pos"]["Offset"], w["End"]["Offset"]) for w in n.get("Patterns") or [])
         if n.get("Type") == "WordIter":
@@ -348,6 +355,10 @@ def recipelint_facts(data: bytes) -> set | None:
         kind = _OUR_COMPOUND.get(n.type) or ("group" if n.type == "compound_statement" and n.children and n.children[0].type == "{" else None)
         if kind is not None:
             out.add(("compound", n.start, n.end, kind))
+        if n.type in ("file_redirect", "herestring_redirect"):
+            target = next((c for c in n.children if c.named and c.type != "file_descriptor"), None)
+            if target is not None:
+                out.add(("redirect-target", target.start, target.end))
         if n.type == "heredoc_redirect":
             start = next((c for c in n.children if c.type == "heredoc_start"), None)
             body = next((c for c in n.children if c.type == "heredoc_body"), None)
