@@ -5581,7 +5581,7 @@ class Library:
             return self.cache[key]
         try:
             data = path.read_bytes()
-            data.decode("utf-8")
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             self.cache[key] = None
             return None
@@ -5589,7 +5589,7 @@ class Library:
         if self.cache_dir is not None:
             from .treecache import parse_cached
 
-            parsed = parse_cached(src, self.cache_dir)
+            parsed = parse_cached(src, text, self.cache_dir)
         else:
             parsed = parse(src)
         if parsed.too_large:  # taken as absent, like a file that cannot be read (`source` notes it)

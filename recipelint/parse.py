@@ -554,7 +554,7 @@ def _heredoc_line_ops(tree, data: bytes):
                 found.append((_LINE_OP_TYPES[m.group()], a, b))
     if not found:
         return tree, data, []
-    return (*_parsed_blank(data, [(a, b) for _, a, b in found]), found)
+    return (*_reparse(data, [i for _, a, b in found for i in range(a, b)], b" "), found)
 
 
 def _heredoc_lines(tree, data: bytes):
@@ -568,15 +568,6 @@ def _token_at(root, a: int, b: int, kind: str) -> bool:
     """Whether the bytes from ``a`` are a token of type ``kind`` (not part of a word or comment)."""
     tok = root.descendant_for_byte_range(a, b)
     return tok is not None and tok.type == kind and tok.start_byte == a
-
-
-def _parsed_blank(data: bytes, spans: list):
-    """The tree and text of ``data`` parsed again with blanks over ``spans`` (one byte for one)."""
-    buf = bytearray(data)
-    for a, b in spans:
-        buf[a:b] = b" " * (b - a)
-    data = bytes(buf)
-    return _parser().parse(data), data
 
 
 _SEPARATOR = re.compile(rb"(?<![&;|<>])[;&](?![&;>])")
@@ -664,7 +655,7 @@ def _heredoc_line_rests(tree, data: bytes):
             found.append((at, end))
     if not found:
         return tree, data, []
-    return (*_parsed_blank(data, found), found)
+    return (*_reparse(data, [i for a, b in found for i in range(a, b)], b" "), found)
 
 
 _COMPOUNDS = frozenset({"while_statement", "for_statement", "c_style_for_statement", "if_statement", "case_statement",

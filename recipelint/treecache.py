@@ -21,14 +21,11 @@ MAX_NODES = 200_000
 _WIDTH = 7  # a node's record: type, start, end, named, children, extras, field in its parent
 
 
-def parse_cached(src, cache_dir) -> Parsed:
-    """``parse(src)``; from the tree kept for the same text when there is one."""
+def parse_cached(src, text: str, cache_dir) -> Parsed:
+    """``parse(src)``; from the tree kept for the same ``text`` (``src``'s, decoded) when there
+    is one."""
     from .cache import code_fingerprint, memo_text
 
-    try:
-        text = src.data.decode("utf-8")
-    except UnicodeDecodeError:
-        return parse(src)
     return memo_text(cache_dir, "trees", f"{FORMAT} {code_fingerprint()}", text,
                      lambda _: parse(src), encode, lambda data: decode(data, src))
 
