@@ -309,6 +309,7 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
     fixes: set[str] = set()  # the post-passes the tree needs (see _repaired)
     links: list[tuple[Node, Node, int]] | None = []
     heredoc_lines: set[int] | None = set()  # where the lines holding here-document starts begin
+    rare = bool(widen or dollars or operands)  # (every child then takes the full path below)
     while stack:
         ts_node, node, depth = stack.pop()
         if depth > max_depth:
@@ -324,8 +325,23 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
         fields = []
         ntype = node.type
         holder = ntype in _WORD_HOLDERS
+        slow = _CONVERT_ALL if rare else _CONVERT_SLOW_UNDER.get(ntype, _CONVERT_SLOW)
+        nstart = node.start
         for i in range(n):
             c = ts_node.child(i)
+            ctype = c.type
+            if ctype not in slow:
+                # the common child, which none of the cases below concerns (same result, fewer tests)
+                start = c.start_byte
+                if start >= nstart:
+                    child = Node(ctype, start, c.end_byte, c.is_named, src)
+                    if holder and kids and kids[-1].end == start and ctype in _JOINS_SECOND and kids[-1].type in _JOINS_FIRST:
+                        fixes.add("words")
+                    kids.append(child)
+                    fields.append(ts_node.field_name_for_child(i))
+                    if c.child_count or c.is_missing:
+                        stack.append((c, child, depth + 1))
+                    continue
             if c.is_error and ts_node.type == "for_statement" and data[c.start_byte : c.end_byte].rstrip(b"; \t") == b"in":
                 # `for x in; do`: a loop over no words (the grammar wants one after `in`)
                 kids.append(Node("in", c.start_byte, c.start_byte + 2, False, src))
@@ -335,7 +351,6 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                 # `python3 - <<EOF &`, `cat <<EOF ;`: the grammar wants no `&` or `;` after a
                 # here-document's start; ending the line, it ends the statement (as `cmd &` does)
                 continue
-            ctype = c.type
             if ctype == "comment" and ntype in _CHAINS:
                 continue  # (`a &&`, a comment line, `b`: the list's parts are `a` and `b`)
             start = c.start_byte
@@ -1965,6 +1980,27 @@ _OPAQUE_IN_TEST = frozenset({"string", "raw_string", "expansion", "command_subst
                              "process_substitution", "ansi_c_string", "simple_expansion"})
 #: statements: never inside a test expression (the grammar read the next lines into one)
 _NOT_IN_TEST = frozenset({"command", "list", "pipeline", "redirected_statement"})
+
+#: the children for which ``_convert`` tests the cases it repairs, by the parent's type (any other
+#: child is made as it is)
+_CONVERT_SLOW = _SPECIAL_KIDS | {"ERROR", "==", "<", "$", "file_redirect", "heredoc_redirect", "list", "pipeline",
+                                 "command_substitution", "simple_expansion"}
+_CONVERT_SLOW_UNDER = {
+    "simple_expansion": _CONVERT_SLOW - {"$"},
+    "string": _CONVERT_SLOW | _LEADING_BLANK,
+    "heredoc_body": _CONVERT_SLOW | _LEADING_BLANK,
+    "expansion": _CONVERT_SLOW | {"word"},
+    "test_command": _CONVERT_SLOW | _NOT_IN_TEST,
+    **{t: _CONVERT_SLOW | {"comment"} for t in _CHAINS},
+}
+
+
+class _Everything:
+    def __contains__(self, _) -> bool:
+        return True
+
+
+_CONVERT_ALL = _Everything()  # (a text ``_convert`` has extra repairs for: every child is tested)
 
 
 def _misread_brackets(root) -> list[int]:
