@@ -218,16 +218,33 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     if line_rests:
         _insert_line_rests(root, line_rests, src, problems, text)
     # the two passes below need the parents of a few kinds of node: ``links`` has them, unless a
-    # pass above made new nodes (then they walk the whole tree)
+    # pass above made new nodes (then they are found again, in one walk of the tree)
     fresh = links is not None and not ({"words", "backquotes", "patterns", "chains"} & fixes) and not line_ops and not line_rests
+    if not fresh and {"regex", "redirects"} & fixes:
+        links = _links(root)
     if "regex" in fixes:
-        _regex_operands(root, links if fresh else None)
+        _regex_operands(root, links)
     if "redirects" in fixes:
-        _relocate_redirects(root, redirected, links if fresh else None)
+        _relocate_redirects(root, redirected, links)
     _attach_negations(root, bangs)
     _attach_redirects(root, moved, src, problems, parsed, text)
     _based_numbers(root, problems, text)
     return root, depth, redirected, documents
+
+
+def _links(root: Node) -> list[tuple[Node, Node, int]]:
+    """``(node, parent, depth)`` for every node of a type in ``_LINKED``, in the order
+    ``_convert`` lists them (a node after its ancestors): for a tree passes have changed."""
+    out = []
+    stack = [(root, 0)]
+    while stack:
+        n, d = stack.pop()
+        for c in n.children:
+            if c.type in _LINKED:
+                out.append((c, n, d + 1))
+            if c.children:
+                stack.append((c, d + 1))
+    return out
 
 
 def _not_parsed(src, why: str) -> Parsed:
@@ -898,20 +915,14 @@ _JOINS_SECOND = _WORDISH | {"command_name"}
 _JOINS_FIRST = _WORDISH | {"variable_assignment"}
 
 
-def _regex_operands(root: Node, links: list | None = None) -> None:
+def _regex_operands(root: Node, links: list) -> None:
     """tree-sitter-bash gives ``=~`` in ``[[ ]]`` a lower precedence than ``&&``, ``||`` and
     ``!``: ``[[ a && $x =~ re ]]`` as ``(a && $x) =~ re``, ``[[ ! $x =~ re ]]`` as
     ``(! $x) =~ re``, ``[[ $x =~ "re" || b ]]`` as ``$x =~ ("re" || b)`` (bash: ``a && ($x =~ re)``,
     ``! ($x =~ re)``, ``($x =~ "re") || b``).  Each ``=~`` takes the operands just around it,
-    inner ones first.  ``links``: ``_convert``'s (node, parent) pairs of the tree, else it is walked."""
-    if links is not None:  # the parents of `=~` expressions, each after its ancestors
-        order = list({id(up): up for n, up, _ in links if _is_match(n)}.values())
-    else:
-        order, stack = [], [root]
-        while stack:
-            node = stack.pop()
-            order.append(node)
-            stack.extend(node.children)
+    inner ones first.  ``links``: the (node, parent, depth) triples of the tree (``_links``)."""
+    # the parents of `=~` expressions, each after its ancestors
+    order = list({id(up): up for n, up, _ in links if _is_match(n)}.values())
     for node in reversed(order):  # (children before their parents)
         if any(_is_match(c) for c in node.children):
             node.children = tuple(_regex_fix(c) if _is_match(c) else c for c in node.children)
@@ -1314,25 +1325,17 @@ class _Edits:
             n.children, n._fmap = tuple(kids), None
 
 
-def _relocate_redirects(root: Node, redirected: list, links: list | None = None) -> None:
+def _relocate_redirects(root: Node, redirected: list, links: list) -> None:
     """tree-sitter-bash gives the redirections after the last command of a list or pipeline to
     the whole list (``a && b > f`` as ``(a && b) > f``; ``a && b 2>&1 | c`` as
     ``((a && b) 2>&1) | c``), where bash gives them to that command (``a && (b > f)``,
     ``a && ((b 2>&1) | c)``).  Each such redirection is moved to the command it follows, and a
     pipeline that took a list for its first part takes that list's last part.  ``links``:
-    ``_convert``'s (node, parent, depth) triples of the tree (which hold every redirected
-    statement and pipeline: the only nodes whose parents are asked for), else it is walked.
-    (``_regex_operands`` may have moved nodes since: only inside ``[[ ]]``, where a statement is
-    always under a command substitution, so the depths of two statements whose edits touch the
-    same nodes keep their order.)"""
-    if links is None:
-        links = []
-        stack = [(root, 0)]
-        while stack:
-            n, d = stack.pop()
-            for c in n.children:
-                links.append((c, n, d + 1))
-                stack.append((c, d + 1))
+    the (node, parent, depth) triples of the tree (``_links``: they hold every redirected
+    statement and pipeline, the only nodes whose parents are asked for).  (``_regex_operands``
+    may have moved nodes since: only inside ``[[ ]]``, where a statement is always under a
+    command substitution, so the depths of two statements whose edits touch the same nodes keep
+    their order.)"""
     parent: dict[int, Node] = {}
     found = []
     for c, n, d in links:
