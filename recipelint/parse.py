@@ -211,7 +211,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     if "patterns" in fixes:
         _case_patterns(root, src, problems, text)
     if "chains" in fixes:
-        _chains(root, redirected)
+        _chains(root, redirected, links if links is not None and not {"words", "backquotes", "patterns"} & fixes else None)
     documents: list = []
     if line_ops:  # (after: a statement holding one is then whole, and is taken apart again)
         documents = _join_line_ops(root, line_ops, problems)
@@ -469,7 +469,7 @@ _CHAINS = frozenset({"list", "pipeline", "negated_command"})
 _HEREDOC_OWN = frozenset({"<<", "<<-", "heredoc_start", "heredoc_body", "heredoc_end", "file_redirect", "herestring_redirect"})
 
 
-def _chains(root: Node, redirected: list) -> None:
+def _chains(root: Node, redirected: list, links: list | None = None) -> None:
     """Statements of pipes and ``&&``/``||`` that tree-sitter-bash nests with no regard to
     bash's precedence, rebuilt from their parts in order (pipes bind tightest, then ``&&`` and
     ``||`` from the left; a ``!`` goes to the first pipeline):
@@ -479,18 +479,24 @@ def _chains(root: Node, redirected: list) -> None:
     * what follows a here-document's start on its line, which it reads as part of the
       here-document (``cat <<EOF | tr a b`` as ``cat`` with a here-document holding ``| tr a b``,
       never run; ``python3 - <<EOF || exit 1`` likewise); the redirections go to the command
-      they follow.  A tail holding anything else (an error, ``;``, ``&``) is left as it is."""
+      they follow.  A tail holding anything else (an error, ``;``, ``&``) is left as it is.
+
+    ``links``: the (node, parent, depth) triples of the tree (``_links``), else it is walked."""
+    if links is None:
+        links = []
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            for c in n.children:
+                links.append((c, n, 0))
+                stack.append(c)
     parent: dict[int, Node] = {}
     found = []
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        for c in n.children:
-            parent[id(c)] = n
-            stack.append(c)
-            if c.type == "pipeline" and any(k.type == "list" for k in c.children) or c.type == "redirected_statement" and any(
-                    h.type == "heredoc_redirect" and any(k.type in _HEREDOC_TAIL for k in h.children) for h in c.children):
-                found.append(c)
+    for c, n, _ in links:
+        parent[id(c)] = n
+        if c.type == "pipeline" and any(k.type == "list" for k in c.children) or c.type == "redirected_statement" and any(
+                h.type == "heredoc_redirect" and any(k.type in _HEREDOC_TAIL for k in h.children) for h in c.children):
+            found.append(c)
     for r in reversed(found):  # (inner statements first)
         # `! cat <<EOF | grep -q x && y`: the `!` is the first pipeline's (tree-sitter-bash: the whole)
         neg = parent[id(r)] if parent[id(r)].type == "negated_command" else None
@@ -817,8 +823,8 @@ def _heredoc_start_checks(start: Node, data: bytes, text: bytes, lines: set | No
     return lines
 
 
-#: the nodes whose parents ``_convert`` lists: for ``_regex_operands`` and ``_relocate_redirects``
-_LINKED = frozenset({"binary_expression", "redirected_statement", "pipeline"})
+#: the nodes whose parents ``_convert`` lists: for ``_chains``, ``_regex_operands`` and ``_relocate_redirects``
+_LINKED = frozenset({"binary_expression", "redirected_statement", "pipeline", "negated_command"})
 #: the children ``_convert`` looks at again: ``_LINKED``, here-document starts, what ``_chains`` rebuilds
 _SPECIAL_KIDS = _LINKED | {"heredoc_start", "list", "&&", "||"}
 
