@@ -628,6 +628,11 @@ _SNIPPETS = {
         'read -r Y <<EOF;\nv\nEOF\nemit "$Y"\n',
         'f() {\n  read -r Y <<EOF ; emit "f $Y"\nv\nEOF\n}\nf\n',
         'cat <<EOF | while read -r l; do emit "$l"; done; emit after\nab\nEOF\n',
+        # a shift after a `,` in `(( ))` is no here-document (tree-sitter-bash reads one until
+        # `_arithmetic_commas` repairs the `,`): the rest of its line, or the operator ending it,
+        # stays where it is (the generated arithmetic test found the `; emit` dropped)
+        'd=010\n(( 0 + !((0, 0)) << $d + 10#$d )); emit M "$?"\n(( 0 * !((0, 0)) << $d + 1 )) ||\nemit O "$?"\n'
+        '(( 1 + !((0, 0)) << $d )) &&\nemit P "$?"\nemit end\n',
     ],
     # a backquoted command starting with a blank after an earlier one (tree-sitter-bash pairs the backquotes
     # wrongly: in a string silently, the second nested in the first's closing backquote)
