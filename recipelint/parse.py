@@ -722,7 +722,8 @@ def _insert_line_rests(root: Node, rests: list, src, problems: list, text: bytes
     the statement holding the here-document (in order: bash runs that one first)."""
     for a, b in sorted(rests, key=lambda x: -x[0]):
         holder, found = _statement_at(root, a)
-        if holder is None:
+        if holder is None:  # (not after a statement holding a here-document: never seen)
+            problems.append(ParseProblem(Loc(src, a, b), "statements after a here-document's start: not understood"))
             continue
         buf = b" " * (a + 1) + text[a + 1 : b] + b"\n"  # (positions stay the file's)
         mini = _convert(_parser().parse(buf).root_node, src, problems, buf, buf)[0]
@@ -755,7 +756,8 @@ def _join_line_ops(root: Node, ops: list, problems: list) -> list:
     documents = []
     for kind, a, b in sorted(ops, key=lambda x: -x[1]):  # (the later ones first: they may be operands)
         holder, found = _statement_at(root, a)
-        if holder is None:
+        if holder is None:  # (not after a statement holding a here-document: never seen)
+            problems.append(ParseProblem(Loc(root.src, a, b), f"'{kind}' after a here-document's start: not understood"))
             continue
         kids = list(holder.children)
         i = next(k for k, c in enumerate(kids) if c is found)
@@ -766,6 +768,7 @@ def _join_line_ops(root: Node, ops: list, problems: list) -> list:
         op = Node(kind, a, b, False, root.src)
         new = _rebuilt([found, op, kids[j]], None)
         if new is None:
+            problems.append(ParseProblem(Loc(root.src, a, b), f"'{kind}' after a here-document's start: not understood"))
             continue
         fields = list(holder.fields)
         documents.append((b, kids[j].start))

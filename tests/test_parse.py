@@ -364,6 +364,37 @@ def test_statements_after_a_here_documents_start_are_read(text):
     assert [c.text.split()[0] for c in tops][1:] == [w.split()[0] for w in text.replace("&", ";").split(";")[1:]] + ["vllm"]
 
 
+_SHIFT_REST = b"(( 0 + !((0, 0)) << $d + 10#$d )); emit a\n"
+_SHIFT_OR = b"(( 0 * !((0, 0)) << $d + 10#$d )) ||\nemit b\n"
+
+
+def test_a_shift_in_arithmetic_is_no_here_document_start():
+    # tree-sitter-bash reads `<< $d` after `((0, 0))` as a here-document until the `,` is repaired:
+    # the rest of the line stays a statement, the `||` ending it an operator
+    for text, shape in ((_SHIFT_REST, ["compound_statement", "command"]), (_SHIFT_OR, ["list"])):
+        parsed = parse(SourceFile("x.sh", text))
+        assert parsed.problems == []
+        assert [c.type for c in parsed.root.children if c.named] == shape
+
+
+def test_a_here_document_line_recipelint_cannot_rebuild_is_reported(monkeypatch):
+    # were a `<<` read as a here-document's start that the other repairs then undo, the rest of
+    # its line and an operator ending it would hold no statement to go to: reported, never dropped
+    import recipelint.parse as parse_mod
+
+    def every_start(tree, data):
+        for n in parse_mod.tree_sitter.QueryCursor(parse_mod._query("heredoc_starts", "(heredoc_start) @s")).captures(
+                tree.root_node).get("s", []):
+            nl = data.find(b"\n", n.end_byte)
+            yield n, nl if nl >= 0 else len(data)
+
+    monkeypatch.setattr(parse_mod, "_heredoc_lines", every_start)
+    for text, col, what in ((_SHIFT_REST, 34, "statements"), (_SHIFT_OR, 35, "'||'")):
+        parsed = parse(SourceFile("x.sh", text))
+        assert [(p.loc.span.line, p.loc.span.col, p.message) for p in parsed.problems] == [
+            (1, col, f"{what} after a here-document's start: not understood")]
+
+
 def test_a_quoted_delimiter_may_hold_an_operator():
     assert parse(SourceFile("x.sh", b"cat <<'E;F'\nbody\nE;F\nvllm serve m\n")).problems == []
 
