@@ -1805,6 +1805,8 @@ class Evaluator:
             st.stdin = stdin
         if to_file:
             st.out = None
+        if body.type != "subshell":
+            self._named_descriptors(redirects, st)
         res = self.run_node(body, st)
         for r in res:
             r.out = saved_out if to_file else r.out
@@ -1985,6 +1987,8 @@ class Evaluator:
                 self.set_scalar(st, name, val, node.loc)
             st.status = 0
             return [st]
+        if redirects and (argv[0].text in _SHELL_BUILTINS or argv[0].text in st.funcs):
+            self._named_descriptors(redirects, st)
         return self.dispatch(argv, prefix, node, st, stdin, out_target, out_append)
 
     def _redirect_info(self, redirects, st):
@@ -2006,7 +2010,9 @@ class Evaluator:
                         op = c.type
                 dest = r.field("destination")
                 fd = desc.text if desc is not None else None
-                if op in (">", ">>", ">|", "&>", "&>>") and fd in (None, "1"):
+                if fd is not None and fd[:1] == "{":
+                    pass  # (`{name}>file`: a new descriptor, see _named_descriptors)
+                elif op in (">", ">>", ">|", "&>", "&>>") and fd in (None, "1"):
                     target = self.expand_scalar(dest, st) if dest is not None else EMPTY
                     out_target = target
                     out_append = op in (">>", "&>>")
@@ -2030,6 +2036,16 @@ class Evaluator:
                     elif stdin is None:
                         stdin = unknown(f"<{dest.text}", r.loc)
         return stdin, out_target, out_append
+
+    def _named_descriptors(self, redirects, st) -> None:
+        """``{name}>file`` opens a new descriptor (10 or above) and sets ``name`` to its number —
+        in the shell when the redirections are the shell's own (a builtin's, a function's, a
+        group's; an external command's are made in its process), unless it closes one (``>&-``)."""
+        for r in _flat_redirects(redirects):
+            desc = r.field("descriptor") if r.type == "file_redirect" else None
+            if desc is not None and desc.text[:1] == "{" and not any(c.type in (">&-", "<&-") for c in r.children):
+                self.set_scalar(st, desc.text[1:-1], unknown(f"{desc.text} (a file descriptor bash picks)", r.loc, nonempty=True),
+                                r.loc)
 
     def dispatch(self, argv, prefix, node, st, stdin, out_target, out_append):
         name = argv[0].text
@@ -4796,6 +4812,14 @@ _BUILTINS = {
     "export": _b_local_cmd, "local": _b_local_cmd, "declare": _b_local_cmd, "typeset": _b_local_cmd,
     "readonly": _b_local_cmd,
 }
+#: bash's builtins (their redirections are made in the shell: `exec {fd}>f` sets `fd` there)
+_SHELL_BUILTINS = frozenset({
+    ":", "true", "false", "echo", "printf", "exit", "return", "break", "continue", "set", "shift", "source", ".", "eval",
+    "read", "mapfile", "readarray", "let", "test", "[", "command", "builtin", "exec", "cd", "pushd", "popd", "trap",
+    "shopt", "ulimit", "umask", "wait", "kill", "type", "hash", "export", "local", "declare", "typeset", "readonly",
+    "unset", "getopts", "alias", "unalias", "dirs", "enable", "help", "history", "jobs", "disown", "suspend", "times",
+    "caller", "compgen", "complete", "fc", "fg", "bg", "logout", "bind",
+})
 #: builtins that see the command's NAME=VALUE prefix (`IFS=, read ...`, `A=1 bash -c ...`)
 _TAKES_PREFIX = (_b_bash, _b_read)
 #: builtins that may read the stdin they inherit (`read` takes its line exactly)

@@ -152,6 +152,8 @@ def parse(src) -> Parsed:
     _gap_check(root, src, problems, documents)
     for node in redirected:  # after the gap check: the moved words leave gaps in their command
         _words_after_redirects(node)
+    if _NAMED_FD.search(data):
+        _named_descriptors(root)
     problems.sort(key=lambda p: p.loc.start)
     return Parsed(root, problems, depth)
 
@@ -227,6 +229,8 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     if "redirects" in fixes:
         _relocate_redirects(root, redirected, links)
     _attach_negations(root, bangs)
+    if "negations" in fixes:
+        _negated_redirects(root)
     _attach_redirects(root, moved, src, problems, parsed, text)
     _based_numbers(root, problems, text)
     return root, depth, redirected, documents
@@ -423,6 +427,8 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                     links.append((child, node, depth + 1))
             if (ctype == "list" or ctype == "pipeline") and node.type == "redirected_statement":
                 fixes.add("redirects")
+            elif ctype == "negated_command" and ntype == "redirected_statement":
+                fixes.add("negations")
             elif ctype in _NOT_IN_TEST and node.type == "test_command":
                 fixes.add("brackets")
             elif ctype == "word" and node.type == "expansion" and b"`" in data[start:end]:
@@ -1490,6 +1496,44 @@ def _words_after_redirects(stmt: Node) -> None:
         body.end = max(body.end, moved[-1].end)
 
 
+#: ``{name}`` glued to a redirection operator (the cheap test before ``_named_descriptors``)
+_NAMED_FD = re.compile(rb"\{[A-Za-z_][A-Za-z0-9_]*\}[<>]")
+
+
+def _named_descriptors(root: Node) -> None:
+    """``exec {fd}>file``: bash opens a new file descriptor and sets ``fd`` to its number;
+    tree-sitter-bash reads ``{fd}`` as a word of the command (``exec`` then ran a command named
+    ``{fd}``, replacing the shell).  Such a word, glued to the redirection after it, becomes that
+    redirection's descriptor (a ``file_descriptor`` holding ``{fd}``)."""
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        if n.type != "redirected_statement":
+            continue
+        body = n.field("body")
+        if body is None or body.type != "command":
+            continue
+        words = {c.end: c for c, f in zip(body.children, body.fields) if f == "argument" and _NAME_FD_WORD.fullmatch(c.text)}
+        if not words:
+            continue
+        taken = set()
+        for r in n.children:
+            w = words.get(r.start)
+            if r.type != "file_redirect" or w is None or r.field("descriptor") is not None:
+                continue
+            fd = Node("file_descriptor", w.start, w.end, True, root.src)
+            r.children, r.fields, r.start, r._loc, r._fmap = (fd,) + r.children, ("descriptor",) + r.fields, w.start, None, None
+            taken.add(id(w))
+        if taken:
+            kept = [(c, f) for c, f in zip(body.children, body.fields) if id(c) not in taken]
+            body.children, body.fields, body._fmap = tuple(c for c, _ in kept), tuple(f for _, f in kept), None
+            body.end, body._loc = max(c.end for c, _ in kept), None
+
+
+_NAME_FD_WORD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+
 def _take_fields(node: Node, name: str, keep: int) -> list[Node]:
     """Remove from ``node`` its children of field ``name`` after the first ``keep``; return them."""
     at = [i for i, f in enumerate(node.fields) if f == name][keep:]
@@ -1943,6 +1987,32 @@ def _attach_negations(root: Node, bangs: list) -> None:
         if up.start > bang:
             up.start = bang
     edits.done()
+
+
+def _negated_redirects(root: Node) -> None:
+    """``! a > f | b``: tree-sitter-bash gives the ``!`` to ``a`` inside its redirection
+    (``((! a) > f) | b``), so only ``a``'s status was negated; bash negates the pipeline.  The
+    ``!`` is moved out to the shape ``! a | b`` is read in (``(! (a > f)) | b``, which the
+    evaluator takes for the whole pipeline negated)."""
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        if n.type != "pipeline" or not n.children:
+            continue
+        r = n.children[0]
+        if r.type != "redirected_statement" or not r.children or r.fields[0] != "body" \
+                or r.children[0].type != "negated_command" or [c.type for c in r.children[0].children][:1] != ["!"] \
+                or len(r.children[0].children) != 2:
+            continue
+        neg = r.children[0]
+        bang, body = neg.children
+        r.children = (body,) + r.children[1:]
+        r.start, r._loc, r._fmap = body.start, None, None
+        new = Node("negated_command", bang.start, r.end, True, root.src)
+        new.children, new.fields = (bang, r), (None, None)
+        n.children = (new,) + n.children[1:]
+        n._fmap = None
 
 
 def _reparse(data: bytes, at: list[int], byte: bytes):

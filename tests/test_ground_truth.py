@@ -577,6 +577,10 @@ _SNIPPETS = {
         'i=0; ! while [ $i -lt 2 ]; do i=$((i+1)); done; emit $? $i; ! case a in a) false;; esac; emit $?; ! until true; do :; done; emit $?',
         'X=1; ! unset X; emit $? ${X:-unset}; ! export Y=2; emit $? $Y; ! readonly R=3 2>/dev/null; emit $? $R',
         'f() { ! local -i N=2+3; emit $? $N; ! declare A=(a b); emit $? ${A[1]}; ! typeset T=t; emit $T; }; f; emit ${N:-none} ${T:-none}',
+        # `! a > f | b` negates the pipeline (tree-sitter-bash gave the `!` to `a` inside its redirection;
+        # InferenceX's runners: `if ! squeue -j "$JOB_ID" --noheader 2>/dev/null | grep -q "$JOB_ID"; then`)
+        '! true > /dev/null | true; emit $?; ! true 2>/dev/null | false | true && emit and || emit or; '
+        'if ! true 2>/dev/null | false; then emit absent; fi; ! { true; } > /dev/null | true; emit $?',
     ],
     # `&` or `;` ending the line of a here-document's start (tree-sitter-bash: a syntax error)
     "heredoc-terminators": [
@@ -659,6 +663,13 @@ _SNIPPETS = {
         '! cat <<EOF | false && emit negated\nabc\nEOF\n! true <<EOF || emit negated2\nx\nEOF\n',
         'x=1 cat <<EOF | tr a b > /dev/null && emit prefix\nab\nEOF\n',
         'V=$(cat <<EOF | tr a b | tr b c\naa\nEOF\n)\nemit "$V"\n',
+    ],
+    # `{name}>file` opens a new descriptor and sets `name` (tree-sitter-bash: a word `{name}`, so `exec {fd}>f` ran
+    # a command `{fd}` and replaced the shell; InferenceX's experimental/CollectiveX/runtime/common.sh locks so)
+    "named-descriptors": [
+        'f() { exec {fd}>/tmp/rl_fd_x; emit opened "${fd:+fd}"; exec {fd}>&-; emit closed; }; f; emit after',
+        '{ exec {lock}>/tmp/rl_fd_y; } 2>/dev/null || emit failed; emit "${lock:+set}"; exec {o}>&1 {i}</dev/null; '
+        'emit "${o:+o}" "${i:+i}"; cat {c}</dev/null; emit "${c:+c}" done',
     ],
     "declarations": [
         # `declare -F NAME` prints the name and fails for no function (it was always 0, silent)

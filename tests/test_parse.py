@@ -438,6 +438,10 @@ def test_a_here_document_tail_is_rebuilt_with_bash_precedence():
     ("{ a; } >/dev/null && b <f | c >g && d", ("list", ("list", ("redirected_statement", ("compound_statement", "command"), "file_redirect"),
                                                        ("pipeline", ("redirected_statement", "command", "file_redirect"),
                                                         ("redirected_statement", "command", "file_redirect"))), "command")),
+    # `! a >/dev/null | b`: the `!` negates the pipeline (tree-sitter-bash: `((! a) >/dev/null) | b`), in the
+    # shape `! a | b` is read in
+    ("! a >/dev/null | b && c", ("list", ("pipeline", ("negated_command", ("redirected_statement", "command", "file_redirect")),
+                                           "command"), "command")),
 ])
 def test_pipelines_before_and_or_take_bash_precedence(text, shape):
     assert _structure(parse(SourceFile("x.sh", (text + "\n").encode())).root.children[0]) == shape

@@ -8,7 +8,7 @@ to the same facts — every simple command (its first word's offset, its last wo
 count), every statement of assignments, the command each redirection belongs to, every
 case pattern, for-loop word, array element, declared name, `[[ ]]` operator with its operands, `${...}` name
 and words, every `|`, `&&`, `||` with where its operands' first commands start (precedence), and
-the line that ends each here-document, and where each compound statement (`if`, loops, `case`,
+the line that ends each here-document, how many parts of a pipeline each `!` negates, and where each compound statement (`if`, loops, `case`,
 groups, subshells, functions) starts and ends, and what each redirection names — and the facts only one side has are printed with their line.  A difference is a lead, not a verdict:
 reduce it and ask real bash (shfmt itself misreads a `#` inside a word, and attaches a
 function's redirections elsewhere).  Development tool: it runs shfmt, never the recipes.
@@ -94,6 +94,8 @@ def shfmt_facts(data: bytes) -> set | None:
         if n.get("Type") == "BinaryCmd" and _shfmt_first(n["X"]) not in bodies:
             at = n["OpPos"]["Offset"]
             out.add(("binary", at, at + len(_op_text(data, at)), _shfmt_first(n["X"]), _shfmt_first(n["Y"])))
+        if n.get("Negated") and n.get("Cmd"):  # what a `!` negates: how many parts of a pipeline
+            out.add(("negated", n["Pos"]["Offset"], _shfmt_pipe_parts(n["Cmd"], data)))
         if n.get("Type") == "CallExpr":
             args, assigns = n.get("Args") or [], n.get("Assigns") or []
             if args:
@@ -116,6 +118,12 @@ _OUR_COMPOUND = {"if_statement": "if", "while_statement": "while", "for_statemen
 def _op_text(data: bytes, at: int) -> str:
     two = data[at : at + 2]
     return two.decode() if two in (b"&&", b"||", b"|&") else data[at : at + 1].decode()
+
+
+def _shfmt_pipe_parts(cmd, data: bytes) -> int:
+    if cmd.get("Type") == "BinaryCmd" and _op_text(data, cmd["OpPos"]["Offset"]) in ("|", "|&"):
+        return sum(_shfmt_pipe_parts(x.get("Cmd") or {}, data) for x in (cmd["X"], cmd["Y"]))
+    return 1
 
 
 def _shfmt_first(stmt) -> int:
@@ -328,6 +336,7 @@ def recipelint_facts(data: bytes) -> set | None:
     if parsed.problems:
         return None
     out: set = set()
+    negated: set[int] = set()  # the `!`s of pipelines (`(! a) | b`): counted there
     stack = [parsed.root]
     while stack:
         n = stack.pop()
@@ -346,6 +355,15 @@ def recipelint_facts(data: bytes) -> set | None:
                 if c.type in REDIRECTS:
                     out.add(("redirect", _operator(c), _body_start(body)))
                     out.update(("redirect", _operator(cc), _body_start(body)) for cc in c.children if cc.type in REDIRECTS)
+        if n.type == "negated_command":  # what a `!` negates: how many parts of a pipeline (`(! a) | b`: the whole)
+            first = n.children[0].start
+            if first not in negated:
+                inner = [c for c in n.children if c.named]
+                out.add(("negated", first, len([c for c in inner[0].children if c.named])
+                         if inner and inner[0].type == "pipeline" else 1))
+        if n.type == "pipeline" and n.children and n.children[0].type == "negated_command":
+            negated.add(n.children[0].children[0].start)
+            out.add(("negated", n.start, len([c for c in n.children if c.named])))
         if n.type in ("list", "pipeline"):  # operators, each with its operands' first commands (left-nested, as bash)
             parts = [c for c in n.children if c.named]
             ops = [c for c in n.children if not c.named and c.type in ("|", "|&", "&&", "||")]
