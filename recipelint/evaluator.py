@@ -1619,8 +1619,8 @@ class Evaluator:
         init, cond, update = parts
         body_nodes = [body] if body is not None else []
         try:
-            for n in init:
-                self.arith_node(n, st)
+            if init:
+                self.arith_parts(init, st)
         except _CmdError as e:
             st.notes.append((e.loc, e.reason))
             st.status = 1
@@ -1631,9 +1631,7 @@ class Evaluator:
             nxt = []
             for s in active:
                 try:
-                    c = 1 if not cond else None
-                    for n in cond:
-                        c = self.arith_node(n, s)
+                    c = self.arith_parts(cond, s) if cond else 1
                 except _CmdError as e:
                     s.notes.append((e.loc, e.reason))
                     s.status = 1
@@ -1655,8 +1653,8 @@ class Evaluator:
                         done.append(r)
                         continue
                     try:
-                        for n in update:
-                            self.arith_node(n, r)
+                        if update:
+                            self.arith_parts(update, r)
                     except _CmdError:
                         done.append(r)
                         continue
@@ -1767,9 +1765,7 @@ class Evaluator:
     def _arith_command(self, node, st):
         inner = [c for c in node.children if c.named]
         try:
-            v = 0
-            for n in inner:
-                v = self.arith_node(n, st)
+            v = self.arith_parts(inner, st) if inner else 0
         except _ExpansionError as e:  # (of a `$((...))` in it)
             _discard(st, e)
             return [st]
@@ -3508,16 +3504,19 @@ class Evaluator:
     # -----------------------------------------------------------------------------------
     # arithmetic and tests
 
-    def arith_text(self, node: Node, st: State) -> str:
-        """Source text of an arithmetic context with inner expansions done."""
+    def arith_text(self, node: Node, st: State, parts: list | None = None) -> str:
+        """Source text of an arithmetic context with inner expansions done.  ``parts``: the nodes
+        of one expression given apart (``arith_parts``): the text from the first to the last."""
+        roots = parts or [node]
+        end = roots[-1].end
         parts = []
         pos = node.start
         data = node.src.data
-        stack = [node]
+        stack = list(roots)
         found = []
         while stack:
             n = stack.pop()
-            if n is not node and n.type in EXPANSION_TYPES:
+            if (n is not node or len(roots) > 1) and n.type in EXPANSION_TYPES:
                 found.append(n)
                 continue
             stack.extend(n.children)
@@ -3532,7 +3531,7 @@ class Evaluator:
             txt = text_of(v)
             parts.append(f" {arith.UNKNOWN_NAME} " if txt is None else txt)
             pos = n.end
-        parts.append(data[pos : node.end].decode("utf-8", "replace"))
+        parts.append(data[pos:end].decode("utf-8", "replace"))
         return "".join(parts)
 
     def _substring_bounds(self, operand_nodes, st: State, loc):
@@ -3653,6 +3652,14 @@ class Evaluator:
                 return False
             return None if st.nounset and default is None else True
         return emptiness(var.value) if var.kind == "s" else None
+
+    def arith_parts(self, nodes: list, st: State):
+        """The value of an expression tree-sitter-bash gives as several nodes (``(( c--, a = $c ))``:
+        the parts between commas), evaluated as one: bash expands every ``$`` in it first (``a``
+        is ``c`` before the decrement)."""
+        if len(nodes) == 1:
+            return self.arith_node(nodes[0], st)
+        return self.arith_eval_text(self.arith_text(nodes[0], st, nodes), st, nodes[0].loc)
 
     def arith_node(self, node: Node, st: State):
         if node.type in EXPANSION_TYPES:  # `(( $x ))`, `(( $((a)) ))`: the expansion's value

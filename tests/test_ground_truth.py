@@ -671,6 +671,13 @@ _SNIPPETS = {
         '{ exec {lock}>/tmp/rl_fd_y; } 2>/dev/null || emit failed; emit "${lock:+set}"; exec {o}>&1 {i}</dev/null; '
         'emit "${o:+o}" "${i:+i}"; cat {c}</dev/null; emit "${c:+c}" done',
     ],
+    # bash expands every `$` of an arithmetic expression before evaluating it: `(( c--, a = $c ))` sets a to c
+    # before the decrement (tree-sitter-bash gives the parts between commas apart: each was expanded in turn)
+    "arithmetic-expansions-first": [
+        'c=5; (( c--, a = $c )); emit "$?" "$a" "$c"; c=5; (( c--, 0 + (a = 8#$c) )); emit "$a" "$c"',
+        'c=5; for (( i=c--, j=$c; i<6; i++ )); do emit "$i" "$j"; done; c=5; for (( i=0, j=$c; i<2, j>4; i++, j=$c )); do '
+        'emit "$i" "$j"; c=$((c-1)); done; c=5; emit $(( c--, c + $c )) $c',
+    ],
     "declarations": [
         # `declare -F NAME` prints the name and fails for no function (it was always 0, silent)
         'f() { :; }; declare -F f >/dev/null; emit $?; declare -F g; emit $?; declare -F f g > /dev/null; emit $?; '
