@@ -219,6 +219,10 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         documents = _join_line_ops(root, line_ops, problems)
     if line_rests:
         _insert_line_rests(root, line_rests, src, problems, text)
+        # (the rests were parsed apart, with every repair: what an earlier round recorded in
+        # them is not put back again — a `!` would negate twice)
+        bangs = [x for x in bangs if not any(a <= x[0] < b for a, b in line_rests)]
+        moved = [x for x in moved if not any(a <= x[0] < b for a, b in line_rests)]
     # the two passes below need the parents of a few kinds of node: ``links`` has them, unless a
     # pass above made new nodes (then they are found again, in one walk of the tree)
     fresh = links is not None and not ({"words", "backquotes", "patterns", "chains"} & fixes) and not line_ops and not line_rests
@@ -691,9 +695,11 @@ def _heredoc_line_rests(tree, data: bytes):
             continue  # (a loop or group opened on this line may close in the rest: `if x; then cat <<EOF; y; fi`)
         for m in _SEPARATOR.finditer(data, start.end_byte, end) if at is None else ():
             # the first that is a token (not in a word) of the here-document's statement (not in
-            # a loop, group, ... after it: `cat <<EOF | while read -r l; do`)
+            # a loop, group, ... after it: `cat <<EOF | while read -r l; do`; nor in a group after
+            # a `!`, which the grammar reads as a command named `{`: `cat <<EOF && ! { a; }`)
             if _token_at(tree.root_node, m.start(), m.end(), m.group().decode()) \
-                    and _compounds_around(tree.root_node.descendant_for_byte_range(m.start(), m.end())) <= outer:
+                    and _compounds_around(tree.root_node.descendant_for_byte_range(m.start(), m.end())) <= outer \
+                    and not _braces_open(tree.root_node, data, start.end_byte, m.start()):
                 at = m.start()
                 break
         if at is None:
@@ -707,6 +713,23 @@ def _heredoc_line_rests(tree, data: bytes):
     return (*_reparse(data, [i for a, b in found for i in range(a, b)], b" "), found)
 
 
+def _braces_open(root, data: bytes, a: int, b: int) -> bool:
+    """Whether a group opened between ``a`` and ``b`` is still open at ``b``: each ``{`` and
+    ``}`` where bash reserves it — after ``!``, an operator or another ``{`` (a ``}`` after a
+    ``;`` or ``&``) — and not in a string (the grammar reads ``! {`` as a command named ``{``)."""
+    depth = 0
+    for m in _BRACE.finditer(data, a, b):
+        before = data[a : m.start()].rstrip(b" \t")[-1:]
+        if before not in ((b"!", b";", b"&", b"|", b"{", b"(") if m.group() == b"{" else (b";", b"&")):
+            continue
+        n = root.descendant_for_byte_range(m.start(), m.end())
+        if n is None or n.type not in ("word", "{", "}"):
+            continue
+        depth += 1 if m.group() == b"{" else -1 if depth else 0
+    return depth > 0
+
+
+_BRACE = re.compile(rb"(?<![^\s;&|!(])[{}](?=[\s;&|)]|$)")
 _COMPOUNDS = frozenset({"while_statement", "for_statement", "c_style_for_statement", "if_statement", "case_statement",
                         "compound_statement", "subshell", "do_group", "function_definition", "command_substitution",
                         "process_substitution", "test_command"})
@@ -732,8 +755,7 @@ def _insert_line_rests(root: Node, rests: list, src, problems: list, text: bytes
             problems.append(ParseProblem(Loc(src, a, b), "statements after a here-document's start: not understood"))
             continue
         buf = b" " * (a + 1) + text[a + 1 : b] + b"\n"  # (positions stay the file's)
-        mini = _convert(_parser().parse(buf).root_node, src, problems, buf, buf)[0]
-        _chains(mini, [])
+        mini = _repaired(_parser().parse(buf), src, problems, buf)[0]  # (every repair: `! { a; }` there too)
         more = [c for c in mini.children if c.named and c.type != "comment"]
         kids = list(holder.children)
         i = next(k for k, c in enumerate(kids) if c is found) + 1
@@ -806,6 +828,20 @@ def _chain_parts(n: Node, out: list) -> bool:
         return True
     if not n.named or n.type == "ERROR":
         return False
+    if n.type == "redirected_statement" and n.fields[:1] == ("body",) and n.children[0].type in ("list", "pipeline") \
+            and all(c.type in ("file_redirect", "herestring_redirect") for c in n.children[1:]):
+        # `(a && ! b) > f` (the grammar gives the redirections after a list's last command to the
+        # list; bash to that command: `a && ! (b > f)`): the list's parts, the last one redirected
+        if not _chain_parts(n.children[0], out):
+            return False
+        last = out[-1]
+        target = last.children[1] if last.type == "negated_command" and len(last.children) == 2 else last
+        stmt = Node("redirected_statement", target.start, n.end, True, n.src)
+        stmt.children, stmt.fields = (target, *n.children[1:]), ("body", *n.fields[1:])
+        if target is not last:
+            stmt = _chain_node("negated_command", [last.children[0], stmt])
+        out[-1] = stmt
+        return True
     out.append(n)
     return True
 
@@ -1404,7 +1440,10 @@ def _relocate_redirects(root: Node, redirected: list, links: list) -> None:
         edits.set(up, kids, up.fields)
         tail = [c for c in edits.children(body) if c.named][-1]
         pipe = Node("pipeline", tail.start, up.end, True, root.src)
-        pipe.children, pipe.fields = (tail, *rest), (None, *rest_fields)
+        if tail.type == "pipeline":  # (`a || b | c > f | d`: one pipeline `b | c > f | d`)
+            pipe.children, pipe.fields = (*edits.children(tail), *rest), (*tail.fields, *rest_fields)
+        else:
+            pipe.children, pipe.fields = (tail, *rest), (None, *rest_fields)
         put(body, tail, pipe)
         body.end = up.end
         put(parent[id(up)], up, body)
@@ -2152,6 +2191,7 @@ def _line_end(cmd, data: bytes) -> int | None:
     return None
 
 
+
 def _arithmetic_substitution(c) -> bool:
     """Whether command substitution ``c`` is ``$((...))``, an arithmetic expansion (tree-sitter-bash
     parses one inside another, `$(( $((a+b)) * 2 ))`, as a command substitution running a
@@ -2195,7 +2235,8 @@ def _error_problem(ts_node, src, data: bytes) -> ParseProblem:
 
 
 def _gap_check(root: Node, src, problems: list[ParseProblem], documents: list = ()) -> None:
-    """Find source tokens that no node covers inside command-like nodes.
+    """Find source tokens that no node covers inside command-like nodes (and a ``!`` after a
+    ``|``, a syntax error to bash).
 
     tree-sitter-bash drops some tokens without an ERROR node (``python3 - <<'PY'`` loses the
     ``-``).  A dropped token inside a command is recovered as a literal word attached to the
@@ -2210,6 +2251,11 @@ def _gap_check(root: Node, src, problems: list[ParseProblem], documents: list = 
         if not kids:
             continue
         stack.extend(kids)
+        if node.type == "pipeline":  # (and, while here: `a | ! b`, which the grammar takes and bash does not)
+            for c in [k for k in kids if k.named][1:]:
+                if c.type == "negated_command":
+                    problems.append(ParseProblem(Loc(src, c.start, c.start + 1),
+                                                 "syntax error: bash takes '!' only before a whole pipeline, not after '|'"))
         if node.type in _GAP_IS_CONTENT or node.type == "ERROR":
             continue
         prev_end = kids[0].start if node.type != "program" else node.start

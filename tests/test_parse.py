@@ -395,6 +395,14 @@ def test_a_here_document_line_recipelint_cannot_rebuild_is_reported(monkeypatch)
             (1, col, f"{what} after a here-document's start: not understood")]
 
 
+def test_a_bang_after_a_pipe_is_a_syntax_error():
+    # bash: "syntax error near unexpected token `!'"; the grammar takes it
+    parsed = parse(SourceFile("x.sh", b"true | ! false\ncat <<EOF |\nbody\nEOF\n! true\n! a | b\na | { ! b; }\n"))
+    assert [(p.loc.span.line, p.loc.span.col, p.message) for p in parsed.problems] == [
+        (1, 8, "syntax error: bash takes '!' only before a whole pipeline, not after '|'"),
+        (5, 1, "syntax error: bash takes '!' only before a whole pipeline, not after '|'")]
+
+
 def test_a_quoted_delimiter_may_hold_an_operator():
     assert parse(SourceFile("x.sh", b"cat <<'E;F'\nbody\nE;F\nvllm serve m\n")).problems == []
 
