@@ -607,11 +607,11 @@ def _heredoc_line_ops(tree, data: bytes):
 
 def _heredoc_lines(tree, data: bytes):
     """Each here-document start (tree-sitter's node) and where its line ends — but for a
-    ``<<`` after a ``((`` its line has not closed, a shift tree-sitter-bash took for a
-    here-document (``(( 1 + f((a, b)) << n ))``, which ``_arithmetic_commas`` repairs)."""
+    ``<<`` inside a ``((`` its line has not closed, a shift tree-sitter-bash took for a
+    here-document (``(( 0 + !((a, b)) << n ))``, which ``_arithmetic_commas`` repairs)."""
     for n in tree_sitter.QueryCursor(_query("heredoc_starts", "(heredoc_start) @s")).captures(tree.root_node).get("s", []):
         before = data[data.rfind(b"\n", 0, n.start_byte) + 1 : n.start_byte]
-        if before.count(b"((") > before.count(b"))"):
+        if b"((" in before and before.count(b"(") > before.count(b")"):
             continue
         nl = data.find(b"\n", n.end_byte)
         yield n, nl if nl >= 0 else len(data)
