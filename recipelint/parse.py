@@ -255,6 +255,16 @@ def _links(root: Node) -> list[tuple[Node, Node, int]]:
     return out
 
 
+def _nodes_of(root: Node, kind: str):
+    """Every node of type ``kind`` under ``root`` (the tree may be changed below a node given)."""
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        if n.type == kind:
+            yield n
+
+
 def _not_parsed(src, why: str) -> Parsed:
     return Parsed(Node("program", 0, len(src.data), True, src), [], 0, too_large=f"{why} recipelint analyses")
 
@@ -1297,12 +1307,7 @@ def _operand_backquotes(root: Node, src, problems: list, text: bytes) -> None:
     for text.  Each is parsed (one parse of the file's text with everything else blanked, so
     positions stay the file's) and put in the word as the command substitution it is."""
     found = []  # (expansion, word, [(start, end) of each backquoted command's text])
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        stack.extend(n.children)
-        if n.type != "expansion":
-            continue
+    for n in _nodes_of(root, "expansion"):
         for c in n.children:
             if c.type == "word":
                 spans = [(m.start(1), m.end(1)) for m in _BACKQUOTED.finditer(text, c.start, c.end)]
@@ -1544,12 +1549,7 @@ def _named_descriptors(root: Node) -> None:
     tree-sitter-bash reads ``{fd}`` as a word of the command (``exec`` then ran a command named
     ``{fd}``, replacing the shell).  Such a word, glued to the redirection after it, becomes that
     redirection's descriptor (a ``file_descriptor`` holding ``{fd}``)."""
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        stack.extend(n.children)
-        if n.type != "redirected_statement":
-            continue
+    for n in _nodes_of(root, "redirected_statement"):
         body = n.field("body")
         if body is None or body.type != "command":
             continue
@@ -2033,13 +2033,8 @@ def _negated_redirects(root: Node) -> None:
     (``((! a) > f) | b``), so only ``a``'s status was negated; bash negates the pipeline.  The
     ``!`` is moved out to the shape ``! a | b`` is read in (``(! (a > f)) | b``, which the
     evaluator takes for the whole pipeline negated)."""
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        stack.extend(n.children)
-        if n.type != "pipeline" or not n.children:
-            continue
-        r = n.children[0]
+    for n in _nodes_of(root, "pipeline"):
+        r = n.children[0] if n.children else n
         if r.type != "redirected_statement" or not r.children or r.fields[0] != "body" \
                 or r.children[0].type != "negated_command" or [c.type for c in r.children[0].children][:1] != ["!"] \
                 or len(r.children[0].children) != 2:

@@ -83,6 +83,11 @@ from recipelint.evaluator import Limits  # noqa: E402
 from recipelint.parse import parse  # noqa: E402
 from recipelint.source import SourceFile  # noqa: E402
 
+#: the generated tests: RECIPELINT_FUZZ_EXAMPLES programs each (40 by default), the same ones every
+#: run unless RECIPELINT_FUZZ_RANDOM is set
+_GENERATED = settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
+                      derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+
 _VALUES = ["1", '"a b"', "$V0", "$((2 + 3))", "''", "x$V1"]
 _ENDS = ["", "  # note", " ;"]
 _USES = [
@@ -116,8 +121,7 @@ def _assignment_lines(draw):
     return body + '\nemit "$V0" "$V1" "$V2"\n'
 
 
-@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
-          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@_GENERATED
 @given(_assignment_lines())
 def test_assignment_lines_match_real_bash(src):
     # tree-sitter-bash reads `A=1 B=2` and the command on the next line as one command, and
@@ -209,6 +213,14 @@ def _evaluated_emits(src: str) -> list:
     return [argv[1:] for argv, _, _ in evaluate(src, None, limits=Limits(summaries=False))[1] if argv and argv[0] == "emit"]
 
 
+def _agrees_or_reported(src: str) -> None:
+    """What the program emits agrees with bash — or, where it does not, recipelint reports a
+    problem parsing it (a false syntax error, RL001: never a silent misreading)."""
+    got = _evaluated_emits(src)
+    if not _agrees(got, bash_emits(src)):
+        assert parse(SourceFile("x.sh", src.encode())).problems, (src, got)
+
+
 def _agrees(got, want) -> bool:
     def same(g, w):
         if None in g:  # an unknown may stand for several words: the known words before it agree
@@ -218,8 +230,7 @@ def _agrees(got, want) -> bool:
     return len(got) == len(want) and all(same(g, w) for g, w in zip(got, want))
 
 
-@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
-          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@_GENERATED
 @given(_bash_program())
 def test_generated_programs_match_real_bash(src):
     got = _evaluated_emits(src)
@@ -374,15 +385,11 @@ def _bash_program2(draw):
     return "\n".join(init + body + ['emit "$V0" "$V1" "$V2" "${A[@]}"']) + "\n"
 
 
-@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
-          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@_GENERATED
 @given(_bash_program2())
 def test_generated_recipe_constructs_match_real_bash(src):
-    got = _evaluated_emits(src)
-    if not _agrees(got, bash_emits(src)):
-        # never silently: a blank in an unquoted subscript (`M[b c]=v`, `${M[b c]}`) is a syntax error
-        # to tree-sitter-bash, reported (RL001), not read as bash does
-        assert parse(SourceFile("x.sh", src.encode())).problems, (src, got)
+    # (a blank in an unquoted subscript, `M[b c]=v`, `${M[b c]}`, is a syntax error to tree-sitter-bash)
+    _agrees_or_reported(src)
 
 
 #: snippets whose emits must be bash's, by what they check (found by probing recipe idioms and
@@ -823,8 +830,7 @@ def _arith_program(draw):
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
-          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@_GENERATED
 @given(_arith_program())
 def test_generated_arithmetic_matches_real_bash(src):
     got = _evaluated_emits(src)
@@ -901,15 +907,11 @@ def _chain_program(draw):
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
-          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@_GENERATED
 @given(_chain_program())
 def test_generated_chains_match_real_bash(src):
-    got = _evaluated_emits(src)
-    if not _agrees(got, bash_emits(src)):
-        # never silently: recipelint says it did not read the script as bash does (a few heaps of
-        # here-document lines still give a syntax error, RL001 — a false alarm, not a misread)
-        assert parse(SourceFile("x.sh", src.encode())).problems, (src, got)
+    # (a few heaps of here-document lines are still a syntax error to recipelint: RL001)
+    _agrees_or_reported(src)
 
 
 # -- printf, checked against bash -------------------------------------------------------------
@@ -935,8 +937,7 @@ def _printf_program(draw):
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
-          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@_GENERATED
 @given(_printf_program())
 def test_generated_printf_matches_real_bash(src):
     got = _evaluated_emits(src)
@@ -972,8 +973,7 @@ def _glob_program(draw):
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
-          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@_GENERATED
 @given(_glob_program())
 def test_generated_glob_patterns_match_real_bash(src):
     got = _evaluated_emits(src)
@@ -990,8 +990,6 @@ from pathlib import Path  # noqa: E402
 
 from helpers import RECORDER  # noqa: E402
 from recipelint.evaluator import Evaluator, exported_vars  # noqa: E402
-from recipelint.parse import parse  # noqa: E402
-from recipelint.source import SourceFile  # noqa: E402
 from recipelint.values import text_of  # noqa: E402
 
 _ENV_NAMES = ["E0", "E1", "E2"]
@@ -1048,8 +1046,7 @@ def _same_envs(got, want) -> bool:
         for (ga, ge), (wa, we) in zip(got, want))
 
 
-@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
-          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@_GENERATED
 @given(_env_program())
 def test_generated_environments_match_real_bash(src):
     got = _our_envs(src)
@@ -1112,8 +1109,7 @@ def _errexit_program(draw):
     return "\n".join(head + draw(hs.lists(_errexit_stmt(), min_size=1, max_size=5)) + ["emit end"]) + "\n"
 
 
-@settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
-          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+@_GENERATED
 @given(_errexit_program())
 def test_generated_errexit_programs_match_real_bash(src):
     assert _evaluated_emits(src) == bash_emits(src), src
