@@ -317,6 +317,9 @@ _QUOTING = re.compile(r"[$'\"\\`]")
 #: expansions tree-sitter-bash leaves as text: in a here-document `$1`, `$@`, `$#`, `$?` ..., and
 #: any `$name` or `${name}` after a backslash-newline; `$#`, `$$`, `$?` ... in the word of
 #: `${X:-word}` (group 1: the expansion, none for an escaped character; 2 or 3: the name)
+#: what a backslash escapes in a here-document's text (left to right: `\\` then a newline is a
+#: backslash and a newline; `\` then a newline joins the lines)
+_HEREDOC_ESCAPE = re.compile(r"\\([$`\\\n])")
 _TEXT_EXPANSION = re.compile(r"\\.|(\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\}|[0-9@#?$*!_-]))", re.S)
 _KEYED_ELEMENT = re.compile(r"^\[([^\]]*)\]\+?=")  # `[key]=value` in an array literal
 
@@ -3495,7 +3498,7 @@ class Evaluator:
             # tree-sitter-bash leaves `cmd` in a here-document as text: its output is unknown
             segs.append(("t", unknown(raw.strip()[:40], body.loc), True, False))
             return
-        txt = re.sub(r"\\([$`\\])", r"\1", raw.replace("\\\n", ""))
+        txt = _HEREDOC_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), raw)
         if dash:
             txt = _strip_tabs(txt, at_start)
         if txt:

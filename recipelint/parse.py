@@ -237,6 +237,8 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         _negated_redirects(root)
     _attach_redirects(root, moved, src, problems, parsed, text)
     _based_numbers(root, problems, text)
+    if b"<<" in text:
+        _heredoc_bodies(root, src, text)
     return root, depth, redirected, documents
 
 
@@ -1456,6 +1458,48 @@ def _relocate_redirects(root: Node, redirected: list, links: list) -> None:
 
 
 _BASE_PREFIX = re.compile(rb"-?[0-9]+#")
+
+
+def _heredoc_bodies(root: Node, src, text: bytes) -> None:
+    """A here-document's body starts at its first line (tree-sitter-bash: after that line's
+    blanks, which were lost).  And tree-sitter-bash leaves some expansions of a here-document (unquoted delimiter) as its text
+    — ``${A[@]}`` or ``${X:-d}`` starting a line, every expansion after a backslash-newline —
+    which bash expands.  A body that holds an unescaped ``${``, ``$(`` or backquote outside the
+    expansions the grammar found is parsed again as the text of a double-quoted string (what it
+    is to bash, but that a ``"`` is text: it is parsed as a ``.``, which ends a name), one byte for one, and its
+    parts are the expansions and the text of that string."""
+    for h in _nodes_of(root, "heredoc_redirect"):
+        start = next((c for c in h.children if c.type == "heredoc_start"), None)
+        body = next((c for c in h.children if c.type == "heredoc_body"), None)
+        if start is None or body is None:
+            continue
+        line = text.find(b"\n", start.end) + 1
+        if 0 < line < body.start and not text[line : body.start].strip(b" \t\n"):
+            body.start, body._loc, body._text = line, None, None  # (the grammar starts it after its first line's blanks)
+        if body.start < 3 or body.end >= len(text) or any(q in start.text for q in "'\"\\"):
+            continue
+        a, b = body.start, body.end
+        covered = [(c.start, c.end) for c in body.children if c.type in _EXPANSIONS]
+        if not any(not any(x <= m.start(1) < y for x, y in covered) for m in _HEREDOC_DOLLAR.finditer(text, a, b)):
+            continue
+        buf = bytearray(b" " * len(text))
+        buf[a - 3 : a] = b'x="'
+        buf[a:b] = text[a:b].replace(b'"', b".")
+        buf[b] = ord('"')
+        tree = _parser().parse(bytes(buf))
+        string = tree.root_node.descendant_for_byte_range(a - 1, b + 1)
+        if string is None or string.type != "string" or string.start_byte != a - 1 or string.end_byte != b + 1 \
+                or string.has_error:
+            continue
+        parts = _convert(string, src, [], bytes(buf), text)[0].children[1:-1]
+        body.children = tuple(Node("heredoc_content", c.start, c.end, True, src) if c.type == "string_content" else c
+                              for c in parts)
+        body.fields, body._fmap = (None,) * len(body.children), None
+
+
+_EXPANSIONS = frozenset({"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"})
+#: an unescaped `${`, `$(` or backquote (group 1)
+_HEREDOC_DOLLAR = re.compile(rb"\\.|(\$[{(]|`)", re.S)
 
 
 def _based_numbers(root: Node, problems: list, data: bytes) -> None:

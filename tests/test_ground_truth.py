@@ -756,6 +756,10 @@ _SNIPPETS = {
         'f() {\n  cat <<EOF\nin $1 $X\nEOF\n}\nX=2; emit "$(f x)"',
         'set -- a b; cat > rl_x <<EOF\n$1 $@ $# ${1} $* \\$1 \\\\$1\nEOF\nemit "$(cat rl_x)"; false; cat > rl_y <<EOF\n$?\nEOF\nemit "$(cat rl_y)"',
         'set -- p; cat > rl_z <<-EOF\n\t$1 x\n\t\t$1\n\tEOF\nemit "$(cat rl_z)"',
+        # the first line's leading blanks (tree-sitter-bash started the body after them), an empty first line,
+        # `${A[@]}` / `${X:-"d"}` starting a line (the grammar left them as text), `\\` then a newline
+        'A=(p q); B=b; V=$(cat <<EOF\n  ${A[1]} z\n  ${A[@]} ${B} $B ${#A[@]}\n\\$(a "b") \\${B} q "$B" x\nEOF\n); emit "$V"; '
+        'W=$(cat <<EOF\n\n  h \\\\\nx \\\ny\nEOF\n); emit "$W"; cat > rl_hd <<"EOF"\n  $B keep\nEOF\nemit "$(cat rl_hd)"',
     ],
 }
 
