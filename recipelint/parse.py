@@ -1462,12 +1462,13 @@ _BASE_PREFIX = re.compile(rb"-?[0-9]+#")
 
 def _heredoc_bodies(root: Node, src, text: bytes) -> None:
     """A here-document's body starts at its first line (tree-sitter-bash: after that line's
-    blanks, which were lost).  And tree-sitter-bash leaves some expansions of a here-document (unquoted delimiter) as its text
-    — ``${A[@]}`` or ``${X:-d}`` starting a line, every expansion after a backslash-newline —
-    which bash expands.  A body that holds an unescaped ``${``, ``$(`` or backquote outside the
-    expansions the grammar found is parsed again as the text of a double-quoted string (what it
-    is to bash, but that a ``"`` is text: it is parsed as a ``.``, which ends a name), one byte for one, and its
-    parts are the expansions and the text of that string."""
+    blanks, which were lost).  And tree-sitter-bash leaves some expansions of a here-document
+    (unquoted delimiter) as its text — ``${A[@]}`` or ``${X:-d}`` starting a line, every
+    expansion after a backslash-newline — which bash expands.  A body that holds an unescaped
+    ``${``, ``$(`` or backquote outside the expansions the grammar found is parsed again as the
+    text of a double-quoted string (what it is to bash, but that a ``"`` is text: it is parsed as
+    a ``.``, which ends a name), one byte for one, and its parts are the expansions and the text
+    of that string."""
     for h in _nodes_of(root, "heredoc_redirect"):
         start = next((c for c in h.children if c.type == "heredoc_start"), None)
         body = next((c for c in h.children if c.type == "heredoc_body"), None)
