@@ -317,10 +317,10 @@ _QUOTING = re.compile(r"[$'\"\\`]")
 #: expansions tree-sitter-bash leaves as text: in a here-document `$1`, `$@`, `$#`, `$?` ..., and
 #: any `$name` or `${name}` after a backslash-newline; `$#`, `$$`, `$?` ... in the word of
 #: `${X:-word}` (group 1: the expansion, none for an escaped character; 2 or 3: the name)
+_TEXT_EXPANSION = re.compile(r"\\.|(\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\}|[0-9@#?$*!_-]))", re.S)
 #: what a backslash escapes in a here-document's text (left to right: `\\` then a newline is a
 #: backslash and a newline; `\` then a newline joins the lines)
 _HEREDOC_ESCAPE = re.compile(r"\\([$`\\\n])")
-_TEXT_EXPANSION = re.compile(r"\\.|(\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\}|[0-9@#?$*!_-]))", re.S)
 _KEYED_ELEMENT = re.compile(r"^\[([^\]]*)\]\+?=")  # `[key]=value` in an array literal
 
 #: the function table's entry that marks function NAME exported (`export -f NAME`) is this prefix +
@@ -1805,7 +1805,7 @@ class Evaluator:
         if to_file:
             st.out = None
         if body.type != "subshell":
-            self._named_descriptors(redirects, st)
+            self._open_named_descriptors(redirects, st)
         res = self.run_node(body, st)
         for r in res:
             r.out = saved_out if to_file else r.out
@@ -1987,7 +1987,7 @@ class Evaluator:
             st.status = 0
             return [st]
         if redirects and (argv[0].text in _SHELL_BUILTINS or argv[0].text in st.funcs):
-            self._named_descriptors(redirects, st)
+            self._open_named_descriptors(redirects, st)
         return self.dispatch(argv, prefix, node, st, stdin, out_target, out_append)
 
     def _redirect_info(self, redirects, st):
@@ -2010,7 +2010,7 @@ class Evaluator:
                 dest = r.field("destination")
                 fd = desc.text if desc is not None else None
                 if fd is not None and fd[:1] == "{":
-                    pass  # (`{name}>file`: a new descriptor, see _named_descriptors)
+                    pass  # (`{name}>file`: a new descriptor, see _open_named_descriptors)
                 elif op in (">", ">>", ">|", "&>", "&>>") and fd in (None, "1"):
                     target = self.expand_scalar(dest, st) if dest is not None else EMPTY
                     out_target = target
@@ -2036,7 +2036,7 @@ class Evaluator:
                         stdin = unknown(f"<{dest.text}", r.loc)
         return stdin, out_target, out_append
 
-    def _named_descriptors(self, redirects, st) -> None:
+    def _open_named_descriptors(self, redirects, st) -> None:
         """``{name}>file`` opens a new descriptor (10 or above) and sets ``name`` to its number —
         in the shell when the redirections are the shell's own (a builtin's, a function's, a
         group's; an external command's are made in its process), unless it closes one (``>&-``)."""
@@ -3512,7 +3512,7 @@ class Evaluator:
         of one expression given apart (``arith_parts``): the text from the first to the last."""
         roots = parts or [node]
         end = roots[-1].end
-        parts = []
+        pieces = []
         pos = node.start
         data = node.src.data
         stack = list(roots)
@@ -3527,15 +3527,15 @@ class Evaluator:
         for n in found:
             if n.start < pos:
                 continue
-            parts.append(data[pos : n.start].decode("utf-8", "replace"))
+            pieces.append(data[pos : n.start].decode("utf-8", "replace"))
             segs: list = []
             self._expansion(n, st, segs, quoted=True, scalar=True)
             v = _join_segs(segs)
             txt = text_of(v)
-            parts.append(f" {arith.UNKNOWN_NAME} " if txt is None else txt)
+            pieces.append(f" {arith.UNKNOWN_NAME} " if txt is None else txt)
             pos = n.end
-        parts.append(data[pos:end].decode("utf-8", "replace"))
-        return "".join(parts)
+        pieces.append(data[pos:end].decode("utf-8", "replace"))
+        return "".join(pieces)
 
     def _substring_bounds(self, operand_nodes, st: State, loc):
         """Whether ``${X:offset:length}`` has a length, its offset and its length (None:
