@@ -322,7 +322,8 @@ def _remap(root: Node, problems: list, joins: list[int], shown: bytes, spans: li
             [(start(a), end(b)) for a, b in spans])
 
 
-_LEADING_BLANK = frozenset({"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"})
+#: the expansions (tree-sitter-bash may start one in a string at the blank before it)
+_EXPANSIONS = frozenset({"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"})
 _BLANKS = b" \t\n"
 
 
@@ -391,7 +392,7 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             if ctype == "comment" and ntype in _CHAINS:
                 continue  # (`a &&`, a comment line, `b`: the list's parts are `a` and `b`)
             start = c.start_byte
-            if ctype in _LEADING_BLANK and data[start] in _BLANKS and node.type in ("string", "heredoc_body"):
+            if ctype in _EXPANSIONS and data[start] in _BLANKS and node.type in ("string", "heredoc_body"):
                 # tree-sitter-bash starts an expansion after another at the blank between them
                 # (`"$A $B"`: ` $B`; `"$A \`, newline, `  $B"`): the blank is the string's text
                 ws = start
@@ -505,13 +506,7 @@ def _chains(root: Node, redirected: list, links: list | None = None) -> None:
 
     ``links``: the (node, parent, depth) triples of the tree (``_links``), else it is walked."""
     if links is None:
-        links = []
-        stack = [root]
-        while stack:
-            n = stack.pop()
-            for c in n.children:
-                links.append((c, n, 0))
-                stack.append(c)
+        links = _links(root)
     parent: dict[int, Node] = {}
     found = []
     for c, n, _ in links:
@@ -1498,7 +1493,6 @@ def _heredoc_bodies(root: Node, src, text: bytes) -> None:
         body.fields, body._fmap = (None,) * len(body.children), None
 
 
-_EXPANSIONS = frozenset({"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"})
 #: an unescaped `${`, `$(` or backquote (group 1)
 _HEREDOC_DOLLAR = re.compile(rb"\\.|(\$[{(]|`)", re.S)
 
@@ -2153,8 +2147,8 @@ _CONVERT_SLOW = _SPECIAL_KIDS | {"ERROR", "==", "<", "$", "file_redirect", "here
                                  "command_substitution", "simple_expansion"}
 _CONVERT_SLOW_UNDER = {
     "simple_expansion": _CONVERT_SLOW - {"$"},
-    "string": _CONVERT_SLOW | _LEADING_BLANK,
-    "heredoc_body": _CONVERT_SLOW | _LEADING_BLANK,
+    "string": _CONVERT_SLOW | _EXPANSIONS,
+    "heredoc_body": _CONVERT_SLOW | _EXPANSIONS,
     "expansion": _CONVERT_SLOW | {"word"},
     "test_command": _CONVERT_SLOW | _NOT_IN_TEST,
     **{t: _CONVERT_SLOW | {"comment"} for t in _CHAINS},
