@@ -1799,25 +1799,31 @@ def _arithmetic_commas(tree, data: bytes):
     return _reparse(data, at, b"+") if at else (tree, data)
 
 
-#: a line that starts with a backslash-escaped word character (`\cp a b`, `\. lib.sh`)
-_ESCAPED_LINE_START = re.compile(rb"\n(\\)[A-Za-z0-9_.:/@%+,-]")
+#: a line that starts with a backslash-escaped character (`\cp a b`, `\. lib.sh`, `\$HOME/x`)
+_ESCAPED_LINE_START = re.compile(rb"\n(\\)[^\n]")
 
 
 def _escaped_line_starts(tree, data: bytes):
     """tree-sitter-bash joins a line that starts (at its first column) with a backslash-escaped
     character to the statement before it (``x=1`` newline ``\\cp a b`` is one command: ``cp a b``
-    with ``x=1`` in its environment; ``emit a`` newline ``\\. f`` runs ``emit a . f``), with no
-    error shown.  Each such backslash inside a word that began on an earlier line is parsed again
-    as a letter (one byte for one: the word's text, read from the file, keeps its backslash).
-    Returns the tree and the text it parsed."""
+    with ``x=1`` in its environment; ``emit a`` newline ``\\$x b`` runs ``emit a $x b``, and ``\\ b`` ``emit a b``) — a
+    here-document's first line too (``cat <<EOF`` newline ``\\$HOME/bin`` runs ``cat $HOME/bin``,
+    and the body starts at the next line) —, with no error shown.  Each such backslash inside a
+    word that began on an earlier line is parsed again as a letter, and the character it escapes
+    (ASCII: a multi-byte character is a letter already) too, so that it is text (one byte for
+    one: the word's text, read from the file, keeps both).  Returns the tree and the text it
+    parsed."""
     if b"\n\\" not in data:
         return tree, data
     at = []
     for m in _ESCAPED_LINE_START.finditer(data):
         i = m.start(1)
         n = tree.root_node.descendant_for_byte_range(i, i + 1)
-        if n is not None and n.type == "word" and n.start_byte < i:
-            at.append(i)
+        if n is None or n.start_byte >= i:
+            continue
+        # (an escaped blank is no token to it: the line's words go to the statement before)
+        if n.type == "word" or (data[i + 1] in b" \t" and n.type not in _NOT_CODE and n.type != "string_content"):
+            at += (i, i + 1) if data[i + 1] < 0x80 else (i,)
     return _reparse(data, at, b"x") if at else (tree, data)
 
 

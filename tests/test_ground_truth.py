@@ -498,6 +498,11 @@ _SNIPPETS = {
     # to the statement before
     'emit a\n\n\\emit b\nemit x\n\\: y\nx=1\n\\emit c; emit "${x-unset}"',
     'f() { emit in-f; }\nemit "a"\n\\f\nemit \\\n\\emit q',
+    # ... any escaped character (`\$x`, `\"`, `\\`, an escaped blank), and a here-document's first line (it
+    # was the command's words, the body starting at the next line)
+    'x=X; emit a\n\\$x b\nemit c\n\\"q d\nemit e\n\\\\ f\nemit g\n\\ h\nif true; then\n\\ i\nemit j\nfi',
+    'x=X; V=$(cat <<EOF\n\\$x a\n\\$(date) $x\nEOF\n); emit "$V"; W=$(cat <<EOF\n\\"q\\" \\`b\\`\nEOF\n); emit "$W"\n'
+    'Y=$(cat <<-EOF\n\t\\\\ a $x\n\tEOF\n); emit "$Y"; Z=$(cat <<EOF\n\\ b\n\\\nc\nEOF\n); emit "$Z"',
     # `$10` is `${1}0`, `$1x` is `${1}x` (tree-sitter-bash: one name; `$1x` made no word at all)
     'set -- a b c d e f g h i j; emit $10 "$10" ${10} $1x "$1_a" $1 "x$2y"; V=$(cat <<EOF\n$10 $1b ${10}\nEOF\n); emit "$V"; X=$10; emit "$X"',
     # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
