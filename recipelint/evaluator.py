@@ -320,6 +320,9 @@ _QUOTING = re.compile(r"[$'\"\\`]")
 _TEXT_EXPANSION = re.compile(r"\\.|(\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\}|[0-9@#?$*!_-]))", re.S)
 #: what a backslash escapes in a here-document's text (left to right: `\\` then a newline is a
 #: backslash and a newline; `\` then a newline joins the lines)
+#: ``quoted`` of what is inside double quotes (or a here-document's body): true, and telling
+#: ``${X:-'d'}`` to keep its single quotes
+_IN_DQ = 2
 _HEREDOC_ESCAPE = re.compile(r"\\([$`\\\n])")
 _KEYED_ELEMENT = re.compile(r"^\[([^\]]*)\]\+?=")  # `[key]=value` in an array literal
 
@@ -2802,9 +2805,9 @@ class Evaluator:
                         has_at = True
                     if c.type == "simple_expansion" and c.text == "$@":
                         has_at = True
-                    self._expansion(c, st, segs, quoted=True, scalar=scalar)
+                    self._expansion(c, st, segs, quoted=_IN_DQ, scalar=scalar)
                 else:
-                    self._segments(c, st, segs, quoted=True, scalar=scalar)
+                    self._segments(c, st, segs, quoted=_IN_DQ, scalar=scalar)
                 pos = max(pos, c.end)
             if end > pos:
                 self._gap_literal(node, pos, end, segs, dq=True)
@@ -3112,7 +3115,7 @@ class Evaluator:
                     segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
                     return
                 if use_alt:
-                    word = self._operand(node, operand_nodes, st, quoted)
+                    word = self._operand(node, operand_nodes, st, quoted, quoted == _IN_DQ)
                     if base == "=":
                         self.set_scalar(st, name, _join_segs(word), node.loc)
                     segs.extend(word)
@@ -3127,13 +3130,13 @@ class Evaluator:
                     segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
                     return
                 if not use_alt:
-                    segs.extend(self._operand(node, operand_nodes, st, quoted))
+                    segs.extend(self._operand(node, operand_nodes, st, quoted, quoted == _IN_DQ))
                 elif quoted:
                     segs.append(("t", EMPTY, True, False))
                 return
             if base == "?":
                 if use_alt:
-                    msg = display(_join_segs(self._operand(node, operand_nodes, st, True))) or "parameter null or not set"
+                    msg = display(_join_segs(self._operand(node, operand_nodes, st, True, quoted == _IN_DQ))) or "parameter null or not set"
                     raise _Exit(1, node.loc, f"{name}: {msg}")
                 if use_alt is None:
                     segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
@@ -3180,8 +3183,10 @@ class Evaluator:
         else:
             segs.append(("t", out_words[0].chunks, quoted, not quoted and not scalar, None, node.loc))
 
-    def _operand(self, node, operand_nodes, st, quoted):
-        """Segments of the word after an operator in ``${X:-word}`` (gaps are literal)."""
+    def _operand(self, node, operand_nodes, st, quoted, literal_quotes=False):
+        """Segments of the word after an operator in ``${X:-word}`` (gaps are literal).
+        ``literal_quotes``: single quotes are text (bash: in ``"${X:-'d'}"`` and a
+        here-document's ``${X:-'d'}``, for ``-``, ``=``, ``+`` and ``?``)."""
         segs: list = []
         if not operand_nodes:
             return [("t", EMPTY, True, False), ("exists",)] if quoted else []
@@ -3204,7 +3209,10 @@ class Evaluator:
                         _splittable(segs, n)
             else:
                 for part in c.children if c.type == "concatenation" else (c,):
-                    self._operand_part(part, st, segs, quoted)
+                    if literal_quotes and part.type == "raw_string":
+                        segs.append(("t", self._lit_range(part.text, part.src, part.start, part.end), True, False))
+                    else:
+                        self._operand_part(part, st, segs, quoted)
             pos = c.end
         return segs
 
@@ -3468,7 +3476,7 @@ class Evaluator:
                     self._heredoc_literal(body, pos, c.start, segs, dash, first, st)
                     first = False
                 if c.type in EXPANSION_TYPES:  # (`$((...))` too: parse.py makes it arithmetic)
-                    self._expansion(c, st, segs, quoted=True, scalar=True)
+                    self._expansion(c, st, segs, quoted=_IN_DQ, scalar=True)
                 elif c.type == "heredoc_content":
                     self._heredoc_literal(body, c.start, c.end, segs, dash, first, st)
                 pos = max(pos, c.end)

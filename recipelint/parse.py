@@ -1461,9 +1461,9 @@ def _heredoc_bodies(root: Node, src, text: bytes) -> None:
     (unquoted delimiter) as its text — ``${A[@]}`` or ``${X:-d}`` starting a line, every
     expansion after a backslash-newline — which bash expands.  A body that holds an unescaped
     ``${``, ``$(`` or backquote outside the expansions the grammar found is parsed again as the
-    text of a double-quoted string (what it is to bash, but that a ``"`` is text: it is parsed as
-    a ``.``, which ends a name), one byte for one, and its parts are the expansions and the text
-    of that string."""
+    text of a double-quoted string (what it is to bash, but that a ``"`` outside expansions is
+    text: it is parsed as a ``.``, which ends a name), one byte for one, and its parts are the
+    expansions and the text of that string."""
     for h in _nodes_of(root, "heredoc_redirect"):
         start = next((c for c in h.children if c.type == "heredoc_start"), None)
         body = next((c for c in h.children if c.type == "heredoc_body"), None)
@@ -1480,7 +1480,9 @@ def _heredoc_bodies(root: Node, src, text: bytes) -> None:
             continue
         buf = bytearray(b" " * len(text))
         buf[a - 3 : a] = b'x="'
-        buf[a:b] = text[a:b].replace(b'"', b".")
+        buf[a:b] = text[a:b]
+        for i in _heredoc_text_quotes(text, a, b):
+            buf[i] = ord(".")
         buf[b] = ord('"')
         tree = _parser().parse(bytes(buf))
         string = tree.root_node.descendant_for_byte_range(a - 1, b + 1)
@@ -1495,6 +1497,46 @@ def _heredoc_bodies(root: Node, src, text: bytes) -> None:
 
 #: an unescaped `${`, `$(` or backquote (group 1)
 _HEREDOC_DOLLAR = re.compile(rb"\\.|(\$[{(]|`)", re.S)
+
+
+def _heredoc_text_quotes(text: bytes, a: int, b: int) -> list[int]:
+    """Offsets of the ``"`` in a here-document's body ``text[a:b]`` that are its text: not inside
+    an expansion (``${U:-"d"}``, where bash removes them as in ``"${U:-"d"}"``), a command
+    substitution or backquotes (``$(echo "a  b")``, where they quote)."""
+    out: list[int] = []
+    stack: list[bytes] = []  # the constructs open: `{` ${...}, `(` $(...) or (, `` ` ``, `"`, `'`
+    i = a
+    while i < b:
+        ch = text[i : i + 1]
+        top = stack[-1] if stack else b""
+        if top == b"'":
+            if ch == b"'":
+                stack.pop()
+        elif ch == b"\\":
+            i += 1
+        elif ch == b"$" and text[i + 1 : i + 2] in (b"{", b"("):
+            stack.append(text[i + 1 : i + 2])
+            i += 1
+        elif ch == b"`":
+            if top == b"`":
+                stack.pop()
+            else:
+                stack.append(ch)
+        elif ch == b'"':
+            if not stack:
+                out.append(i)
+            elif top == b'"':
+                stack.pop()
+            else:
+                stack.append(ch)
+        elif top in (b"(", b"`") and ch == b"'":
+            stack.append(ch)  # (in a command: a single-quoted string; in `${...}` and `"..."`: text)
+        elif top == b"(" and ch == b"(":
+            stack.append(ch)
+        elif (top == b"(" and ch == b")") or (top == b"{" and ch == b"}"):
+            stack.pop()
+        i += 1
+    return out
 
 
 def _based_numbers(root: Node, problems: list, data: bytes) -> None:

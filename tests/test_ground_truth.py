@@ -744,6 +744,9 @@ _SNIPPETS = {
     # and the text `{n}`); a backslash-newline between two expansions in a string keeps the blanks
     # after it; an expansion after a backslash-newline in a here-document is expanded
     "expansions": [
+        # in double quotes the single quotes of `${X:-'d'}` (`-`, `=`, `+`, `?`) are text, not of patterns
+        "X=abc; emit \"${U:-'s'}\" \"${X#'a'}\" \"${X/'b'/'q'}\" \"${X:+'p'}\" \"${U='e'}\" \"${X%'c'}\" \"${U2:-'a b'}\" "
+        "\"${U3:-a'b'c}\" \"$U\"; Y=${U5:-'f g'}; emit \"$Y\" ${U6:-'h  i'} ${X:+'j'} ${X/'b'/'k'}",
         'parsed="a b c"; p1="${parsed%% *}"; emit "$p1"; q=${parsed%% *}; emit "$q" "${parsed# *}" "${parsed#* }" "${parsed%% b*}" "${parsed%%  *}"',
         'y=b; p="a b c"; emit "${p%% "$y"*}" "${p/ /_}" "${p// /}" "${p,, [A-Z]}"; emit ${p%% *}',
         '_g=G _n=N; x="${_g} $ ${_n}"; emit "$x"; y="${_g}$ ${_n}"; emit "$y"; emit "a $ b" "$_g $ $_n" "cost: $\t5" "x \\$ y"; emit $ ${_n} a$ b "$ "',
@@ -765,6 +768,11 @@ _SNIPPETS = {
         # `${A[@]}` / `${X:-"d"}` starting a line (the grammar left them as text), `\\` then a newline
         'A=(p q); B=b; V=$(cat <<EOF\n  ${A[1]} z\n  ${A[@]} ${B} $B ${#A[@]}\n\\$(a "b") \\${B} q "$B" x\nEOF\n); emit "$V"; '
         'W=$(cat <<EOF\n\n  h \\\\\nx \\\ny\nEOF\n); emit "$W"; cat > rl_hd <<"EOF"\n  $B keep\nEOF\nemit "$(cat rl_hd)"',
+        # in a body parsed again as a double-quoted string's text: a `"` in a command substitution, backquotes
+        # or `${...}` quotes (it was text: `$(echo "a  b")` gave `"a b"`); single quotes in `${X:-'d'}` are text
+        'A=(p q); cat > rl_hd <<EOF\n${A[@]} $(echo "a  b") `echo "c  d"` $(printf \'%s\' "x  y") ${U-"\\$X"} ${X:+"p"}\n'
+        "${U:-'s'} ${A[0]#'p'} ${A[1]/'q'/'r'} ${A:+'p'} ${U='e'} ${U2:-'a b'} \"${U3:-'c'}\" $(echo \"${U4:-'d'}\")\nEOF\n"
+        'emit "$(cat rl_hd)"',
     ],
 }
 
