@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import arith, memo
-from .parse import MAX_DEPTH, Node, Parsed, parse
+from .parse import MAX_DEPTH, Node, Parsed, escaped, parse
 from .patterns import MAX_WILDCARD_TEXT, compiled, glob_match, replace_pattern, strip_pattern, try_limit
 from .source import Loc, SourceFile, VirtualSource
 from .values import (
@@ -3508,7 +3508,8 @@ class Evaluator:
             return
         txt = _HEREDOC_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), raw)
         if dash:
-            txt = _strip_tabs(txt, at_start)
+            # (a piece the grammar cut after a newline starts a line: not after a backslash-newline)
+            txt = _strip_tabs(txt, at_start or (a > 0 and body.src.data[a - 1] == 10 and not escaped(body.src.data, a - 1)))
         if txt:
             segs.append(("t", self._lit_range(txt, body.src, a, b), True, False))
 
@@ -3535,14 +3536,15 @@ class Evaluator:
         for n in found:
             if n.start < pos:
                 continue
-            pieces.append(data[pos : n.start].decode("utf-8", "replace"))
+            pieces.append(data[pos : n.start].decode("utf-8", "replace").replace("\\\n", ""))
             segs: list = []
             self._expansion(n, st, segs, quoted=True, scalar=True)
             v = _join_segs(segs)
             txt = text_of(v)
             pieces.append(f" {arith.UNKNOWN_NAME} " if txt is None else txt)
             pos = n.end
-        pieces.append(data[pos:end].decode("utf-8", "replace"))
+        # (a backslash-newline in the expression's text is removed, as bash does before reading it)
+        pieces.append(data[pos:end].decode("utf-8", "replace").replace("\\\n", ""))
         return "".join(pieces)
 
     def _substring_bounds(self, operand_nodes, st: State, loc):

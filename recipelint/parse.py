@@ -129,7 +129,7 @@ def parse(src) -> Parsed:
     if lines > MAX_LINES:
         return _not_parsed(src, f"{lines:,} lines, more than the {MAX_LINES:,}")
     body = data[:-1] if data.endswith(b"\\\n") else data
-    if _escaped(body, len(body)):
+    if escaped(body, len(body)):
         # a backslash ending the file (alone, or continuing a line into the end) is dropped by
         # bash; tree-sitter-bash calls it a syntax error (InferenceX's history: a recipe ending in
         # `rm -rf ./utils/bench_serving\` and a newline)
@@ -238,8 +238,33 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     _attach_redirects(root, moved, src, problems, parsed, text)
     _based_numbers(root, problems, text)
     if b"<<" in text:
-        _heredoc_bodies(root, src, text)
+        _heredoc_bodies(root, src, text, problems)
+    if _CONTINUED_EXPANSION.search(text):
+        _continued_expansions(root)
     return root, depth, redirected, documents
+
+
+#: a backslash-newline (and blanks) before an expansion: inside a string or here-document,
+#: tree-sitter-bash may take them into the expansion's first token
+_CONTINUED_EXPANSION = re.compile(rb"\\\n[ \t]*[$`]")
+_OPENERS = {"$": 1, "${": 2, "$(": 2, "$((": 3, "`": 1}
+
+
+def _continued_expansions(root: Node) -> None:
+    """In a double-quoted string or a here-document, tree-sitter-bash gives a backslash-newline
+    and the blanks after it to the ``$`` (``${``, ``$(``, ...) of the expansion that follows —
+    text bash keeps (``"a$X\\`` newline ``  $X"`` is ``a1  1``).  The expansion starts at its
+    ``$`` again, and what was before it is a gap: the text of its string or document."""
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        if n.type in _EXPANSIONS and n.children:
+            tok = n.children[0]
+            size = _OPENERS.get(tok.type)
+            if size is not None and tok.end - tok.start > size and tok.start == n.start:
+                tok.start = n.start = tok.end - size
+                tok._loc = tok._text = n._loc = n._text = None
 
 
 def _links(root: Node) -> list[tuple[Node, Node, int]]:
@@ -271,13 +296,17 @@ def _not_parsed(src, why: str) -> Parsed:
     return Parsed(Node("program", 0, len(src.data), True, src), [], 0, too_large=f"{why} recipelint analyses")
 
 
+#: backslash-newlines, then characters that go on with a name (group 1)
+_NAME_GOES_ON = re.compile(rb"(?:\\\n)+([A-Za-z0-9_]+)")
 #: a backslash-newline with a token character on each side (cheap test before walking the tree)
 _JOIN_HINT = re.compile(rb"[^\s\\]\\\n[^\s]")
 
 
 def _word_joins(ts_root, data: bytes) -> list[int]:
     """Offsets of the backslash-newlines that tree-sitter took for a word break but bash
-    removes inside a word: the two bytes between two sibling tokens, with nothing else around."""
+    removes inside a word: the two bytes between two sibling tokens, with nothing else around;
+    and those after a ``$name`` in a here-document that a name character follows (bash removes
+    them before it reads the name: ``$X``, backslash-newline, ``t`` is ``$Xt``)."""
     out = []
     stack = [ts_root]
     while stack:
@@ -285,11 +314,25 @@ def _word_joins(ts_root, data: bytes) -> list[int]:
         k = n.child_count
         if not k:
             continue
+        if n.type == "heredoc_redirect" and any(n.child(i).type in ("word", "concatenation")
+                                                and data[n.child(i).start_byte] == 10 for i in range(k)):
+            # (a here-document's first line that starts with a backslash, misread as words of its
+            # command — `_escaped_line_starts` makes it body again: its backslash-newlines are text)
+            continue
         prev = None
         for i in range(k):
             c = n.child(i)
-            if prev is not None and c.start_byte - prev.end_byte == 2 and data[prev.end_byte : c.start_byte] == b"\\\n":
+            if prev is None:
+                pass
+            elif c.start_byte - prev.end_byte == 2 and data[prev.end_byte : c.start_byte] == b"\\\n":
                 out.append(prev.end_byte)
+            elif prev.type == "simple_expansion" and c.type == "heredoc_content" and c.start_byte == prev.end_byte \
+                    and prev.child_count == 2 and prev.child(1).type == "variable_name":
+                # (in a here-document: `$X`, `\`-newline, `t` is `$Xt` — as far as the name goes on)
+                at = c.start_byte
+                while m := _NAME_GOES_ON.match(data, at):
+                    out += range(m.start(), m.start(1), 2)
+                    at = m.end()
             prev = c
             stack.append(c)
     return sorted(set(out))
@@ -416,8 +459,9 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                     kids.append(_dollar_name(start, end, src))
                     fields.append(ts_node.field_name_for_child(i))
                     continue
-            if ctype == "simple_expansion" and end - start > 2 and 48 <= data[start + 1] <= 57:
+            if ctype == "simple_expansion" and end - start > 2 and (48 <= data[start + 1] <= 57 or data[start + 1] in b"@*#?-!"):
                 # `$10`, `$1x`: bash reads one digit (`${1}0`); tree-sitter-bash the whole name
+                # (and `$@x` starting a here-document's line: the name `@x`)
                 rest = Node({"string": "string_content", "heredoc_body": "heredoc_content"}.get(node.type, "word"), start + 2, end,
                             True, src)
                 _add_parts(node, [_dollar_name(start, start + 2, src), rest], start, end, kids, fields,
@@ -1057,13 +1101,13 @@ def _split_pattern(kids, data: bytes | None = None) -> bool:
         if prev is not None and prev.end == c.start and c.type not in _PATTERN_SEPARATORS \
                 and prev.type not in _PATTERN_SEPARATORS:
             return True
-        if data is not None and c.type == "|" and _escaped(data, c.start):
+        if data is not None and c.type == "|" and escaped(data, c.start):
             return True
         prev = c
     return False
 
 
-def _escaped(text: bytes, at: int) -> bool:
+def escaped(text: bytes, at: int) -> bool:
     """Whether the byte at ``at`` follows an odd number of backslashes."""
     k = at
     while k > 0 and text[k - 1] == 92:
@@ -1157,7 +1201,7 @@ def _case_patterns(root: Node, src, problems: list, text: bytes) -> None:
             group.clear()
 
         for c, f in zip(kids[:at], fields[:at]):
-            if c.type == "|" and group and group[-1].end == c.start and _escaped(text, c.start):
+            if c.type == "|" and group and group[-1].end == c.start and escaped(text, c.start):
                 group.append(Node("word", c.start, c.end, True, src))  # `a\|b`: one pattern
                 continue
             if c.type in _PATTERN_SEPARATORS or group and group[-1].end != c.start:
@@ -1455,7 +1499,7 @@ def _relocate_redirects(root: Node, redirected: list, links: list) -> None:
 _BASE_PREFIX = re.compile(rb"-?[0-9]+#")
 
 
-def _heredoc_bodies(root: Node, src, text: bytes) -> None:
+def _heredoc_bodies(root: Node, src, text: bytes, problems: list) -> None:
     """A here-document's body starts at its first line (tree-sitter-bash: after that line's
     blanks, which were lost).  And tree-sitter-bash leaves some expansions of a here-document
     (unquoted delimiter) as its text — ``${A[@]}`` or ``${X:-d}`` starting a line, every
@@ -1469,6 +1513,12 @@ def _heredoc_bodies(root: Node, src, text: bytes) -> None:
         body = next((c for c in h.children if c.type == "heredoc_body"), None)
         if start is None or body is None:
             continue
+        end = h.children[-1]
+        if end.type == "heredoc_end" and end.end > end.start \
+                and text[end.start : end.end].strip(b" \t\n") != re.sub(rb"['\"\\\\]", b"", text[start.start : start.end]):
+            # (tree-sitter-bash took a backslash before the delimiter's line for a line continuation)
+            problems.append(ParseProblem(end.loc, "recipelint cannot tell where this here-document ends: not its "
+                                                  "delimiter (tree-sitter-bash)"))
         line = text.find(b"\n", start.end) + 1
         if 0 < line < body.start and not text[line : body.start].strip(b" \t\n"):
             body.start, body._loc, body._text = line, None, None  # (the grammar starts it after its first line's blanks)
@@ -2318,7 +2368,7 @@ def _error_problem(ts_node, src, data: bytes) -> ParseProblem:
 
 def _gap_check(root: Node, src, problems: list[ParseProblem], documents: list = ()) -> None:
     """Find source tokens that no node covers inside command-like nodes (and a ``!`` after a
-    ``|``, a syntax error to bash).
+    ``|``, a syntax error to bash; and backquoted commands side by side, which are misread).
 
     tree-sitter-bash drops some tokens without an ERROR node (``python3 - <<'PY'`` loses the
     ``-``).  A dropped token inside a command is recovered as a literal word attached to the
@@ -2326,13 +2376,19 @@ def _gap_check(root: Node, src, problems: list[ParseProblem], documents: list = 
     that are here-documents' text wherever they lie.
     """
     data = src.data
-    stack = [root]
+    stack = [(root, False)]
     while stack:
-        node = stack.pop()
+        node, quoted = stack.pop()  # (quoted: inside a backquoted command)
         kids = node.children
         if not kids:
+            if node.type == "``" and (quoted or node.end - node.start > 2):
+                # tree-sitter-bash reads `a` `b` (blanks between) as one command holding an
+                # empty substitution, and `a``b` too: bash runs a and b
+                problems.append(ParseProblem(node.loc, "two backquoted commands side by side: recipelint reads them as "
+                                                       "one (tree-sitter-bash); write $(...) $(...)"))
             continue
-        stack.extend(kids)
+        inner = quoted or (node.type == "command_substitution" and data[node.start : node.start + 1] == b"`")
+        stack.extend((k, inner) for k in kids)
         if node.type == "pipeline":  # (and, while here: `a | ! b`, which the grammar takes and bash does not)
             for c in [k for k in kids if k.named][1:]:
                 if c.type == "negated_command":

@@ -403,6 +403,25 @@ def test_a_bang_after_a_pipe_is_a_syntax_error():
         (5, 1, "syntax error: bash takes '!' only before a whole pipeline, not after '|'")]
 
 
+def test_backquoted_commands_side_by_side_are_reported():
+    # tree-sitter-bash reads `a` `b` (and `a``b`) as one command holding an empty substitution:
+    # never silent.  One backquoted command, or two with a word between, read right: no problem
+    parsed = parse(SourceFile("x.sh", b'emit `echo a` `echo b`\nx="`date``id`"\ncat <<EOF\n`a`  `b`\nEOF\n'))
+    assert [(p.loc.span.line, p.loc.span.col) for p in parsed.problems] == [(1, 13), (2, 9), (4, 3)]
+    assert all("two backquoted commands side by side" in p.message for p in parsed.problems)
+    assert parse(SourceFile("x.sh", b"emit `echo a` x `echo b`\ncat <<'EOF'\n`a` `b`\nEOF\n# `a` `b`\n")).problems == []
+
+
+def test_a_here_document_end_that_is_not_its_delimiter_is_reported():
+    # tree-sitter-bash takes `\\` ending the line before the delimiter, after a backslash-newline
+    # that follows an expansion, for a line continuation: the document runs on over `EOF` to
+    # `vllm serve m`, silently.  Reported; quoted and `<<-` delimiters are matched as bash does
+    parsed = parse(SourceFile("x.sh", b"cat > f <<EOF\nt$X\\\n  \\\\\nEOF\nvllm serve m\n"))
+    assert [(p.loc.span.line, p.loc.span.col) for p in parsed.problems] == [(5, 1)]
+    assert "cannot tell where this here-document ends" in parsed.problems[0].message
+    assert parse(SourceFile("x.sh", b"cat <<'E F'\nx\nE F\ncat <<-\"EOF\"\n\tx\n\tEOF\ncat <<\\EOF\nq\nEOF\n")).problems == []
+
+
 def test_a_quoted_delimiter_may_hold_an_operator():
     assert parse(SourceFile("x.sh", b"cat <<'E;F'\nbody\nE;F\nvllm serve m\n")).problems == []
 
