@@ -316,13 +316,28 @@ _QUOTING = re.compile(r"[$'\"\\`]")
 #: a special parameter in here-document text (`$1`, `$@`, `$#`, `$?`), or an escaped character
 #: expansions tree-sitter-bash leaves as text: in a here-document `$1`, `$@`, `$#`, `$?` ..., and
 #: any `$name` or `${name}` after a backslash-newline; `$#`, `$$`, `$?` ... in the word of
-#: `${X:-word}` (group 1: the expansion, none for an escaped character; 2 or 3: the name)
-_TEXT_EXPANSION = re.compile(r"\\.|(\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\}|[0-9@#?$*!_-]))", re.S)
+#: `${X:-word}` (group 1: the expansion, none for an escaped character; 2 or 3: the name, see
+#: ``_text_name``)
+_TEXT_EXPANSION = re.compile(r"\\.|(\$(?:([A-Za-z_](?:[A-Za-z0-9_]|\\\n(?=[A-Za-z0-9_]))*)|\{([A-Za-z_][A-Za-z0-9_]*)\}"
+                             r"|[0-9@#?$*!_-]))", re.S)
+
+
+def _text_name(m) -> str:
+    """The name of a ``_TEXT_EXPANSION`` match (a backslash-newline inside a name is none of it:
+    bash removes it before it reads the name)."""
+    return (m.group(2) or "").replace("\\\n", "") or m.group(3) or m.group(1)[1]
+
 #: what a backslash escapes in a here-document's text (left to right: `\\` then a newline is a
 #: backslash and a newline; `\` then a newline joins the lines)
-#: ``quoted`` of what is inside double quotes (or a here-document's body): true, and telling
-#: ``${X:-'d'}`` to keep its single quotes
+#: ``quoted`` of what is inside double quotes, and of a here-document's body: true, and telling
+#: ``${X:-'d'}`` to keep its single quotes (both) and a backquoted command that ``\"`` is ``"`` (double
+#: quotes only)
 _IN_DQ = 2
+_IN_HEREDOC = 3
+#: what a backslash escapes in a backquoted command (bash removes that backslash before it parses
+#: the command): always, and inside double quotes
+_BACKQUOTE_ESCAPE = re.compile(rb"\\([$`\\])")
+_BACKQUOTE_ESCAPE_DQ = re.compile(rb'\\([$`\\"])')
 _HEREDOC_ESCAPE = re.compile(r"\\([$`\\\n])")
 _KEYED_ELEMENT = re.compile(r"^\[([^\]]*)\]\+?=")  # `[key]=value` in an array literal
 
@@ -622,6 +637,7 @@ class Evaluator:
         self._unsummarizable: set = set()
         self._node_steps: dict = {}
         self._brace_cache: dict = {}
+        self._backquote_cache: dict = {}
         self._pattern_words: dict = {}
         self._regex_parts: dict = {}
         self._counting_cache: dict = {}
@@ -2868,7 +2884,7 @@ class Evaluator:
             self._param_complex(node, st, segs, quoted, scalar)
             return
         if t == "command_substitution":
-            val = self.command_substitution(node, st)
+            val = self.command_substitution(node, st, dq=quoted == _IN_DQ)
             segs.append(("t", val, quoted, not quoted and not scalar, None, node.loc))
             return
         if t == "arithmetic_expansion":
@@ -3115,7 +3131,7 @@ class Evaluator:
                     segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
                     return
                 if use_alt:
-                    word = self._operand(node, operand_nodes, st, quoted, quoted == _IN_DQ)
+                    word = self._operand(node, operand_nodes, st, quoted, quoted in (_IN_DQ, _IN_HEREDOC))
                     if base == "=":
                         self.set_scalar(st, name, _join_segs(word), node.loc)
                     segs.extend(word)
@@ -3130,13 +3146,13 @@ class Evaluator:
                     segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
                     return
                 if not use_alt:
-                    segs.extend(self._operand(node, operand_nodes, st, quoted, quoted == _IN_DQ))
+                    segs.extend(self._operand(node, operand_nodes, st, quoted, quoted in (_IN_DQ, _IN_HEREDOC)))
                 elif quoted:
                     segs.append(("t", EMPTY, True, False))
                 return
             if base == "?":
                 if use_alt:
-                    msg = display(_join_segs(self._operand(node, operand_nodes, st, True, quoted == _IN_DQ))) or "parameter null or not set"
+                    msg = display(_join_segs(self._operand(node, operand_nodes, st, True, quoted in (_IN_DQ, _IN_HEREDOC)))) or "parameter null or not set"
                     raise _Exit(1, node.loc, f"{name}: {msg}")
                 if use_alt is None:
                     segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
@@ -3233,7 +3249,7 @@ class Evaluator:
                 if piece:
                     segs.append(("t", self._lit_range(piece, part.src, part.start + len(text[:pos].encode("utf-8")), a), True, False))
             exp = Node("simple_expansion", a, a + len(m.group(1).encode("utf-8")), True, part.src)
-            self._param(m.group(2) or m.group(3) or m.group(1)[1], None, exp, st, segs, quoted, False)
+            self._param(_text_name(m), None, exp, st, segs, quoted, False)
             pos = m.end()
         piece = unescape(text[pos:])
         if piece:
@@ -3416,8 +3432,12 @@ class Evaluator:
     # -----------------------------------------------------------------------------------
     # command substitution, heredocs
 
-    def command_substitution(self, node: Node, st: State):
+    def command_substitution(self, node: Node, st: State, dq: bool = False):
         body = [c for c in node.children if c.named]
+        if node.src.data[node.start : node.start + 1] == b"`":
+            parsed = self._backquoted(node, dq)
+            if parsed is not None:
+                body = [c for c in parsed.root.children if c.named]
         if len(body) == 1 and body[0].type in ("file_redirect", "redirected_statement") and body[0].field("body") is None:
             # `$(< file)`: the file's content, when this run wrote it
             r = body[0] if body[0].type == "file_redirect" else next((c for c in body[0].children if c.type == "file_redirect"), None)
@@ -3431,6 +3451,33 @@ class Evaluator:
         if data is None:
             return unknown(_short(node.text, 48), node.loc)
         return _without_final_newlines(data)
+
+    def _backquoted(self, node: Node, dq: bool):
+        """A backquoted command whose text holds a backslash bash removes before it parses the
+        command (``\\$``, ``\\```, ``\\\\``; ``\\"`` inside double quotes: `` `echo \\$X` `` expands
+        ``$X``): parsed again without those backslashes (kept per node).  None: nothing to
+        remove, or the command does not parse so (its tree is used as it is)."""
+        key = (id(node), dq)
+        hit = self._backquote_cache.get(key)
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        data = node.src.data
+        a, b = node.start + 1, node.end - 1
+        parsed = None
+        if b > a and data[b : b + 1] == b"`" and b"\\" in data[a:b]:
+            chunks, pos = [], a
+            for m in (_BACKQUOTE_ESCAPE_DQ if dq else _BACKQUOTE_ESCAPE).finditer(data, a, b):
+                if m.start() > pos:
+                    chunks.append(Chunk(data[pos : m.start()].decode("utf-8", "replace"), Loc(node.src, pos, m.start())))
+                pos = m.start(1)
+            if pos > a:
+                chunks.append(Chunk(data[pos:b].decode("utf-8", "replace"), Loc(node.src, pos, b)))
+                src = _virtual_source([tuple(chunks)], node.loc)
+                if not isinstance(src, Chunk):
+                    p = parse(src)
+                    parsed = p if not p.problems and not p.too_large else None
+        self._backquote_cache[key] = (node, parsed)
+        return parsed
 
     def _output(self, body, node, st):
         """What the statements ``body`` write to stdout, run in a subshell (``$(...)``,
@@ -3476,7 +3523,7 @@ class Evaluator:
                     self._heredoc_literal(body, pos, c.start, segs, dash, first, st)
                     first = False
                 if c.type in EXPANSION_TYPES:  # (`$((...))` too: parse.py makes it arithmetic)
-                    self._expansion(c, st, segs, quoted=_IN_DQ, scalar=True)
+                    self._expansion(c, st, segs, quoted=_IN_HEREDOC, scalar=True)
                 elif c.type == "heredoc_content":
                     self._heredoc_literal(body, c.start, c.end, segs, dash, first, st)
                 pos = max(pos, c.end)
@@ -3497,7 +3544,7 @@ class Evaluator:
                 start = a + len(raw[: m.start(1)].encode("utf-8"))
                 self._heredoc_literal(body, a + len(raw[:pos].encode("utf-8")), start, segs, dash, at_start and pos == 0)
                 node = Node("simple_expansion", start, start + len(m.group(1).encode("utf-8")), True, body.src)
-                self._param(m.group(2) or m.group(3) or m.group(1)[1], None, node, st, segs, quoted=True, scalar=True)
+                self._param(_text_name(m), None, node, st, segs, quoted=True, scalar=True)
                 pos = m.end(1)
             if pos:
                 self._heredoc_literal(body, a + len(raw[:pos].encode("utf-8")), b, segs, dash, False)

@@ -149,6 +149,13 @@ def parse(src) -> Parsed:
     root, depth, redirected, documents = _repaired(tree, src, problems, data)
     if joins:
         problems[:], documents = _remap(root, problems, joins, data, documents)
+    if _CONTINUED_NAME.search(src.data):  # (after `_remap`: the names' texts are set from the file)
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            stack.extend(n.children)
+            if n.type in ("string", "heredoc_body"):
+                _continued_names(n, src.data)
     _gap_check(root, src, problems, documents)
     for node in redirected:  # after the gap check: the moved words leave gaps in their command
         _words_after_redirects(node)
@@ -207,7 +214,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         del problems[known:]
         return _repaired(first, src, problems, text, True)
     if "words" in fixes:
-        _rejoin_words(root)
+        _rejoin_words(root, parsed)
     if "backquotes" in fixes:
         _operand_backquotes(root, src, problems, text)
     if "patterns" in fixes:
@@ -265,6 +272,10 @@ def _continued_expansions(root: Node) -> None:
             if size is not None and tok.end - tok.start > size and tok.start == n.start:
                 tok.start = n.start = tok.end - size
                 tok._loc = tok._text = n._loc = n._text = None
+        elif n.type in ("string", "heredoc_body"):
+            for tok in n.children:  # (a `$` that is text: `"$X\`, newline, `$'x'"`)
+                if tok.type == "$" and not tok.children and tok.end - tok.start > 1:
+                    tok.start, tok._loc, tok._text = tok.end - 1, None, None
 
 
 def _links(root: Node) -> list[tuple[Node, Node, int]]:
@@ -298,21 +309,27 @@ def _not_parsed(src, why: str) -> Parsed:
 
 #: backslash-newlines, then characters that go on with a name (group 1)
 _NAME_GOES_ON = re.compile(rb"(?:\\\n)+([A-Za-z0-9_]+)")
-#: a backslash-newline with a token character on each side (cheap test before walking the tree)
-_JOIN_HINT = re.compile(rb"[^\s\\]\\\n[^\s]")
+#: a backslash-newline with a token character on each side — escaped backslashes before it are
+#: such characters (cheap test before walking the tree)
+_JOIN_HINT = re.compile(rb"(?<!\\)(?:\\\\)+\\\n[^\s]|[^\s\\]\\\n[^\s]")
 
 
 def _word_joins(ts_root, data: bytes) -> list[int]:
     """Offsets of the backslash-newlines that tree-sitter took for a word break but bash
     removes inside a word: the two bytes between two sibling tokens, with nothing else around;
-    and those after a ``$name`` in a here-document that a name character follows (bash removes
-    them before it reads the name: ``$X``, backslash-newline, ``t`` is ``$Xt``)."""
+    and those the grammar took into a name."""
     out = []
     stack = [ts_root]
     while stack:
         n = stack.pop()
         k = n.child_count
         if not k:
+            if n.type == "variable_name" and b"\\\n" in data[n.start_byte : n.end_byte]:
+                # (`"q"x=$X`, backslash-newline, `"b"`: the grammar's name is `X`, backslash, newline)
+                at = data.find(b"\\\n", n.start_byte, n.end_byte)
+                while at >= 0:
+                    out.append(at)
+                    at = data.find(b"\\\n", at + 2, n.end_byte)
             continue
         if n.type == "heredoc_redirect" and any(n.child(i).type in ("word", "concatenation")
                                                 and data[n.child(i).start_byte] == 10 for i in range(k)):
@@ -326,13 +343,6 @@ def _word_joins(ts_root, data: bytes) -> list[int]:
                 pass
             elif c.start_byte - prev.end_byte == 2 and data[prev.end_byte : c.start_byte] == b"\\\n":
                 out.append(prev.end_byte)
-            elif prev.type == "simple_expansion" and c.type == "heredoc_content" and c.start_byte == prev.end_byte \
-                    and prev.child_count == 2 and prev.child(1).type == "variable_name":
-                # (in a here-document: `$X`, `\`-newline, `t` is `$Xt` — as far as the name goes on)
-                at = c.start_byte
-                while m := _NAME_GOES_ON.match(data, at):
-                    out += range(m.start(), m.start(1), 2)
-                    at = m.end()
             prev = c
             stack.append(c)
     return sorted(set(out))
@@ -459,12 +469,14 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                     kids.append(_dollar_name(start, end, src))
                     fields.append(ts_node.field_name_for_child(i))
                     continue
-            if ctype == "simple_expansion" and end - start > 2 and (48 <= data[start + 1] <= 57 or data[start + 1] in b"@*#?-!"):
+            if ctype == "simple_expansion" and c.child_count and end - (d := c.child(0).end_byte) > 1 \
+                    and (48 <= text[d] <= 57 or text[d] in b"@*#?-!"):
                 # `$10`, `$1x`: bash reads one digit (`${1}0`); tree-sitter-bash the whole name
-                # (and `$@x` starting a here-document's line: the name `@x`)
-                rest = Node({"string": "string_content", "heredoc_body": "heredoc_content"}.get(node.type, "word"), start + 2, end,
+                # (and `$@x` starting a here-document's line: the name `@x`).  (`d`: after the `$`,
+                # which may hold a backslash-newline before it: `_continued_expansions`)
+                rest = Node({"string": "string_content", "heredoc_body": "heredoc_content"}.get(node.type, "word"), d + 1, end,
                             True, src)
-                _add_parts(node, [_dollar_name(start, start + 2, src), rest], start, end, kids, fields,
+                _add_parts(node, [_dollar_name(d - 1, d + 1, src), rest], start, end, kids, fields,
                            ts_node.field_name_for_child(i))
                 continue
             if operands and (start, end) in operands and not c.child_count:
@@ -952,7 +964,9 @@ def _split_dollars(tree, data: bytes):
             i = m.start(1)
             n = tree.root_node.descendant_for_byte_range(i, i + 1)
             if n is not None and n.type == "$" and n.parent is not None and n.parent.type not in ("simple_expansion", "expansion"):
-                at.append(i)
+                prev = tree.root_node.descendant_for_byte_range(i - 1, i)
+                if prev is None or prev.type != "variable_name":  # (`$X$1`: a `_` would go on with the name X)
+                    at.append(i)
         if not at:
             break
         tree, data = _reparse(data, at, b"_")
@@ -1016,6 +1030,8 @@ _WORD_HOLDERS = frozenset({"command", "declaration_command", "for_statement", "f
 _WORDISH = frozenset({"word", "concatenation", "simple_expansion", "expansion", "string", "raw_string", "number",
                       "command_substitution", "arithmetic_expansion", "ansi_c_string", "translated_string", "$"})
 _NAME_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]")
+#: what a `$` takes of the word after it (a name, one digit, a special parameter)
+_NAME_START_BYTES = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?!-]")
 #: a word side by side with the one before it (``_rejoin_words``): what the second may be, and
 #: the first
 _JOINS_SECOND = _WORDISH | {"command_name"}
@@ -1253,7 +1269,7 @@ def _shifted(arg, line: bytes, at: int, src) -> Node:
     return word
 
 
-def _rejoin_words(root: Node) -> None:
+def _rejoin_words(root: Node, data: bytes) -> None:
     """tree-sitter-bash splits some unquoted words in two where bash has one (besides
     ``_split_dollars``'s): a word before a backquoted command (```/usr/`cmd`/x```; in an
     assignment, ```X=/d/`cmd` ``` runs the command's output), and ``$"..."`` (a ``$`` word, then
@@ -1264,7 +1280,7 @@ def _rejoin_words(root: Node) -> None:
         node = stack.pop()
         stack.extend(node.children)
         if node.type in _WORD_HOLDERS:
-            _rejoin_children(node)
+            _rejoin_children(node, data)
         elif node.type == "concatenation":
             kids = node.children
             drop = [i for i in range(len(kids) - 1) if kids[i].type == "$" and kids[i + 1].type == "string"]
@@ -1274,7 +1290,7 @@ def _rejoin_words(root: Node) -> None:
                 node._fmap = None
 
 
-def _rejoin_children(node: Node) -> None:
+def _rejoin_children(node: Node, data: bytes) -> None:
     kids, fields = list(node.children), list(node.fields)
     i = 0
     changed = False
@@ -1285,10 +1301,10 @@ def _rejoin_children(node: Node) -> None:
             i += 1
             continue
         if a.type in _WORDISH:
-            joined = _joined(a, inner)
+            joined = _joined(a, inner, data)
         elif a.type == "variable_assignment" and a.children and a.children[-1].type in _WORDISH:
             # `X=$D/$N.log`: the value ran short, the rest is the next word (the command's name)
-            value = _joined(a.children[-1], inner)
+            value = _joined(a.children[-1], inner, data)
             if value is None:
                 i += 1
                 continue
@@ -1324,14 +1340,22 @@ def _rejoin_children(node: Node) -> None:
             node.children, node.fields = only.children, only.fields
 
 
-def _joined(a: Node, b: Node) -> Node | None:
-    """One word of the words ``a`` and ``b`` (side by side), or None."""
+def _joined(a: Node, b: Node, data: bytes) -> Node | None:
+    """One word of the words ``a`` and ``b`` (side by side, in the text ``data`` that was parsed), or None."""
     left = list(a.children) if a.type == "concatenation" else [a]
     right = list(b.children) if b.type == "concatenation" else [b]
     if left[-1].type == "$":
-        if right[0].type != "string":
+        first = right[0]
+        m = _NAME_START_BYTES.match(data, first.start, first.end) if first.type in ("word", "number") and not first.children else None
+        if m:  # `text"a"$X/q`, `t$(f)$1`: the grammar ended the word at the `$`, the name begins the next
+            dollar = left.pop()
+            cut = m.end()
+            right[:1] = [_dollar_name(dollar.start, cut, a.src)] + ([Node(first.type, cut, first.end, True, a.src)]
+                                                                   if cut < first.end else [])
+        elif first.type != "string":
             return None
-        left.pop()  # `$"..."`: the string
+        else:
+            left.pop()  # `$"..."`: the string
     parts = left + right
     if len(parts) == 1 and parts[0].start == a.start:
         return parts[0]
@@ -1543,6 +1567,39 @@ def _heredoc_bodies(root: Node, src, text: bytes, problems: list) -> None:
         body.children = tuple(Node("heredoc_content", c.start, c.end, True, src) if c.type == "string_content" else c
                               for c in parts)
         body.fields, body._fmap = (None,) * len(body.children), None
+
+
+_NAME_FIRST = re.compile(rb"[A-Za-z_]")
+#: `$name`, backslash-newlines, a name character (the cheap test)
+_CONTINUED_NAME = re.compile(rb"\$[A-Za-z_][A-Za-z0-9_]*(?:\\\n)+[A-Za-z0-9_]")
+
+
+def _continued_names(body: Node, text: bytes) -> None:
+    """``$X``, a backslash-newline, ``t`` in a here-document or a double-quoted string is ``$Xt``
+    (bash removes the backslash-newline before it reads the name; tree-sitter-bash ends the
+    name): the name takes the characters after it, and its text is what bash reads."""
+    kids = list(body.children)
+    changed = False
+    for i in range(len(kids) - 1):
+        exp, nxt = kids[i], kids[i + 1]
+        if exp.type != "simple_expansion" or nxt.type not in ("heredoc_content", "string_content") or nxt.start != exp.end \
+                or len(exp.children) != 2 or exp.children[1].type != "variable_name" \
+                or not _NAME_FIRST.match(text, exp.children[1].start):
+            continue  # (`$1`, newline-joined to `0`, is `${1}0`)
+        at = nxt.start
+        while m := _NAME_GOES_ON.match(text, at, nxt.end):
+            at = m.end()
+        if at == nxt.start:
+            continue
+        name = exp.children[1]
+        name._text = text[name.start : at].replace(b"\\\n", b"").decode("utf-8", "replace")
+        name.end = exp.end = nxt.start = at
+        name._loc = exp._loc = exp._text = nxt._loc = nxt._text = None
+        changed = True
+    if changed:
+        keep = [k.end > k.start or k.type not in ("heredoc_content", "string_content") for k in kids]
+        body.children = tuple(k for k, y in zip(kids, keep) if y)
+        body.fields, body._fmap = tuple(f for f, y in zip(body.fields, keep) if y), None
 
 
 #: an unescaped `${`, `$(` or backquote (group 1)
