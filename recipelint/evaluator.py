@@ -3524,7 +3524,7 @@ class Evaluator:
                     first = False
                 if c.type in EXPANSION_TYPES:  # (`$((...))` too: parse.py makes it arithmetic)
                     self._expansion(c, st, segs, quoted=_IN_HEREDOC, scalar=True)
-                elif c.type == "heredoc_content":
+                elif c.type == "heredoc_content" or c.type == "string_content":
                     self._heredoc_literal(body, c.start, c.end, segs, dash, first, st)
                 pos = max(pos, c.end)
                 first = False

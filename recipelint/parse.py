@@ -246,36 +246,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     _based_numbers(root, problems, text)
     if b"<<" in text:
         _heredoc_bodies(root, src, text, problems)
-    if _CONTINUED_EXPANSION.search(text):
-        _continued_expansions(root)
     return root, depth, redirected, documents
-
-
-#: a backslash-newline (and blanks) before an expansion: inside a string or here-document,
-#: tree-sitter-bash may take them into the expansion's first token
-_CONTINUED_EXPANSION = re.compile(rb"\\\n[ \t]*[$`]")
-_OPENERS = {"$": 1, "${": 2, "$(": 2, "$((": 3, "`": 1}
-
-
-def _continued_expansions(root: Node) -> None:
-    """In a double-quoted string or a here-document, tree-sitter-bash gives a backslash-newline
-    and the blanks after it to the ``$`` (``${``, ``$(``, ...) of the expansion that follows —
-    text bash keeps (``"a$X\\`` newline ``  $X"`` is ``a1  1``).  The expansion starts at its
-    ``$`` again, and what was before it is a gap: the text of its string or document."""
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        stack.extend(n.children)
-        if n.type in _EXPANSIONS and n.children:
-            tok = n.children[0]
-            size = _OPENERS.get(tok.type)
-            if size is not None and tok.end - tok.start > size and tok.start == n.start:
-                tok.start = n.start = tok.end - size
-                tok._loc = tok._text = n._loc = n._text = None
-        elif n.type in ("string", "heredoc_body"):
-            for tok in n.children:  # (a `$` that is text: `"$X\`, newline, `$'x'"`)
-                if tok.type == "$" and not tok.children and tok.end - tok.start > 1:
-                    tok.start, tok._loc, tok._text = tok.end - 1, None, None
 
 
 def _links(root: Node) -> list[tuple[Node, Node, int]]:
@@ -309,9 +280,9 @@ def _not_parsed(src, why: str) -> Parsed:
 
 #: backslash-newlines, then characters that go on with a name (group 1)
 _NAME_GOES_ON = re.compile(rb"(?:\\\n)+([A-Za-z0-9_]+)")
-#: a backslash-newline with a token character on each side — escaped backslashes before it are
-#: such characters (cheap test before walking the tree)
-_JOIN_HINT = re.compile(rb"(?<!\\)(?:\\\\)+\\\n[^\s]|[^\s\\]\\\n[^\s]")
+#: a backslash-newline with a token character on each side, an escaped backslash being one (cheap
+#: test before walking the tree: there the gaps between tokens tell)
+_JOIN_HINT = re.compile(rb"[^\s]\\\n[^\s]")
 
 
 def _word_joins(ts_root, data: bytes) -> list[int]:
@@ -445,13 +416,15 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             if ctype == "comment" and ntype in _CHAINS:
                 continue  # (`a &&`, a comment line, `b`: the list's parts are `a` and `b`)
             start = c.start_byte
-            if ctype in _EXPANSIONS and data[start] in _BLANKS and node.type in ("string", "heredoc_body"):
+            if (ctype in _EXPANSIONS or ctype == "$") and (data[start] in _BLANKS or data[start : start + 2] == b"\\\n") \
+                    and node.type in ("string", "heredoc_body"):
                 # tree-sitter-bash starts an expansion after another at the blank between them
-                # (`"$A $B"`: ` $B`; `"$A \`, newline, `  $B"`): the blank is the string's text
+                # (`"$A $B"`: ` $B`; `"$A \`, newline, `  $B"`), and one (or a `$` that is text:
+                # `"$A \`, newline, `$'x'"`) at a backslash-newline before it: the string's text
                 ws = start
                 while ws < c.end_byte and (data[ws] in _BLANKS or data[ws : ws + 2] == b"\\\n"):
                     ws += 2 if data[ws] == 92 else 1
-                kids.append(Node("string_content", start, ws, True, src))
+                kids.append(Node("string_content" if node.type == "string" else "heredoc_content", start, ws, True, src))
                 fields.append(None)
                 start = ws
             elif start < node.start:  # a token of such an expansion (` $`)
@@ -473,7 +446,7 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                     and (48 <= text[d] <= 57 or text[d] in b"@*#?-!"):
                 # `$10`, `$1x`: bash reads one digit (`${1}0`); tree-sitter-bash the whole name
                 # (and `$@x` starting a here-document's line: the name `@x`).  (`d`: after the `$`,
-                # which may hold a backslash-newline before it: `_continued_expansions`)
+                # whose token may hold a backslash-newline before it: see above)
                 rest = Node({"string": "string_content", "heredoc_body": "heredoc_content"}.get(node.type, "word"), d + 1, end,
                             True, src)
                 _add_parts(node, [_dollar_name(d - 1, d + 1, src), rest], start, end, kids, fields,
@@ -2425,7 +2398,8 @@ def _error_problem(ts_node, src, data: bytes) -> ParseProblem:
 
 def _gap_check(root: Node, src, problems: list[ParseProblem], documents: list = ()) -> None:
     """Find source tokens that no node covers inside command-like nodes (and a ``!`` after a
-    ``|``, a syntax error to bash; and backquoted commands side by side, which are misread).
+    ``|``, a syntax error to bash; and backquoted commands side by side or empty, which are
+    misread).
 
     tree-sitter-bash drops some tokens without an ERROR node (``python3 - <<'PY'`` loses the
     ``-``).  A dropped token inside a command is recovered as a literal word attached to the
@@ -2433,19 +2407,18 @@ def _gap_check(root: Node, src, problems: list[ParseProblem], documents: list = 
     that are here-documents' text wherever they lie.
     """
     data = src.data
-    stack = [(root, False)]
+    stack = [root]
     while stack:
-        node, quoted = stack.pop()  # (quoted: inside a backquoted command)
+        node = stack.pop()
         kids = node.children
         if not kids:
-            if node.type == "``" and (quoted or node.end - node.start > 2):
-                # tree-sitter-bash reads `a` `b` (blanks between) as one command holding an
-                # empty substitution, and `a``b` too: bash runs a and b
-                problems.append(ParseProblem(node.loc, "two backquoted commands side by side: recipelint reads them as "
-                                                       "one (tree-sitter-bash); write $(...) $(...)"))
+            if node.type == "``":
+                # tree-sitter-bash reads `a` `b` (blanks between) and `a``b` as one command
+                # holding an empty substitution (bash runs a and b); elsewhere `` is one
+                problems.append(ParseProblem(node.loc, "two backquoted commands side by side, or an empty one: "
+                                                       "recipelint misreads them (tree-sitter-bash); write $(...)"))
             continue
-        inner = quoted or (node.type == "command_substitution" and data[node.start : node.start + 1] == b"`")
-        stack.extend((k, inner) for k in kids)
+        stack.extend(kids)
         if node.type == "pipeline":  # (and, while here: `a | ! b`, which the grammar takes and bash does not)
             for c in [k for k in kids if k.named][1:]:
                 if c.type == "negated_command":
