@@ -999,7 +999,7 @@ def _dollar_parts(dollars: list[int], start: int, end: int, src, text: bytes) ->
 
 
 #: nodes whose children are words side by side, and the nodes a word is made of
-_WORD_HOLDERS = frozenset({"command", "declaration_command", "for_statement", "file_redirect"})
+_WORD_HOLDERS = frozenset({"command", "declaration_command", "for_statement", "file_redirect", "array"})
 _WORDISH = frozenset({"word", "concatenation", "simple_expansion", "expansion", "string", "raw_string", "number",
                       "command_substitution", "arithmetic_expansion", "ansi_c_string", "translated_string", "$"})
 _NAME_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]")

@@ -509,6 +509,8 @@ _SNIPPETS = {
     # (`text"a"$1` was `texta$` and `1`; `t"a"$X/q`, `$X$1`, `t"a"$@x`)
     'set -- r s; X=x; emit text"a"$1 text"a"$12 t"a"$# t\'b\'$2 text$(echo c)$1 t`echo q`$2 "a  b"\\\\$1 "a"\\$1 '
     't"a"$X/q t$(echo x)$X-q t"a"$X.q text"a  b"$X\\$X text$X$1 a/$X$1/b text"a  b"$@text; Y=t"a"$X/q; emit "$Y"',
+    # ... in an array's elements too (`(text"a  b"\$X)` was two elements)
+    'X=x; B=(text"a  b"\\$X); emit "${#B[@]}" "${B[@]}"; C=(t"a"\\$X q t"a"$X/q); emit "${C[@]}"',
     # backslashes bash removes in a backquoted command before it parses it (`\$`, `\``, `\\`; `\"` in "...")
     'X=1; V=$(cat <<EOF\n`echo \\"a\\" \\$X`\nEOF\n); emit "$V"\nemit "`echo \\"b\\" \\$X`" `echo \\"c\\" \\$X`\nemit `echo \\`echo n\\``',
     # a backslash-newline: after escaped backslashes it still joins; inside a name in quotes (`"$X\`, newline,
@@ -997,7 +999,9 @@ def test_generated_heredoc_bodies_match_real_bash(src):
 _DQ_PIECES = [p.replace('"', '\\"') if p in ('"q"', '`echo "b  q"`') else p for p in _HD_PIECES if p not in ("(", ")")] + [
     "$'x'", "${X:-$(echo \"d\")}", "${X%b*}", "${X//b/y}", "${A[1]}", "${!A[@]}", "$((X2 + 1))", "\\t", "'"]
 _UNQUOTED_PIECES = ["text", '"a  b"', "'s'", "\\$X", "\\\\", '\\"', "$X", "${X}", "${A[@]}", '${U:-"d  e"}', "${U:-'s'}",
-                    "${X:+'p'}", "${X#'a'}", "$1", "$#", "$@", '$(echo "c  d")', "$((1 + 2))", "$'x'", "${X%b*}", "x=$X"]
+                    "${X:+'p'}", "${X#'a'}", "$1", "$#", "$@", '$(echo "c  d")', "$((1 + 2))", "$'x'", "${X%b*}", "x=$X",
+                    "${#X}", "${X:1:2}", "${X^^}", '"${A[*]}"', "${S}", "${S:-s  t}", "{a,b}", "=", "%", "@"]
+# (not generated: `~`, whose expansion recipelint does not model — see the README)
 
 
 @hs.composite
@@ -1015,7 +1019,12 @@ def _string_program(draw):
             args.append(f'"{word}"')
         else:
             args.append(word.removeprefix("\\\n"))
-    return "X=abc; X2=4; A=(p q); set -- r s\nemit " + " ".join(args) + "\n"
+    form = draw(hs.integers(0, 3))
+    if form == 1:  # an assignment (no splitting, no brace expansion; `~` after `=` or `:`)
+        return f"X=abc; X2=4; A=(p q); S='a b'; set -- r s\nY={args[0]}\nemit \"$Y\"\n"
+    if form == 2:  # array elements
+        return f"X=abc; X2=4; A=(p q); S='a b'; set -- r s\nB=({' '.join(args)})\nemit \"${{#B[@]}}\" \"${{B[@]}}\"\n"
+    return "X=abc; X2=4; A=(p q); S='a b'; set -- r s\nemit " + " ".join(args) + "\n"
 
 
 @_GENERATED
