@@ -4963,9 +4963,15 @@ def _binary_test(op, lval, rval, st, ev, loc, arith: bool = False):
     if op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
         if lt is None or rt is None:
             return None
-        if arith:  # `[[ ]]`: each side an arithmetic expression
-            a = ev.arith_eval_text(lt or "0", st, loc)
-            b = ev.arith_eval_text(rt or "0", st, loc)
+        if arith:  # `[[ ]]`: each side an arithmetic expression; an error in one makes the comparison false
+            try:
+                a = ev.arith_eval_text(lt or "0", st, loc)
+                b = ev.arith_eval_text(rt or "0", st, loc)
+            except _ExpansionError:
+                raise
+            except _CmdError as e:  # (`[[ ! "a b" -eq 1 ]]` is true; `... || 1 -eq 1` goes on)
+                st.notes.append((e.loc or loc, e.reason))
+                return False
             if a is None or b is None:
                 return None
         else:  # `[` and `test`: decimal integers (`[ 010 -eq 10 ]`), blanks around allowed

@@ -732,6 +732,9 @@ _SNIPPETS = {
     # and `=~` binds tighter than `&&`, `||` and `!` (tree-sitter-bash: `(a && $x) =~ re`,
     # `(! $x) =~ re`, `$x =~ ("re" || b)`): found by comparing with shfmt's trees
     "double-brackets": [
+        # an arithmetic error in a comparison makes it false, and the expression goes on (it failed all of it)
+        'S="a b"; [[ ! "$S" -eq 1 ]]; emit $?; [[ "$S" -eq 1 ]]; emit $?; [[ "$S" -eq 1 || 1 -eq 1 ]]; emit $?; '
+        '[[ 1 -eq 1 && ! "$S" -eq 1 ]]; emit $?; [[ 1/0 -eq 1 || 1 -eq 1 ]] && emit yes',
         'T=" on off "; [[ " $T " == *" on "*  && -n x ]] && emit on; [[ " $T " == *" no "* ]] || emit no; '
         'C="--a --enable-metrics"; [[ "$C" != *"--enable-metrics"* ]] && emit add || emit has',
         'o=b; for p in a-b b ab -b; do [[ $p == *-${o} ]] && emit m $p; [[ $p == -$o ]] && emit n $p; [[ $p != x${o}y ]] || emit x $p; done',
@@ -1241,3 +1244,68 @@ def test_pid_after_text_in_a_word_is_not_known():
     got = _evaluated_emits('t=q; emit /tmp/f.$$ ${t}$$ a$$b "${W:-$$}" \\$\\$ x$ "$$"')
     assert got == [[None, None, None, None, "$$", "x$", None]]
     assert _evaluated_emits("t=q; emit ${t}x") == [["qx"]]
+
+
+# -- test expressions, checked against bash ----------------------------------------------------
+# `[[ ]]` built of `!`, `&&`, `||`, parentheses, the unary tests recipes use on values (`-n`, `-z`,
+# `-v`) and every comparison (`==` `!=` `=` `<` `>` `=~` `-eq` `-ne` `-lt` `-le` `-gt` `-ge`) on
+# operands quoted or not: empty, blank-holding, numeric (octal-looking too), glob and regex
+# texts, expansions with operators; and `[ ]`/`test` with `!`, `-a`, `-o` and escaped
+# parentheses.  Not generated: file tests (the file system is unknown to recipelint), operators
+# as operands (`[ -n -n -a ... ]`).
+
+_TEST_OPERANDS = ['"$E"', "$N", '"$N"', '"$S"', "$W", '"$W"', "abc", "a*", '"a*"', "010", "8", "-3", "''", '"${U:-5}"',
+                  "${N}0", '"$(echo 7)"', "$((N + 1))", "x${W}", '"${S%% *}"']
+_TEST_OPS = ["==", "!=", "=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge"]
+
+
+@hs.composite
+def _dbl_test(draw, depth=0):
+    k = draw(hs.integers(0, 6 if depth < 2 else 3))
+    if k == 0:
+        return f"{draw(hs.sampled_from(['-n', '-z']))} {draw(hs.sampled_from(_TEST_OPERANDS))}"
+    if k == 1:
+        return f"-v {draw(hs.sampled_from(['E', 'N', 'U', 'A[1]', 'A[5]']))}"
+    if k in (2, 3):
+        return f"{draw(hs.sampled_from(_TEST_OPERANDS))} {draw(hs.sampled_from(_TEST_OPS))} {draw(hs.sampled_from(_TEST_OPERANDS))}"
+    if k == 4:
+        return f"! {draw(_dbl_test(depth + 1))}"
+    if k == 5:
+        return f"( {draw(_dbl_test(depth + 1))} )"
+    return f"{draw(_dbl_test(depth + 1))} {draw(hs.sampled_from(['&&', '||']))} {draw(_dbl_test(depth + 1))}"
+
+
+_SGL_OPERANDS = ['"$E"', '"$N"', '"$S"', "abc", "010", "8", "''", '"$W"', "x$N"]
+_SGL_OPS = ["=", "!=", "-eq", "-ne", "-lt", "-gt"]
+
+
+@hs.composite
+def _sgl_test(draw, depth=0):
+    k = draw(hs.integers(0, 5 if depth < 2 else 2))
+    if k == 0:
+        return f"{draw(hs.sampled_from(['-n', '-z']))} {draw(hs.sampled_from(_SGL_OPERANDS))}"
+    if k in (1, 2):
+        return f"{draw(hs.sampled_from(_SGL_OPERANDS))} {draw(hs.sampled_from(_SGL_OPS))} {draw(hs.sampled_from(_SGL_OPERANDS))}"
+    if k == 3:
+        return f"! {draw(_sgl_test(depth + 1))}"
+    if k == 4:
+        return f"\\( {draw(_sgl_test(depth + 1))} \\)"
+    return f"{draw(_sgl_test(depth + 1))} {draw(hs.sampled_from(['-a', '-o']))} {draw(_sgl_test(depth + 1))}"
+
+
+@hs.composite
+def _test_program(draw):
+    lines = ["E=''; N=12; S='a b'; W=abc; A=(p q)"]
+    for _ in range(draw(hs.integers(1, 4))):
+        if draw(hs.booleans()):
+            lines.append(f"[[ {draw(_dbl_test())} ]] 2>/dev/null; emit \"$?\"")
+        else:
+            cmd = draw(hs.sampled_from(["[", "test"]))
+            lines.append(f"{cmd} {draw(_sgl_test())}{' ]' if cmd == '[' else ''} 2>/dev/null; emit \"$?\"")
+    return "\n".join(lines) + "\n"
+
+
+@_GENERATED
+@given(_test_program())
+def test_generated_test_expressions_match_real_bash(src):
+    _agrees_or_reported(src)
