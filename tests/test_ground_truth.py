@@ -1309,3 +1309,69 @@ def _test_program(draw):
 @given(_test_program())
 def test_generated_test_expressions_match_real_bash(src):
     _agrees_or_reported(src)
+
+
+# -- launch commands, checked against bash -----------------------------------------------------
+# Serve commands as recipes build them: flags in arrays appended under conditions on the sweep
+# point, strings split or not, `$( [ ... ] && echo --flag )`, arithmetic, JSON in single quotes,
+# backslash-newline continuations, prefixes (`VAR=1 vllm ...`, `env A=1`, `nohup`, `timeout`),
+# redirections and `&`.  The launch recipelint finds is compared with what bash ran: argv word for
+# word and every variable it says the launch exports.
+
+_LAUNCH_ASSIGNS = [
+    'ARGS=(--tensor-parallel-size "$TP")', 'ARGS+=(--max-num-seqs "$((CONC * 2))")',
+    'if [ "$TP" -gt 4 ]; then ARGS+=(--enable-expert-parallel); fi',
+    '[[ "$DP" == "true" ]] && ARGS+=(--data-parallel-size "$TP")',
+    "EXTRA=\"--gpu-memory-utilization 0.9 --seed 1\"", "EXTRA=''",
+    "KV='{\"kv_connector\": \"X\", \"kv_role\": \"kv_both\"}'", 'case "$CONC" in 4|8) BS=16;; *) BS=$((CONC / 2));; esac',
+    'export VLLM_FLAG=1', 'MODEL_PATH=/models/m', 'PORT=${PORT:-8888}', 'SEQ=$(( CONC > 8 ? CONC : 8 ))',
+]
+_LAUNCH_WORDS = ['"$MODEL_PATH"', '"${ARGS[@]}"', "$EXTRA", '--kv-transfer-config "$KV"', '--port "$PORT"',
+                 "--max-num-batched-tokens ${BS:-8192}", '$( [ "$TP" -eq 8 ] && echo --enforce-eager )',
+                 "--served-model-name=m", '--max-model-len "$SEQ"', "\\\n    --trust-remote-code"]
+_LAUNCH_HEADS = ["vllm serve", "python3 -m vllm.entrypoints.openai.api_server --model", "VLLM_X=2 vllm serve",
+                 "env A=1 vllm serve", "nohup vllm serve", "timeout 100 vllm serve"]
+_LAUNCH_TAILS = ["", " > server.log 2>&1 &", " 2>&1 | tee log", " &"]
+
+
+@hs.composite
+def _launch_program(draw):
+    lines = [draw(hs.sampled_from(_LAUNCH_ASSIGNS)) for _ in range(draw(hs.integers(2, 7)))]
+    words = " ".join(draw(hs.lists(hs.sampled_from(_LAUNCH_WORDS), min_size=1, max_size=6)))
+    tail = draw(hs.sampled_from(_LAUNCH_TAILS))
+    form = draw(hs.integers(0, 5))
+    if form == 1:  # through a wrapper function
+        lines.append(f'run() {{ echo "+ $*"; "$@"; }}\nrun vllm serve {words}{tail}')
+    elif form == 2:  # a command built as an array
+        lines.append(f"CMD=(vllm serve {words})\n\"${{CMD[@]}}\"{tail}")
+    elif form == 3:  # a command string run by eval (its words split again)
+        lines.append(f'CMD="vllm serve --port 1 --tp $TP"\neval "$CMD"{tail}')
+    elif form == 4:  # the positional parameters
+        lines.append(f'set -- {words}\nvllm serve "$@"{tail}')
+    else:
+        lines.append(f"{draw(hs.sampled_from(_LAUNCH_HEADS))} {words}{tail}")
+    lines.append("wait")
+    return "\n".join(lines) + "\n"
+
+
+@_GENERATED
+@given(_launch_program(), hs.sampled_from([{"TP": "8", "CONC": "4", "DP": "true"}, {"TP": "2", "CONC": "64", "DP": "false"}]))
+def test_generated_launches_match_real_bash(src, env):
+    import tempfile
+
+    records, _ = run_bash(src=src, env=env)
+    serve = [(argv, e) for argv, e in records if argv[0] in ("vllm", "python3")]
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "recipe.sh"
+        script.write_text(src)
+        res = analyze(script, env)
+    assert not res.error and not res.problems, (src, res.problems)
+    launches = res.launches
+    assert len(launches) == len(serve), (src, [lc.command_line() for lc in launches], serve)
+    for (argv, real_env), lc in zip(serve, launches):
+        ours = [w.text for w in lc.argv[lc.start:]]
+        assert os.path.basename(ours[0]) == argv[0] and ours[1:] == argv[1:], (src, ours, argv)
+        for k, v in lc.env.items():
+            text = "".join(c.text for c in v) if all(c.text is not None for c in v) else None
+            if text is not None and k not in ("PATH", "HOME", "PWD"):
+                assert real_env.get(k) == text, (src, k, text, real_env.get(k))
