@@ -1375,3 +1375,40 @@ def test_generated_launches_match_real_bash(src, env):
             text = "".join(c.text for c in v) if all(c.text is not None for c in v) else None
             if text is not None and k not in ("PATH", "HOME", "PWD"):
                 assert real_env.get(k) == text, (src, k, text, real_env.get(k))
+
+
+# -- read, IFS, here-strings and associative arrays, checked against bash ----------------------
+# What recipes do with `read` (`IFS=, read -r a b <<< "$V"`, `read -ra A`, `while IFS= read -r
+# line; do ...; done <<< "$V"`), `mapfile -t`, IFS set for a loop's splitting, and `declare -A`
+# tables walked with `${!M[@]}` (bash's hash order).
+
+_READ_VALUES = ["'a,b,c'", "'x y  z'", "' lead,trail '", "'k=v;q=w'", "''", "'1:2:3:4'", "$'l1\\nl2\\nl3'", "'a\\\\b c'"]
+
+
+@hs.composite
+def _read_program(draw):
+    lines = [f"V={draw(hs.sampled_from(_READ_VALUES))}"]
+    for _ in range(draw(hs.integers(1, 3))):
+        ifs = draw(hs.sampled_from(["", "IFS=, ", "IFS=: ", "IFS= ", "IFS=';=' ", "IFS=$'\\n' "]))
+        k = draw(hs.integers(0, 5))
+        if k == 0:
+            lines.append(f'{ifs}read -r a b c <<< "$V"; emit "$a" "$b" "$c"')
+        elif k == 1:
+            lines.append(f'{ifs}read -ra A <<< "$V"; emit "${{#A[@]}}" "${{A[@]}}"')
+        elif k == 2:
+            lines.append(f'while {ifs}read -r line; do emit "[$line]"; done <<< "$V"')
+        elif k == 3:
+            lines.append('mapfile -t L <<< "$V"; emit "${#L[@]}" "${L[@]}"')
+        elif k == 4:
+            lines.append(f'OLD=$IFS; {ifs.strip() or "IFS=,"}; for w in $V; do emit "<$w>"; done; IFS=$OLD')
+        else:
+            keys = draw(hs.lists(hs.sampled_from(["tp", "ep", "dp", "conc", "b200", "h100", "x1"]), min_size=1, max_size=5))
+            lines.append("declare -A M=(" + " ".join(f"[{k}]={i}" for i, k in enumerate(keys)) + ')'
+                         + '; for k in "${!M[@]}"; do emit "$k=${M[$k]}"; done; emit "${#M[@]}" "${M[tp]:-none}"')
+    return "\n".join(lines) + "\n"
+
+
+@_GENERATED
+@given(_read_program())
+def test_generated_reads_match_real_bash(src):
+    _agrees_or_reported(src)
