@@ -1259,38 +1259,28 @@ _TEST_OPERANDS = ['"$E"', "$N", '"$N"', '"$S"', "$W", '"$W"', "abc", "a*", '"a*"
 _TEST_OPS = ["==", "!=", "=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge"]
 
 
-@hs.composite
-def _dbl_test(draw, depth=0):
-    k = draw(hs.integers(0, 6 if depth < 2 else 3))
-    if k == 0:
-        return f"{draw(hs.sampled_from(['-n', '-z']))} {draw(hs.sampled_from(_TEST_OPERANDS))}"
-    if k == 1:
-        return f"-v {draw(hs.sampled_from(['E', 'N', 'U', 'A[1]', 'A[5]']))}"
-    if k in (2, 3):
-        return f"{draw(hs.sampled_from(_TEST_OPERANDS))} {draw(hs.sampled_from(_TEST_OPS))} {draw(hs.sampled_from(_TEST_OPERANDS))}"
-    if k == 4:
-        return f"! {draw(_dbl_test(depth + 1))}"
-    if k == 5:
-        return f"( {draw(_dbl_test(depth + 1))} )"
-    return f"{draw(_dbl_test(depth + 1))} {draw(hs.sampled_from(['&&', '||']))} {draw(_dbl_test(depth + 1))}"
-
-
 _SGL_OPERANDS = ['"$E"', '"$N"', '"$S"', "abc", "010", "8", "''", '"$W"', "x$N"]
 _SGL_OPS = ["=", "!=", "-eq", "-ne", "-lt", "-gt"]
 
 
 @hs.composite
-def _sgl_test(draw, depth=0):
-    k = draw(hs.integers(0, 5 if depth < 2 else 2))
+def _test_tree(draw, double: bool, depth=0):
+    """A test expression for `[[ ]]` (``double``) or `[ ]`/`test`."""
+    operands, ops = (_TEST_OPERANDS, _TEST_OPS) if double else (_SGL_OPERANDS, _SGL_OPS)
+    k = draw(hs.integers(0, 6 if depth < 2 else 3))
     if k == 0:
-        return f"{draw(hs.sampled_from(['-n', '-z']))} {draw(hs.sampled_from(_SGL_OPERANDS))}"
-    if k in (1, 2):
-        return f"{draw(hs.sampled_from(_SGL_OPERANDS))} {draw(hs.sampled_from(_SGL_OPS))} {draw(hs.sampled_from(_SGL_OPERANDS))}"
-    if k == 3:
-        return f"! {draw(_sgl_test(depth + 1))}"
+        return f"{draw(hs.sampled_from(['-n', '-z']))} {draw(hs.sampled_from(operands))}"
+    if k == 1 and double:
+        return f"-v {draw(hs.sampled_from(['E', 'N', 'U', 'A[1]', 'A[5]']))}"
+    if k in (1, 2, 3):
+        return f"{draw(hs.sampled_from(operands))} {draw(hs.sampled_from(ops))} {draw(hs.sampled_from(operands))}"
     if k == 4:
-        return f"\\( {draw(_sgl_test(depth + 1))} \\)"
-    return f"{draw(_sgl_test(depth + 1))} {draw(hs.sampled_from(['-a', '-o']))} {draw(_sgl_test(depth + 1))}"
+        return f"! {draw(_test_tree(double, depth + 1))}"
+    if k == 5:
+        inner = draw(_test_tree(double, depth + 1))
+        return f"( {inner} )" if double else f"\\( {inner} \\)"
+    join = draw(hs.sampled_from(["&&", "||"] if double else ["-a", "-o"]))
+    return f"{draw(_test_tree(double, depth + 1))} {join} {draw(_test_tree(double, depth + 1))}"
 
 
 @hs.composite
@@ -1298,10 +1288,10 @@ def _test_program(draw):
     lines = ["E=''; N=12; S='a b'; W=abc; A=(p q)"]
     for _ in range(draw(hs.integers(1, 4))):
         if draw(hs.booleans()):
-            lines.append(f"[[ {draw(_dbl_test())} ]] 2>/dev/null; emit \"$?\"")
+            lines.append(f"[[ {draw(_test_tree(True))} ]] 2>/dev/null; emit \"$?\"")
         else:
             cmd = draw(hs.sampled_from(["[", "test"]))
-            lines.append(f"{cmd} {draw(_sgl_test())}{' ]' if cmd == '[' else ''} 2>/dev/null; emit \"$?\"")
+            lines.append(f"{cmd} {draw(_test_tree(False))}{' ]' if cmd == '[' else ''} 2>/dev/null; emit \"$?\"")
     return "\n".join(lines) + "\n"
 
 
@@ -1339,17 +1329,14 @@ def _launch_program(draw):
     lines = [draw(hs.sampled_from(_LAUNCH_ASSIGNS)) for _ in range(draw(hs.integers(2, 7)))]
     words = " ".join(draw(hs.lists(hs.sampled_from(_LAUNCH_WORDS), min_size=1, max_size=6)))
     tail = draw(hs.sampled_from(_LAUNCH_TAILS))
-    form = draw(hs.integers(0, 5))
-    if form == 1:  # through a wrapper function
-        lines.append(f'run() {{ echo "+ $*"; "$@"; }}\nrun vllm serve {words}{tail}')
-    elif form == 2:  # a command built as an array
-        lines.append(f"CMD=(vllm serve {words})\n\"${{CMD[@]}}\"{tail}")
-    elif form == 3:  # a command string run by eval (its words split again)
-        lines.append(f'CMD="vllm serve --port 1 --tp $TP"\neval "$CMD"{tail}')
-    elif form == 4:  # the positional parameters
-        lines.append(f'set -- {words}\nvllm serve "$@"{tail}')
-    else:
-        lines.append(f"{draw(hs.sampled_from(_LAUNCH_HEADS))} {words}{tail}")
+    head = draw(hs.sampled_from(_LAUNCH_HEADS))
+    lines.append(draw(hs.sampled_from([
+        f"{head} {words}{tail}",
+        f'run() {{ echo "+ $*"; "$@"; }}\nrun vllm serve {words}{tail}',  # through a wrapper function
+        f"CMD=(vllm serve {words})\n\"${{CMD[@]}}\"{tail}",  # a command built as an array
+        f'CMD="vllm serve --port 1 --tp $TP"\neval "$CMD"{tail}',  # a string run by eval (split again)
+        f'set -- {words}\nvllm serve "$@"{tail}',  # the positional parameters
+    ])))
     lines.append("wait")
     return "\n".join(lines) + "\n"
 
