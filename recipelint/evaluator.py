@@ -327,8 +327,6 @@ def _text_name(m) -> str:
     bash removes it before it reads the name)."""
     return (m.group(2) or "").replace("\\\n", "") or m.group(3) or m.group(1)[1]
 
-#: what a backslash escapes in a here-document's text (left to right: `\\` then a newline is a
-#: backslash and a newline; `\` then a newline joins the lines)
 #: ``quoted`` of what is inside double quotes, and of a here-document's body: true, and telling
 #: ``${X:-'d'}`` to keep its single quotes (both) and a backquoted command that ``\"`` is ``"`` (double
 #: quotes only)
@@ -338,6 +336,8 @@ _IN_HEREDOC = 3
 #: the command): always, and inside double quotes
 _BACKQUOTE_ESCAPE = re.compile(rb"\\([$`\\])")
 _BACKQUOTE_ESCAPE_DQ = re.compile(rb'\\([$`\\"])')
+#: what a backslash escapes in a here-document's text (left to right: `\\` then a newline is a
+#: backslash and a newline; `\` then a newline joins the lines)
 _HEREDOC_ESCAPE = re.compile(r"\\([$`\\\n])")
 _KEYED_ELEMENT = re.compile(r"^\[([^\]]*)\]\+?=")  # `[key]=value` in an array literal
 

@@ -278,8 +278,6 @@ def _not_parsed(src, why: str) -> Parsed:
     return Parsed(Node("program", 0, len(src.data), True, src), [], 0, too_large=f"{why} recipelint analyses")
 
 
-#: backslash-newlines, then characters that go on with a name (group 1)
-_NAME_GOES_ON = re.compile(rb"(?:\\\n)+([A-Za-z0-9_]+)")
 #: a backslash-newline with a token character on each side, an escaped backslash being one (cheap
 #: test before walking the tree: there the gaps between tokens tell)
 _JOIN_HINT = re.compile(rb"[^\s]\\\n[^\s]")
@@ -310,9 +308,7 @@ def _word_joins(ts_root, data: bytes) -> list[int]:
         prev = None
         for i in range(k):
             c = n.child(i)
-            if prev is None:
-                pass
-            elif c.start_byte - prev.end_byte == 2 and data[prev.end_byte : c.start_byte] == b"\\\n":
+            if prev is not None and c.start_byte - prev.end_byte == 2 and data[prev.end_byte : c.start_byte] == b"\\\n":
                 out.append(prev.end_byte)
             prev = c
             stack.append(c)
@@ -1542,39 +1538,6 @@ def _heredoc_bodies(root: Node, src, text: bytes, problems: list) -> None:
         body.fields, body._fmap = (None,) * len(body.children), None
 
 
-_NAME_FIRST = re.compile(rb"[A-Za-z_]")
-#: `$name`, backslash-newlines, a name character (the cheap test)
-_CONTINUED_NAME = re.compile(rb"\$[A-Za-z_][A-Za-z0-9_]*(?:\\\n)+[A-Za-z0-9_]")
-
-
-def _continued_names(body: Node, text: bytes) -> None:
-    """``$X``, a backslash-newline, ``t`` in a here-document or a double-quoted string is ``$Xt``
-    (bash removes the backslash-newline before it reads the name; tree-sitter-bash ends the
-    name): the name takes the characters after it, and its text is what bash reads."""
-    kids = list(body.children)
-    changed = False
-    for i in range(len(kids) - 1):
-        exp, nxt = kids[i], kids[i + 1]
-        if exp.type != "simple_expansion" or nxt.type not in ("heredoc_content", "string_content") or nxt.start != exp.end \
-                or len(exp.children) != 2 or exp.children[1].type != "variable_name" \
-                or not _NAME_FIRST.match(text, exp.children[1].start):
-            continue  # (`$1`, newline-joined to `0`, is `${1}0`)
-        at = nxt.start
-        while m := _NAME_GOES_ON.match(text, at, nxt.end):
-            at = m.end()
-        if at == nxt.start:
-            continue
-        name = exp.children[1]
-        name._text = text[name.start : at].replace(b"\\\n", b"").decode("utf-8", "replace")
-        name.end = exp.end = nxt.start = at
-        name._loc = exp._loc = exp._text = nxt._loc = nxt._text = None
-        changed = True
-    if changed:
-        keep = [k.end > k.start or k.type not in ("heredoc_content", "string_content") for k in kids]
-        body.children = tuple(k for k, y in zip(kids, keep) if y)
-        body.fields, body._fmap = tuple(f for f, y in zip(body.fields, keep) if y), None
-
-
 #: an unescaped `${`, `$(` or backquote (group 1)
 _HEREDOC_DOLLAR = re.compile(rb"\\.|(\$[{(]|`)", re.S)
 
@@ -1617,6 +1580,41 @@ def _heredoc_text_quotes(text: bytes, a: int, b: int) -> list[int]:
             stack.pop()
         i += 1
     return out
+
+
+_NAME_FIRST = re.compile(rb"[A-Za-z_]")
+#: backslash-newlines, then characters that go on with a name (group 1)
+_NAME_GOES_ON = re.compile(rb"(?:\\\n)+([A-Za-z0-9_]+)")
+#: `$name`, backslash-newlines, a name character (the cheap test)
+_CONTINUED_NAME = re.compile(rb"\$[A-Za-z_][A-Za-z0-9_]*(?:\\\n)+[A-Za-z0-9_]")
+
+
+def _continued_names(body: Node, text: bytes) -> None:
+    """``$X``, a backslash-newline, ``t`` in a here-document or a double-quoted string is ``$Xt``
+    (bash removes the backslash-newline before it reads the name; tree-sitter-bash ends the
+    name): the name takes the characters after it, and its text is what bash reads."""
+    kids = list(body.children)
+    changed = False
+    for i in range(len(kids) - 1):
+        exp, nxt = kids[i], kids[i + 1]
+        if exp.type != "simple_expansion" or nxt.type not in ("heredoc_content", "string_content") or nxt.start != exp.end \
+                or len(exp.children) != 2 or exp.children[1].type != "variable_name" \
+                or not _NAME_FIRST.match(text, exp.children[1].start):
+            continue  # (`$1`, newline-joined to `0`, is `${1}0`)
+        at = nxt.start
+        while m := _NAME_GOES_ON.match(text, at, nxt.end):
+            at = m.end()
+        if at == nxt.start:
+            continue
+        name = exp.children[1]
+        name._text = text[name.start : at].replace(b"\\\n", b"").decode("utf-8", "replace")
+        name.end = exp.end = nxt.start = at
+        name._loc = exp._loc = exp._text = nxt._loc = nxt._text = None
+        changed = True
+    if changed:
+        keep = [k.end > k.start or k.type not in ("heredoc_content", "string_content") for k in kids]
+        body.children = tuple(k for k, y in zip(kids, keep) if y)
+        body.fields, body._fmap = tuple(f for f, y in zip(body.fields, keep) if y), None
 
 
 def _based_numbers(root: Node, problems: list, data: bytes) -> None:
@@ -1928,9 +1926,10 @@ _ESCAPED_LINE_START = re.compile(rb"\n(\\)[^\n]")
 def _escaped_line_starts(tree, data: bytes):
     """tree-sitter-bash joins a line that starts (at its first column) with a backslash-escaped
     character to the statement before it (``x=1`` newline ``\\cp a b`` is one command: ``cp a b``
-    with ``x=1`` in its environment; ``emit a`` newline ``\\$x b`` runs ``emit a $x b``, and ``\\ b`` ``emit a b``) — a
-    here-document's first line too (``cat <<EOF`` newline ``\\$HOME/bin`` runs ``cat $HOME/bin``,
-    and the body starts at the next line) —, with no error shown.  Each such backslash inside a
+    with ``x=1`` in its environment; ``emit a`` newline ``\\$x b`` runs ``emit a $x b``, and
+    ``\\ b`` ``emit a b``) — a here-document's first line too (``cat <<EOF`` newline
+    ``\\$HOME/bin`` runs ``cat $HOME/bin``, and the body starts at the next line) —, with no
+    error shown.  Each such backslash inside a
     word that began on an earlier line is parsed again as a letter, and the character it escapes
     (ASCII: a multi-byte character is a letter already) too, so that it is text (one byte for
     one: the word's text, read from the file, keeps both).  Returns the tree and the text it
