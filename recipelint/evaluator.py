@@ -612,6 +612,7 @@ class Evaluator:
         self._launching_cache: dict = {}
         #: expansions of words without expansions in them, by node (nodes outlive the evaluator)
         self._static_words: dict[int, tuple] = {}
+        self._tilde_cache: dict[tuple, tuple] = {}
         self._static_scalars: dict[int, tuple] = {}
         self._static_nodes: dict[int, bool] = {}
         self._tail_cache: dict = {}
@@ -1452,7 +1453,7 @@ class Evaluator:
     def _case(self, node, st):
         value_node = node.field("value")
         try:
-            value = self.expand_scalar(value_node, st) if value_node is not None else EMPTY
+            value = self.expand_scalar(value_node, st, _TILDE_WORD) if value_node is not None else EMPTY
         except _Exit as e:
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
             return [st]
@@ -1992,7 +1993,7 @@ class Evaluator:
             for a in assigns:
                 nm = a.field("name")
                 val = a.field("value")
-                prefix.append((nm.text if nm is not None else "", self.expand_scalar(val, st) if val is not None else EMPTY))
+                prefix.append((nm.text if nm is not None else "", self.expand_scalar(val, st, _TILDE_ASSIGN) if val is not None else EMPTY))
             stdin, out_target, out_append = self._redirect_info(redirects, st)
         except _Exit as e:
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
@@ -2031,13 +2032,13 @@ class Evaluator:
                 if fd is not None and fd[:1] == "{":
                     pass  # (`{name}>file`: a new descriptor, see _open_named_descriptors)
                 elif op in (">", ">>", ">|", "&>", "&>>") and fd in (None, "1"):
-                    target = self.expand_scalar(dest, st) if dest is not None else EMPTY
+                    target = self.expand_scalar(dest, st, _TILDE_WORD) if dest is not None else EMPTY
                     out_target = target
                     out_append = op in (">>", "&>>")
                 elif op == ">&" and fd in (None, "1") and dest is not None and dest.text == "2":
                     out_target = (Chunk("/dev/stderr", None),)
                 elif op == ">&" and fd in (None, "1") and dest is not None and dest.text not in ("2", "1"):
-                    out_target = self.expand_scalar(dest, st)
+                    out_target = self.expand_scalar(dest, st, _TILDE_WORD)
                 elif op == "<" and fd in (None, "0") and dest is not None and dest.type == "process_substitution" \
                         and dest.text.startswith("<("):
                     # `done < <(cmd)`: what the command writes
@@ -2047,7 +2048,7 @@ class Evaluator:
                     if stdin is None:
                         stdin = unknown(f"<{dest.text}", r.loc)
                 elif op == "<" and fd in (None, "0") and dest is not None:
-                    path = file_key(text_of(self.expand_scalar(dest, st)))
+                    path = file_key(text_of(self.expand_scalar(dest, st, _TILDE_WORD)))
                     stdin = st.files.get(path) if path is not None else None
                     if path == "/dev/null":
                         stdin = EMPTY
@@ -2370,7 +2371,7 @@ class Evaluator:
                 return
             st.put(name, Var("a", dict(enumerate(elems)), var.exported if var else False), local)
             return
-        val = self.expand_scalar(value, st) if value is not None else EMPTY
+        val = self.expand_scalar(value, st, _TILDE_ASSIGN) if value is not None else EMPTY
         if (var is not None and var.integer) or "i" in attrs:
             n = self._arith_int(text_of(val) if is_known(val) else None, st, node.loc)
             if op == "+=" and index is None and var is not None and var.kind == "s":
@@ -2604,7 +2605,7 @@ class Evaluator:
                 continue
             if assoc:
                 continue
-            elems.extend(self.expand_word(c, st))
+            elems.extend(self.expand_word(c, st, assign_like=False))  # (`(x=~/a)`: not expanded)
         return keyed if assoc else elems
 
     def _keyed_element(self, c, m, st):
@@ -2652,21 +2653,22 @@ class Evaluator:
     # -----------------------------------------------------------------------------------
     # word expansion
 
-    def expand_word(self, node: Node, st: State) -> list[Word]:
+    def expand_word(self, node: Node, st: State, assign_like: bool = True) -> list[Word]:
         """Expand one word node into argv fields (with word splitting).  The words of a big
         expansion (`"${A[@]}"` of a big array, `{1..5000}`, `$(seq 5000)`) count as steps, each
         time it is expanded, so that the step limit bounds the work they make (as do the
         elements of an array assignment and the words of a long command)."""
-        res = self._expand_word(node, st)
+        res = self._expand_word(node, st, assign_like)
         if len(res) > 64:
             self.steps += len(res)
         return res
 
-    def _expand_word(self, node: Node, st: State) -> list[Word]:
+    def _expand_word(self, node: Node, st: State, assign_like: bool = True) -> list[Word]:
         hit = self._static_words.get(id(node))
         if hit is not None:
             return list(hit)
-        if node.type == "word" and not isinstance(node.src, VirtualSource):
+        tilde = self._tilde_plan(node, _TILDE_ASSIGN_LIKE if assign_like else _TILDE_WORD)
+        if node.type == "word" and tilde is None and not isinstance(node.src, VirtualSource):
             # a plain literal (`--port`, `serve`): one field, as the general path would make it
             text = _unescape_unquoted(node.text)
             if text:
@@ -2675,9 +2677,12 @@ class Evaluator:
         if node.type == "concatenation" or node.type == "brace_expression":
             braced = self._braces(node)
             if braced is not None:
-                return list(braced)
+                return list(braced) if tilde is None else [self._tilde_braced(w, node, st) for w in braced]
         segs: list = []
-        self._segments(node, st, segs, quoted=False)
+        if tilde is None:
+            self._segments(node, st, segs, quoted=False)
+        else:
+            self._tilde_segments(node, tilde, st, segs, quoted=False, scalar=False)
         res = _fields(segs, node.loc, st)
         if len(res) > self.limits.max_words:
             st.notes.append((node.loc, f"expansion makes more than {self.limits.max_words} words: taken as unknown"))
@@ -2688,8 +2693,8 @@ class Evaluator:
                 res[i] = Word(self._cut(node.loc, st), w.loc)
                 cut = True
         # the same words every time (words are never changed once made); a cut one is not kept,
-        # so that every evaluation notes the cut
-        if not cut and self._static(node):
+        # so that every evaluation notes the cut (nor one whose `~` is `$HOME`)
+        if not cut and tilde is None and self._static(node):
             self._static_words[id(node)] = tuple(res)
         return res
 
@@ -2717,15 +2722,22 @@ class Evaluator:
         st.notes.append((loc, f"value longer than {self.limits.max_output} characters: taken as unknown"))
         return unknown("a value too long to follow", loc, nonempty=True)
 
-    def expand_scalar(self, node: Node, st: State):
-        """Expand without word splitting (assignment right-hand sides, ``case`` words, ...)."""
+    def expand_scalar(self, node: Node, st: State, tilde_mode: int = 0):
+        """Expand without word splitting (assignment right-hand sides, ``case`` words, ...).
+        ``tilde_mode``: whether a tilde-prefix is expanded — at the start (``_TILDE_WORD``: a
+        ``case`` word, a redirection's target, a ``[[ ]]`` operand) or also after each ``:``
+        (``_TILDE_ASSIGN``: an assignment's value)."""
         if node is None:
             return EMPTY
         hit = self._static_scalars.get(id(node))
         if hit is not None:
             return hit
+        tilde = self._tilde_plan(node, tilde_mode) if tilde_mode else None
         segs: list = []
-        self._segments(node, st, segs, quoted=True, scalar=True)
+        if tilde is None:
+            self._segments(node, st, segs, quoted=True, scalar=True)
+        else:
+            self._tilde_segments(node, tilde, st, segs, quoted=True, scalar=True)
         out = []
         for s in segs:
             if s[0] == "sep":
@@ -2735,9 +2747,87 @@ class Evaluator:
         res = tuple(c for c in out if c.text is None or c.text)
         if self._too_long(res):  # (not kept below: every evaluation notes the cut)
             return self._cut(node.loc, st)
-        if self._static(node):
+        if tilde is None and self._static(node):
             self._static_scalars[id(node)] = res
         return res
+
+    def _tilde_plan(self, node, mode: int):
+        """Where a word (an assignment's value) has tilde-prefixes bash expands (see
+        ``_tilde_spans``); None for none — the common case, answered without a cache by a
+        look at the first part's text."""
+        if "~" not in node.text:
+            return None
+        key = (id(node), mode)
+        hit = self._tilde_cache.get(key)
+        if hit is None or hit[1] is not node:
+            hit = self._tilde_cache[key] = (_tilde_spans(node, mode), node)
+        return hit[0]
+
+    def _tilde_value(self, login: str, node, st):
+        """What `~login` expands to: `$HOME` (`~`), `$PWD` (`~+`), `$OLDPWD` (`~-`) — unknown
+        when unset (bash then asks the password database) —, a user's home directory otherwise
+        (unknown)."""
+        name = _TILDE_NAMES.get(login) if login is not None else None
+        val = self.param_value(name, None, node, st) if name is not None else None
+        if val is None or isinstance(val, list):
+            return unknown(f"~{login or ''}", node.loc, nonempty=True)
+        return _relocate(val, node)
+
+    def _tilde_segments(self, node, plan, st, segs, quoted, scalar) -> None:
+        """The segments of a word with tilde-prefixes: each `~login` its value (neither split
+        nor matched as a pattern), the rest as ``_segments`` makes it."""
+        if "unknown" in plan:
+            segs.append(("t", unknown(node.text, node.loc), True, False))
+            return
+        parts = node.children if node.type == "concatenation" else (node,)
+        through = plan.get("through")
+        for k, c in enumerate(parts):
+            spans = plan.get(k)
+            if through is not None and k:  # (see _tilde_through)
+                if c.end <= through[1]:
+                    continue
+                if c.start < through[1]:
+                    if c.type != "word":  # the word's first `/` inside an expansion
+                        segs.append(("t", unknown(node.text, node.loc), True, False))
+                        continue
+                    text = c.text
+                    self._tilde_literal(c, text, len(c.src.data[c.start : through[1]].decode("utf-8", "replace")), len(text), segs)
+                    continue
+            if spans is None:
+                self._segments(c, st, segs, quoted, scalar)
+            else:
+                self._tilde_part(c, spans, st, segs)
+                if through is not None and k == 0 and through[0]:
+                    segs.append(("t", (Chunk(through[0], c.loc),), True, False))
+
+    def _tilde_part(self, c, spans, st, segs) -> None:
+        """The segments of a literal part ``c`` with the tilde-prefixes ``spans``."""
+        text = c.text
+        pos = 0
+        for i, j, login in spans:
+            if i > pos:
+                self._tilde_literal(c, text, pos, i, segs)
+            segs.append(("t", self._tilde_value(login, c, st), True, False))
+            segs.append(("exists",))
+            pos = j
+        if pos < len(text):
+            self._tilde_literal(c, text, pos, len(text), segs)
+
+    def _tilde_literal(self, c, text, i, j, segs) -> None:
+        piece = _unescape_unquoted(text[i:j])
+        if piece:
+            a = c.start + len(text[:i].encode())
+            segs.append(("t", self._lit_range(piece, c.src, a, a + len(text[i:j].encode())), True, False))
+
+    def _tilde_braced(self, w: Word, node, st) -> Word:
+        """A word of a brace expansion (`~/{a,b}`): bash expands its tilde-prefix after the
+        braces (not in `x=~/{a,b}`'s words)."""
+        text = text_of(w.chunks)
+        m = _TILDE_BRACED.match(text) if text is not None else None
+        if m is None or (m.group(1) not in _TILDE_NAMES and not _LOGIN_NAME.fullmatch(m.group(1))):
+            return w
+        tail = (Chunk(text[m.end():], node.loc),) if m.end() < len(text) else ()
+        return Word(self._tilde_value(m.group(1), node, st) + tail, w.loc)
 
     def _braces(self, node):
         """The words of a word with a brace expansion (`{a,b}.yaml`, `gpu{0..3}`): made from its
@@ -3215,17 +3305,27 @@ class Evaluator:
                 self._gap_literal(node, pos, c.start, segs, dq=False)
                 if not quoted:  # unquoted, the word's own text is split too: `${X:-a b}` is two words
                     _splittable(segs, n)
-            if c.type in EXPANSION_TYPES:
+            # (`${X:-~/d}`, `Y=${X:-~/d}`: a tilde-prefix starting the word is expanded, not in quotes)
+            plan = self._tilde_plan(c, _TILDE_WORD) \
+                if c is operand_nodes[0] and quoted is not _IN_DQ and quoted is not _IN_HEREDOC else None
+            if plan is not None and ("through" in plan or "unknown" in plan):  # (`${X:-~:$Y}`: see _tilde_through)
+                segs.append(("t", unknown(c.text, c.loc), True, False))
+            elif c.type in EXPANSION_TYPES:
                 self._expansion(c, st, segs, quoted, False)
             elif not quoted and c.type in ("word", "concatenation"):
-                for part in c.children if c.type == "concatenation" else (c,):
+                for k, part in enumerate(c.children if c.type == "concatenation" else (c,)):
+                    if plan is not None and k in plan:
+                        self._tilde_part(part, plan[k], st, segs)
+                        continue
                     n = len(segs)
                     self._operand_part(part, st, segs, quoted)
                     if part.type == "word" and "\\" not in part.text:  # (an escaped blank is text)
                         _splittable(segs, n)
             else:
-                for part in c.children if c.type == "concatenation" else (c,):
-                    if literal_quotes and part.type == "raw_string":
+                for k, part in enumerate(c.children if c.type == "concatenation" else (c,)):
+                    if plan is not None and k in plan:
+                        self._tilde_part(part, plan[k], st, segs)
+                    elif literal_quotes and part.type == "raw_string":
                         segs.append(("t", self._lit_range(part.text, part.src, part.start, part.end), True, False))
                     else:
                         self._operand_part(part, st, segs, quoted)
@@ -3362,10 +3462,10 @@ class Evaluator:
         kids = node.children
         at = next((i for i, c in enumerate(kids) if c is nodes[0]), 0) if nodes else 0
         pos = kids[at - 1].end if at else None
-        for c in nodes:
+        for k, c in enumerate(nodes):
             if pos is not None and c.start > pos:
                 segs.append((node.src.data[pos : c.start].decode("utf-8", "replace"), False))
-            s = self.pattern_segments(c, st)
+            s = self.pattern_segments(c, st) if k == 0 else self._pattern_segs(c, st)
             if s is None:
                 return None
             segs.extend(s)
@@ -3393,10 +3493,39 @@ class Evaluator:
 
     def pattern_segments(self, node, st):
         """Glob segments (text, quoted) for a pattern node; None when unknown."""
+        plan = self._tilde_plan(node, _TILDE_WORD) if node.type in ("word", "concatenation", "regex") else None
+        if plan is None:
+            return self._pattern_segs(node, st)
+        if "through" in plan or "unknown" in plan:  # (`~:$Y`: see _tilde_through)
+            return None
+        out = []
+        for k, c in enumerate(node.children if node.type == "concatenation" else (node,)):
+            spans = plan.get(k)
+            if spans is None:
+                segs = self._pattern_segs(c, st)
+                if segs is None:
+                    return None
+            else:  # `~/*`: the home directory's name as text (not a pattern), the rest as it is
+                text, pos, segs = c.text, 0, []
+                for i, j, login in spans:
+                    home = text_of(self._tilde_value(login, c, st))
+                    if home is None:
+                        return None
+                    segs += [(text[pos:i], False), (home, True)]
+                    pos = j
+                segs.append((text[pos:], False))
+            for seg in segs:
+                if out and not seg[1] and not out[-1][1]:
+                    out[-1] = (out[-1][0] + seg[0], False)
+                else:
+                    out.append(seg)
+        return out
+
+    def _pattern_segs(self, node, st):
         t = node.type
         if t == "regex" and _QUOTING.search(node.text):
             word = self._pattern_word(node)
-            return None if word is None else self.pattern_segments(word, st)
+            return None if word is None else self._pattern_segs(word, st)
         if t in ("word", "extglob_pattern", "regex") or (t == "number" and not node.children):
             return [(node.text, False)]
         if t == "raw_string":
@@ -3413,7 +3542,7 @@ class Evaluator:
         if t == "concatenation":
             out = []
             for c in node.children:
-                s = self.pattern_segments(c, st)
+                s = self._pattern_segs(c, st)
                 if s is None:
                     return None
                 for seg in s:  # unquoted text read as one (`a\` and `|`: an escaped `|`)
@@ -3750,7 +3879,7 @@ class Evaluator:
 
     def _compare(self, left, op, right, node, st, double):
         """A comparison `[[ LEFT OP RIGHT ]]` (patterns, regexes, strings, numbers)."""
-        lval = self.expand_scalar(left, st) if left is not None else EMPTY
+        lval = self.expand_scalar(left, st, _TILDE_WORD) if left is not None else EMPTY
         if op in ("==", "=", "!=") and double and right is not None:
             segs = self.pattern_segments(right, st)
             lt = text_of(lval)
@@ -3779,7 +3908,7 @@ class Evaluator:
             st.put("BASH_REMATCH", Var("a", {k: Word(slice_str(lval, max(a, 0), max(b, 0)), node.loc)
                                              for k, (a, b) in enumerate(groups)}))
             return m is not None
-        rval = self.expand_scalar(right, st) if right is not None else EMPTY
+        rval = self.expand_scalar(right, st, _TILDE_WORD) if right is not None else EMPTY
         return _binary_test(op, lval, rval, st, self, node.loc, double)
 
     def _regex_text(self, node: Node, st: State) -> str | None:
@@ -3853,7 +3982,7 @@ class Evaluator:
                 e = self._emptiness_of(operand[0], st)
                 if e is not None:
                     return e if op == "-z" else not e
-            val = self.expand_scalar(operand[0], st)
+            val = self.expand_scalar(operand[0], st, _TILDE_WORD)
             return _unary_test(op, val, st, self)
         if t == "binary_expression":
             left = node.field("left")
@@ -5526,6 +5655,113 @@ def _unescape_dq(text: str) -> str:
     if "\\" not in text:
         return text
     return _DQ_ESC.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+#: tilde expansion: at a word's start (``_TILDE_WORD``); also after the `=` of an argument that
+#: has an assignment's form (``_TILDE_ASSIGN_LIKE``: `echo x=~/a`, not in an array's elements);
+#: at an assignment's value's start and after each unquoted `:` (``_TILDE_ASSIGN``: `P=~/a:~/b`)
+_TILDE_WORD, _TILDE_ASSIGN_LIKE, _TILDE_ASSIGN = 1, 2, 3
+_TILDE_NAMES = {"": "HOME", "+": "PWD", "-": "OLDPWD"}
+_LOGIN_NAME = re.compile(r"[A-Za-z0-9._][A-Za-z0-9._-]*\$?")
+_ASSIGNMENT_FORM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+_TILDE_BRACED = re.compile(r"~([^/:]*)(?=[/:]|$)")
+
+
+def _tilde_spans(node, mode: int) -> dict | None:
+    """The tilde-prefixes bash expands in a word (``mode``: see ``_TILDE_WORD``), as
+    {index of a literal part: ((start, end, login), ...)} with offsets in that part's text (a
+    login of None: the part's rest is unknown); None for none.
+
+    As bash finds them: in an assignment's value a prefix ends at a `/` or `:`; at the start of
+    any other word its login name ends there too, but it is not expanded when an escape or a
+    quote comes before the word's first `/` (`~:"a b"`, `~:\\a`); a prefix that runs on into an
+    expansion (`~$U`) names no user.  (`~:$U` is bash's home directory followed by the text
+    `:$U`: unknown here.)"""
+    parts = node.children if node.type == "concatenation" else (node,)
+    if node.type not in ("word", "concatenation", "regex") or not parts:
+        return None
+    plan = {}
+    last = len(parts) - 1
+    value_at = None  # where the value of an argument of an assignment's form starts
+    if mode == _TILDE_ASSIGN_LIKE and parts[0].text[:1] != "~":
+        m = _ASSIGNMENT_FORM.match(parts[0].text) if parts[0].type == "word" else None
+        if m is None:
+            return None
+        value_at = m.end()
+        mode = _TILDE_ASSIGN
+        # bash expands `=~` inside such an argument's prefix too, keeping the rest as written
+        # (`x=~a=~` is `x=~a=` and the home directory): unknown here
+        rest = node.text[value_at:]
+        if rest[:1] == "~" and "=~" in re.split(r"[/:]", rest, maxsplit=1)[0]:
+            return {"unknown": True}
+    for k, c in enumerate(parts):
+        if c.type not in ("word", "regex") or "~" not in c.text:  # (a pattern: `${X#~/}`)
+            continue
+        text = c.text
+        starts = []  # (offset, whether the word-start rule applies)
+        if k == 0:
+            if text[0] == "~":
+                starts.append((0, mode != _TILDE_ASSIGN))
+            elif value_at is not None:
+                starts.append((value_at, False))
+        if mode == _TILDE_ASSIGN:
+            i = 0
+            while i < len(text) - 1:  # `~` after an unquoted `:`
+                ch = text[i]
+                if ch == "\\":
+                    i += 2
+                    continue
+                if ch == ":" and text[i + 1] == "~":
+                    starts.append((i + 1, False))
+                i += 1
+        elif k > 0:
+            break
+        spans = []
+        for i, word_start in sorted(set(starts)):
+            if i >= len(text) or text[i] != "~":
+                continue
+            j = i + 1
+            while j < len(text) and text[j] not in "/:":
+                j += 1
+            login = text[i + 1 : j]
+            if word_start:
+                slash = text.find("/", i)
+                if any(q in text[i : slash if slash >= 0 else len(text)] for q in "\\'\""):
+                    continue  # an escape (a quote: a pattern's text) before the first `/`
+                if slash < 0 and k < last:  # on into the next parts, up to the word's first `/`
+                    through = _tilde_through(node, text, login, j)
+                    if through is None:
+                        continue
+                    plan["through"] = through
+                    spans.append((i, len(text), login))
+                    continue
+            elif "\\" in login or (j == len(text) and k < last):
+                continue  # quoted, or running on into the next part
+            if login not in _TILDE_NAMES and not _LOGIN_NAME.fullmatch(login):
+                continue  # no user's name (`~a=b`): as it is written
+            spans.append((i, j, login))
+        if spans:
+            plan[k] = tuple(spans)
+    return plan or None
+
+
+def _tilde_through(node, text: str, login: str, j: int):
+    """A tilde-prefix at a word's start whose first part (``text``) holds no `/`: bash takes the
+    word's text up to its first `/` (quotes and escapes there: no expansion), expands the `~login`
+    before its first `:` and keeps the rest of that text as it is written — `~:$U/x` is the
+    home directory, `:$U` and `/x`.  Returns (the written text kept, the byte offset where the
+    word goes on), or None for no expansion (a login name running on into the next part names
+    no user)."""
+    if j == len(text):
+        return None
+    raw = node.text
+    slash = raw.find("/")
+    word = raw[:slash] if slash >= 0 else raw
+    if "\\" in word or "'" in word or '"' in word:
+        return None
+    return word[j:], node.start + len(word.encode())
+
+
 
 
 def _unescape_unquoted(text: str) -> str:

@@ -191,7 +191,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         tree, parsed, more = _backquote_blanks(tree, parsed)
         semis += more
         tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
-        tree, parsed, more = _test_operands(*_lone_dollars(tree, parsed), text)
+        tree, parsed, more = _test_operands(*_lone_dollars(*_test_tildes(tree, parsed)), text)
         operands.update(more)
         tree, parsed, more = _substring_offsets(tree, parsed)
         widen |= more
@@ -2021,6 +2021,41 @@ def _double_bracket_equals(tree, data: bytes):
             break
         tree, data = _reparse(data, at, b"=")
     return tree, data
+
+
+#: a `~` starting a word after a blank or `(`, `!` (in `[[ ]]`, `[ ]`: the cheap test)
+_TEST_TILDE = re.compile(rb"(?<=[\s(!])~")
+
+
+def _test_tildes(tree, data: bytes):
+    """tree-sitter-bash reads a `~` starting an operand of ``[[ ]]`` or ``[ ]`` as arithmetic's
+    bitwise not: ``[[ -d ~/x ]]`` as ``-d (~ /x)``, ``[[ ~ == $H ]]`` as ``~ (== $H)`` (no error
+    shown).  Each such `~` is parsed again as ``_`` (one byte for one: the word reads its text,
+    ``~/x``, from the file, and its tilde-prefix is expanded as bash does).  Returns the tree and
+    the text it parsed."""
+    if b"~" not in data:
+        return tree, data
+    tildes = [m.start() for m in _TEST_TILDE.finditer(data)]
+    if not tildes:
+        return tree, data
+    at = []
+    stack = [(tree.root_node, False)]
+    while stack:
+        node, in_test = stack.pop()
+        for i in range(node.child_count):
+            c = node.child(i)
+            k = bisect.bisect_left(tildes, c.start_byte)
+            if k == len(tildes) or tildes[k] >= c.end_byte:
+                continue
+            t = c.type
+            if t == "~":
+                if in_test and node.type == "unary_expression":
+                    at.append(c.start_byte)
+            elif t == "test_command":
+                stack.append((c, True))
+            else:
+                stack.append((c, in_test and t in _TEST_EXPRESSIONS))
+    return _reparse(data, at, b"_") if at else (tree, data)
 
 
 _LONE_DOLLAR = re.compile(rb"(?<!\\)\$(?=[ \t])")

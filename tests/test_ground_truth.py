@@ -759,6 +759,23 @@ _SNIPPETS = {
     # before a blank is text (tree-sitter-bash: `"a $ b"` expanded `${ b}`, `"$ ${n}"` was `$$`
     # and the text `{n}`); a backslash-newline between two expansions in a string keeps the blanks
     # after it; an expansion after a backslash-newline in a here-document is expanded
+    "tilde": [
+        # tilde expansion: at a word's start, in an assignment's value after `=` and each `:`, in an
+        # argument of an assignment's form (not in an array's elements), `[[ ]]`/`[ ]` operands
+        # (which tree-sitter-bash reads as arithmetic's `~`), patterns, `${X:-~/d}` unquoted
+        'HOME=/h/u; emit ~ ~/a "~" ~"/b" a~ x=~/c:~/d --o=~/x a:~/y "\\~" \\~/w ~\\/v ~"" X=~/p ~:a ~//x A[1]=a 1x=~/r',
+        'HOME=/h/u; X=~/a:~/b:c~; Y=a:~; Z=~:~; W=a:~"b":~/c; V=~$HOME; emit "$X" "$Y" "$Z" "$W" "$V"; '
+        'export E=~/g:~/h; f() { local L=~/i; emit "$L"; }; f; emit "$E"; P=~/p emit_env_less; emit "$P"',
+        'HOME=/h/u; A=(~/e x=~/f a:~/g); emit "${A[@]}"; for w in x=~/a ~/b; do emit "$w"; done; emit ~/{a,b} x=~/{a,b} ~/{a..c}x; '
+        'declare -a D=(~/d); emit "${D[@]}"; Q="~"; emit $Q "$Q"',
+        'HOME=/h/u; [[ ~ == /h/u ]] && emit a; [[ /h/u/x == ~/* ]] && emit b; [ /h/u = ~ ] && emit c; [[ -n ~ ]] && emit d; '
+        '[[ ~/x == "$HOME/x" ]] && emit e; case /h/u/q in ~/*) emit f;; esac; case ~ in /h/u) emit g;; esac; X=/h/u/a; emit "${X#~/}" ${X#~/}',
+        'HOME=/h/u; emit ${Z:-~/d} "${Z:-~/d}" ${Z-~} "${Z-~}"; Y=${U:-~/d}; emit "$Y"; emit ${Z:=~/k}; emit "$Z"; W=w; emit ${W:+~/p} "${W:+~/p}"',
+        'HOME=.; echo hi > ~/rl_t; emit "$(cat ~/rl_t)"; HOME=; emit ~ x~; HOME="/a  b"; emit ~/c ~',
+        # bash's own reading: an escape or a quote before the word's first `/` stops the expansion;
+        # `~:$X` keeps `:$X` as it is written
+        'HOME=/h/u; X=q; S="a b"; emit ~:"a  b" ~:$X ~:a/$X ~:"x"/b ~:\\a ~$X ~:text${S} ~:$S/$S; B=(~:t$S x); emit "${#B[@]}" "${B[@]}"',
+    ],
     "expansions": [
         # in double quotes the single quotes of `${X:-'d'}` (`-`, `=`, `+`, `?`) are text, not of patterns
         "X=abc; emit \"${U:-'s'}\" \"${X#'a'}\" \"${X/'b'/'q'}\" \"${X:+'p'}\" \"${U='e'}\" \"${X%'c'}\" \"${U2:-'a b'}\" "
@@ -1000,11 +1017,11 @@ def test_generated_heredoc_bodies_match_real_bash(src):
 # error there in an unquoted word, each argument of an `emit`: `"$X ${U:-'s'}"`, `a$X\`-newline`b`.
 
 _DQ_PIECES = [p.replace('"', '\\"') if p in ('"q"', '`echo "b  q"`') else p for p in _HD_PIECES if p not in ("(", ")")] + [
-    "$'x'", "${X:-$(echo \"d\")}", "${X%b*}", "${X//b/y}", "${A[1]}", "${!A[@]}", "$((X2 + 1))", "\\t", "'"]
+    "$'x'", "${X:-$(echo \"d\")}", "${X%b*}", "${X//b/y}", "${A[1]}", "${!A[@]}", "$((X2 + 1))", "\\t", "'", "~", "~/"]
 _UNQUOTED_PIECES = ["text", '"a  b"', "'s'", "\\$X", "\\\\", '\\"', "$X", "${X}", "${A[@]}", '${U:-"d  e"}', "${U:-'s'}",
                     "${X:+'p'}", "${X#'a'}", "$1", "$#", "$@", '$(echo "c  d")', "$((1 + 2))", "$'x'", "${X%b*}", "x=$X",
-                    "${#X}", "${X:1:2}", "${X^^}", '"${A[*]}"', "${S}", "${S:-s  t}", "{a,b}", "=", "%", "@"]
-# (not generated: `~`, whose expansion recipelint does not model — see the README)
+                    "${#X}", "${X:1:2}", "${X^^}", '"${A[*]}"', "${S}", "${S:-s  t}", "{a,b}", "=", "%", "@",
+                    "~", "~/", "~:", ":~", "x=~", "~/{a,b}", "${U:-~/d}", "\\~"]
 
 
 @hs.composite
@@ -1023,11 +1040,12 @@ def _string_program(draw):
         else:
             args.append(word.removeprefix("\\\n"))
     form = draw(hs.integers(0, 3))
+    pre = "HOME=/h/u; X=abc; X2=4; A=(p q); S='a b'; set -- r s\n"
     if form == 1:  # an assignment (no splitting, no brace expansion; `~` after `=` or `:`)
-        return f"X=abc; X2=4; A=(p q); S='a b'; set -- r s\nY={args[0]}\nemit \"$Y\"\n"
+        return f"{pre}Y={args[0]}\nemit \"$Y\"\n"
     if form == 2:  # array elements
-        return f"X=abc; X2=4; A=(p q); S='a b'; set -- r s\nB=({' '.join(args)})\nemit \"${{#B[@]}}\" \"${{B[@]}}\"\n"
-    return "X=abc; X2=4; A=(p q); S='a b'; set -- r s\nemit " + " ".join(args) + "\n"
+        return f"{pre}B=({' '.join(args)})\nemit \"${{#B[@]}}\" \"${{B[@]}}\"\n"
+    return f"{pre}emit " + " ".join(args) + "\n"
 
 
 @_GENERATED

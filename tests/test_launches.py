@@ -91,6 +91,19 @@ def test_an_inline_unknown_value_stays_unknown():
     assert lc2.launcher == ("timeout",) and lc2.model.text == "m2"
 
 
+def test_a_tilde_is_the_home_directory_where_bash_expands_it():
+    # `--download-dir ~/hf`: `$HOME` (unknown on the GPU node unless set), from the line that
+    # wrote the `~`; `--x=~/y` is no assignment to bash: the engine gets the `~` as text
+    src = "D=~/models\nvllm serve m --download-dir ~/hf --x=~/y --root \"$D\" --home ~\n"
+    (lc,) = launches_of(src)
+    hf = lc.all("--download-dir")[0].value.chunks
+    assert [(c.text, c.why) for c in hf] == [(None, "$HOME"), ("/hf", "")] and hf[0].loc.line == 2
+    assert lc.value("--x") == "~/y"
+    assert [(c.text, c.why) for c in lc.all("--root")[0].value.chunks] == [(None, "$HOME"), ("/models", "")]
+    (known,) = launches_of(src, {"HOME": "/home/u"})
+    assert (known.value("--download-dir"), known.value("--root"), known.value("--home")) == ("/home/u/hf", "/home/u/models", "/home/u")
+
+
 def test_json_values_are_decoded_with_positions():
     src = """
     CFG=$(cat <<EOF

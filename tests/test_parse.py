@@ -281,6 +281,25 @@ def test_a_case_pattern_is_one_pattern_between_bars(first):
         assert n.text == data[n.start : n.end].decode() and (n.type != "variable_name" or n.text in ("p", "n", "o", "A", "B"))
 
 
+def test_a_tilde_starting_a_test_operand_is_a_word():
+    # tree-sitter-bash reads it as arithmetic's bitwise not: `-d (~ /x)`, `~ (== /h)`
+    data = b'[[ -d ~/x ]]\n[[ ~ == /h && $a =~ b ]]\n[ ~/x = y ]\n[[ $((~1)) == -2 ]]\n'
+    parsed = parse(SourceFile("x.sh", data))
+    assert parsed.problems == []
+
+    def shape(n):
+        if n.type in ("binary_expression", "unary_expression"):
+            return [shape(c) if c.named else c.text for c in n.children]
+        return (n.type, n.text)
+
+    assert [shape(t.children[1]) for t in parsed.root.children] == [
+        [("test_operator", "-d"), ("word", "~/x")],
+        [[("word", "~"), "==", ("word", "/h")], "&&", [("simple_expansion", "$a"), "=~", ("word", "b")]],
+        [("word", "~/x"), "=", ("word", "y")],
+        [("arithmetic_expansion", "$((~1))"), "==", [("-"), ("number", "2")]],
+    ]
+
+
 def test_double_bracket_operands_and_regex_matches_are_bashs():
     # the pattern after `==` is one word (positions the file's) and `=~` takes the operands next
     # to it: each test below is one comparison, joined by `&&` / `||` / `!` as bash joins them
