@@ -191,7 +191,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         tree, parsed, more = _backquote_blanks(tree, parsed)
         semis += more
         tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
-        tree, parsed, more = _test_operands(*_lone_dollars(*_test_tildes(tree, parsed)), text)
+        tree, parsed, more = _test_operands(*_lone_dollars(*_test_tildes(*_unsetenv(tree, parsed))), text)
         operands.update(more)
         tree, parsed, more = _substring_offsets(tree, parsed)
         widen |= more
@@ -457,7 +457,14 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                 _add_parts(node, _dollar_parts(dollars, start, end, src, text), start, end, kids, fields,
                            ts_node.field_name_for_child(i))
                 continue
-            child = Node(ctype, start, end, c.is_named, src)
+            named = c.is_named
+            if (ctype == "==" or ctype == "=~") and ntype == "command":
+                # `emit =="a b"`: the grammar's operator token, a word (joined to the next) to bash
+                ctype, named = "word", True
+                if kids and kids[-1].end == start and kids[-1].type in _JOINS_FIRST \
+                        or i + 1 < n and ts_node.child(i + 1).start_byte == end and ts_node.child(i + 1).type in _JOINS_SECOND:
+                    fixes.add("words")
+            child = Node(ctype, start, end, named, src)
             kids.append(child)
             fields.append(ts_node.field_name_for_child(i))
             if ctype in _SPECIAL_KIDS:
@@ -2064,17 +2071,46 @@ _LONE_DOLLAR = re.compile(rb"(?<!\\)\$(?=[ \t])")
 def _lone_dollars(tree, data: bytes):
     """A ``$`` before a blank is text to bash; tree-sitter-bash expands it in a string, with the
     blank and what follows for the name: ``"a $ b"`` as ``"a ${ b}"``, ``"$ ${n}"`` as ``"$$"``
-    then the text ``{n}``.  Each such ``$`` is parsed again as ``_`` (one byte for one: nodes
-    read their text from the file, so the string keeps its ``$``).  Returns the tree and the
-    text it parsed."""
-    if b"$ " not in data and b"$\t" not in data:
+    then the text ``{n}``.  So is a ``$`` ending a word before an operator, a ``)`` or a
+    backquote (``grep "so"$)``, ``echo a$;``), which tree-sitter-bash takes for an error.  Each
+    such ``$`` is parsed again as ``_`` (one byte for one: nodes read their text from the file,
+    so the word keeps its ``$``).  Returns the tree and the text it parsed."""
+    blank = b"$ " in data or b"$\t" in data
+    ending = _WORD_END_DOLLAR_HINT.search(data) is not None
+    if not blank and not ending:
         return tree, data
     at = []
-    for m in _LONE_DOLLAR.finditer(data):
+    for m in _LONE_DOLLAR.finditer(data) if blank else ():
         n = tree.root_node.descendant_for_byte_range(m.start(), m.start() + 1)
         if n is not None and n.type == "$" and n.parent is not None and n.parent.type == "simple_expansion":
             at.append(m.start())
-    return _reparse(data, at, b"_") if at else (tree, data)
+    for m in _WORD_END_DOLLAR.finditer(data) if ending else ():
+        n = tree.root_node.descendant_for_byte_range(m.start(), m.start() + 1)
+        if n is not None and n.type in ("$", "$`"):  # (not text already: a string's, a comment's)
+            at.append(m.start())
+    return _reparse(data, sorted(at), b"_") if at else (tree, data)
+
+
+def _unsetenv(tree, data: bytes):
+    """tree-sitter-bash knows csh's ``unsetenv`` as a keyword, a second ``unset``: bash has no
+    such builtin, so ``unsetenv X`` runs a command (a function the script defines), and
+    ``unsetenv() { ...; }`` is a syntax error to the grammar.  Each such keyword is parsed again
+    as a word (its last letter upper-case: one byte for one; the word reads ``unsetenv`` from
+    the file).  Returns the tree and the text it parsed."""
+    if b"unsetenv" not in data:
+        return tree, data
+    at = []
+    for m in re.finditer(rb"unsetenv", data):
+        n = tree.root_node.descendant_for_byte_range(m.start(), m.end())
+        if n is not None and n.type == "unsetenv":
+            at.append(m.end() - 1)
+    return _reparse(data, at, b"V") if at else (tree, data)
+
+
+#: a `$` ending a word (after a word character, a quote or a closing brace) before an operator,
+#: a `)` or a backquote: text to bash (not after `+`, `(` ...: `$((1+$))` stays an error)
+_WORD_END_DOLLAR = re.compile(rb"(?<=[A-Za-z0-9_.\"'}\]/@])(?<!\\)\$(?=[;)&|<>`])")
+_WORD_END_DOLLAR_HINT = re.compile(rb"\$[;)&|<>`]")
 
 
 #: the right operand of `==`, `!=` or `=` when it starts with literal text before a quote, an
@@ -2305,7 +2341,7 @@ _NOT_IN_TEST = frozenset({"command", "list", "pipeline", "redirected_statement"}
 
 #: the children for which ``_convert`` tests the cases it repairs, by the parent's type (any other
 #: child is made as it is)
-_CONVERT_SLOW = _SPECIAL_KIDS | {"ERROR", "==", "<", "$", "file_redirect", "heredoc_redirect", "list", "pipeline",
+_CONVERT_SLOW = _SPECIAL_KIDS | {"ERROR", "==", "=~", "<", "$", "file_redirect", "heredoc_redirect", "list", "pipeline",
                                  "command_substitution", "simple_expansion"}
 _CONVERT_SLOW_UNDER = {
     "simple_expansion": _CONVERT_SLOW - {"$"},

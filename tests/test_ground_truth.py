@@ -417,6 +417,15 @@ _SNIPPETS = {
         'set -e; false || rc=$?; emit "$rc"',
     ],
     "parsing": [
+        # a `$` ending a word before an operator, a `)` or a backquote is text (tree-sitter-bash: an
+        # error; vLLM-Ascend's `$(ls -1 $d | grep "so"$)`)
+        'emit "a"$ | cat; emit "b"$; emit c$; x=$(echo "so"$); emit "$x"; y=$(echo d$); emit "$y"; z=( "e"$ f$ ); emit "${z[@]}"\n'
+        'emit `echo "g"$`; emit "$(echo "h"$)" $(echo i$); emit j$>/dev/null k; true l$&& emit m$||:; x=n$&&emit "$x"',
+        # `==` and `=~` starting an argument are text joined to what follows (tree-sitter-bash: an
+        # operator token, then a word)
+        'X=q; emit =="a  b" ==$X ==x"y" =~"b" a=="b" =~ x; test a == a && emit t',
+        # `unsetenv` is no keyword to bash (tree-sitter-bash: csh's `unset`): a function of that name
+        'unsetenv() { emit "unsetenv called" "$@"; }\nX=1; unsetenv X; emit "${X-unset}"\nfunction f { unsetenv a b; }; f; emit unsetenv',
         # `10#$x` (tree-sitter-bash: an ERROR before `$x` in arithmetic, a dropped token in an
         # assignment) reads as `10#${x}`: in every arithmetic context, and as a word
         'H=09; emit $((10#$H)) $(( 10#$H * 2 + 16#$H )) $(( -10#$H ))',
