@@ -59,10 +59,25 @@ def _pick(engine: str, vers) -> list[dict]:
     return [cats[v] for v in vers if v in cats]
 
 
+_EXTRA_FLAGS: dict[str, frozenset[str]] = {}
+
+
+def set_extra_flags(extra: dict[str, list[str]]) -> None:
+    """Flags every release of an engine is taken to have, for this run (the settings'
+    ``extra-flags``: options a plugin or a site build adds to the engine's parser)."""
+    new = {engine: frozenset(flags) for engine, flags in extra.items() if flags}
+    if new != _EXTRA_FLAGS:
+        _EXTRA_FLAGS.clear()
+        _EXTRA_FLAGS.update(new)
+        engine_flags.cache_clear()
+        expand.cache_clear()
+
+
 @functools.lru_cache(maxsize=None)
 def engine_flags(engine: str, vers: tuple | str | None = None) -> frozenset[str]:
-    """Flags of an engine in the given releases (all catalogued releases when None)."""
-    out: set[str] = set()
+    """Flags of an engine in the given releases (all catalogued releases when None), with the
+    run's extra flags."""
+    out: set[str] = set(_EXTRA_FLAGS.get(engine, ()))
     for cat in _pick(engine, vers):
         out.update(cat.get("flags", []))
     return frozenset(out)

@@ -17,6 +17,7 @@ Keys::
     sibling-groups = [["b200", "b300"]]        # added to the built-in hardware groups
     hardware-specific-flags = ["--my-flag"]    # flags sibling recipes may differ in
     connector-keys = {MyConnector = ["key_a"]}  # extra kv_connector_extra_config keys a connector reads
+    extra-flags = {vllm = ["--omni"]}          # flags a plugin or site build adds to an engine
 
 Unknown keys and bad values are errors (a one-line message, exit status 2).
 """
@@ -54,6 +55,7 @@ class Settings:
     sibling_groups: list[list[str]] = field(default_factory=list)
     hardware_specific_flags: list[str] = field(default_factory=list)
     connector_keys: dict[str, list[str]] = field(default_factory=dict)
+    extra_flags: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def base(self) -> Path:
@@ -218,15 +220,37 @@ def _validate(raw: dict, where: str, path: Path) -> Settings:
             if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
                 raise SettingsError(f"{where}: `connector-keys` must be a table of connector = [keys]")
             s.connector_keys = {str(c): [str(x) for x in v] for c, v in value.items()}
+        elif k == "extra-flags":
+            s.extra_flags = _extra_flags(value, where)
         else:
             raise SettingsError(f"{where}: unknown key `{key}`")
     return s
 
 
+def _extra_flags(value, where) -> dict[str, list[str]]:
+    if not isinstance(value, dict):
+        raise SettingsError(f"{where}: `extra-flags` must be a table of engine = [flags]")
+    from .catalog import catalogs
+
+    engines = sorted(catalogs())  # the catalogued engines
+    out: dict[str, list[str]] = {}
+    for engine, flags in value.items():
+        if engine not in engines:
+            raise SettingsError(f"{where}: `extra-flags.{engine}`: engine must be one of {', '.join(engines)}")
+        flags = _strings(flags, f"extra-flags.{engine}", where)
+        for f in flags:
+            if not re.fullmatch(r"--[A-Za-z0-9][A-Za-z0-9_.-]*", f):
+                raise SettingsError(f"{where}: `extra-flags.{engine}`: '{f}' is not a long option (like --my-flag)")
+        out[engine] = flags
+    return out
+
+
 def apply_facts(s: Settings) -> None:
     """Extend the engine facts the rules read with the settings' additions."""
     from . import facts
+    from .catalog import set_extra_flags
 
+    set_extra_flags(s.extra_flags)
     if s.sibling_groups:
         facts.extend("parity", lambda d: d["hardware_groups"].extend(s.sibling_groups))
     if s.hardware_specific_flags:

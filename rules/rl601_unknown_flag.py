@@ -35,6 +35,8 @@ class UnknownFlag(Rule):
     build), the flag is judged against every catalogued release in the range the image lies in
     (or all of them), and the message says so.  A release older than every catalogued one is not
     judged (flags it had may have been removed since).  TRT-LLM and ATOM are not catalogued.
+    Options a plugin adds to the engine's parser (vllm-omni's `--omni`) are named in the
+    settings' `extra-flags`.
     """
 
     code = "RL601"

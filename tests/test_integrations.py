@@ -280,6 +280,50 @@ def test_settings_extend_engine_facts(tmp_path):
     assert _codes(tmp_path) == []
 
 
+def test_settings_extra_flags_are_flags_of_every_release(tmp_path, monkeypatch):
+    # a plugin (vllm-omni's `--omni`) adds options to the engine's parser: RL601 must not report
+    # them once the settings name them; a near miss of one is still reported, with the hint
+    repo = tmp_path / "r"
+    (repo / "configs").mkdir(parents=True)
+    (repo / "configs" / "runners.yaml").write_text("labels:\n  b200: [b200-dgxc_00]\n")
+    (repo / "configs" / "t-master.yaml").write_text(
+        "x-fp8-b200-vllm:\n  image: vllm/vllm-openai:v0.33.0\n  model: m\n  model-prefix: x\n  runner: b200\n"
+        "  precision: fp8\n  framework: vllm\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n"
+        "    - isl: 1024\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-list: [16] }\n")
+    rec = repo / "benchmarks" / "single_node" / "fixed_seq_len"
+    rec.mkdir(parents=True)
+    (rec / "x_fp8_b200_vllm.sh").write_text("#!/usr/bin/env bash\nvllm serve org/m --tensor-parallel-size \"$TP\" --omni \\\n"
+                                           "    --omni-stage-config s.yaml --omnii\n")
+    monkeypatch.chdir(repo)
+
+    def rl601():
+        r = runner.invoke(app, ["check", "benchmarks", "-o", "concise", "--select", "RL601,RL202", "--no-cache"])
+        assert r.exit_code in (0, 1), r.output
+        return r.output.strip().splitlines()
+
+    assert [ln.split("`")[1] for ln in rl601()] == ["--omni", "--omni-stage-config", "--omnii"]
+    assert all(" RL601 " in ln for ln in rl601())
+    (repo / ".recipelint.yaml").write_text("extra-flags:\n  vllm: [--omni, --omni-stage-config]\n")
+    got = rl601()
+    assert len(got) == 1 and "x_fp8_b200_vllm.sh:3:" in got[0] and "`--omnii`" in got[0], got
+    assert "did you mean `--omni`?" in got[0]
+    (repo / ".recipelint.yaml").write_text("extra-flags:\n  sglang: [--omni, --omni-stage-config]\n")
+    got = rl601()  # another engine's additions are not this one's: RL202 (a flag of the other engine)
+    assert [ln.split(" [")[0].split(": ")[1] for ln in got] == ["RL202", "RL202", "RL601"], got
+
+
+@pytest.mark.parametrize("value,needle", [
+    ("extra-flags = [\"--omni\"]", "must be a table of engine = [flags]"),
+    ("extra-flags = { trtllm = [\"--x\"] }", "engine must be one of sglang, vllm"),
+    ("extra-flags = { vllm = \"--x\" }", "must be a list of strings"),
+    ("extra-flags = { vllm = [\"omni\"] }", "'omni' is not a long option"),
+])
+def test_settings_extra_flags_errors(tmp_path, value, needle):
+    _tree(tmp_path, f"[tool.recipelint]\n{value}\n")
+    r = runner.invoke(app, ["check", str(tmp_path / "bench")])
+    assert r.exit_code == 2 and needle in r.output and len(r.output.strip().splitlines()) == 1, r.output
+
+
 # ---- --diff-base -----------------------------------------------------------------------------
 
 PAIR_OLD = """#!/usr/bin/env bash
