@@ -191,7 +191,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         tree, parsed, more = _backquote_blanks(tree, parsed)
         semis += more
         tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
-        tree, parsed, more = _test_operands(*_lone_dollars(*_test_tildes(*_unsetenv(tree, parsed))), text)
+        tree, parsed, more = _test_operands(*_lone_dollars(*_test_tildes(*_lone_operators(*_unsetenv(tree, parsed)))), text)
         operands.update(more)
         tree, parsed, more = _substring_offsets(tree, parsed)
         widen |= more
@@ -2105,6 +2105,41 @@ def _unsetenv(tree, data: bytes):
         if n is not None and n.type == "unsetenv":
             at.append(m.end() - 1)
     return _reparse(data, at, b"V") if at else (tree, data)
+
+
+#: `==` or `=~` alone before a blank, an operator or a line's end (a word to bash)
+_LONE_OPERATOR = re.compile(rb"(?<=[ \t])(?:==|=~)(?=[\s;&|)<>]|$)")
+#: tokens that make an ERROR around a lone `==` a test's or an arithmetic's
+_TESTS_OPEN = frozenset({"[[", "[", "((", "$((", "test_command", "arithmetic_expansion"})
+
+
+def _lone_operators(tree, data: bytes):
+    """``echo a ==`` at a line's end or before an operator (``==;``, ``=~ &&``): to bash the
+    ``==`` is a word like any other; tree-sitter-bash has it only as a test's operator and
+    calls the line a syntax error.  Each such ``==`` or ``=~`` in an ERROR outside any test or
+    arithmetic is parsed again as ``__`` (byte for byte: the word reads ``==`` from the file).
+    (Before a word, ``emit == x``, the grammar keeps it in the command: ``_convert`` makes it a
+    word.)  Returns the tree and the text it parsed."""
+    if b"==" not in data and b"=~" not in data:
+        return tree, data
+    at = []
+    for m in _LONE_OPERATOR.finditer(data):
+        n = tree.root_node.descendant_for_byte_range(m.start(), m.end())
+        if n is None or n.type not in ("==", "=~") or n.parent is None:
+            continue
+        nxt = n.next_sibling
+        if n.parent.type != "ERROR" and not (n.parent.type == "command" and (
+                nxt is None or nxt.type == "ERROR" or nxt.is_missing or b"\n" in data[n.end_byte : nxt.start_byte])):
+            # (`echo a ==;`: the grammar's command holds it, an ERROR the `;` after; before a
+            # newline it takes the next line's first word for its operand)
+            continue
+        up = n.parent
+        while up is not None and up.type not in _TESTS_OPEN \
+                and not any(up.child(i).type in _TESTS_OPEN for i in range(up.child_count)):
+            up = up.parent
+        if up is None:
+            at += [m.start(), m.start() + 1]
+    return _reparse(data, at, b"_") if at else (tree, data)
 
 
 #: a `$` ending a word (after a word character, a quote or a closing brace) before an operator,
