@@ -2109,17 +2109,19 @@ def _unsetenv(tree, data: bytes):
 
 #: `==` or `=~` alone before a blank, an operator or a line's end (a word to bash)
 _LONE_OPERATOR = re.compile(rb"(?<=[ \t])(?:==|=~)(?=[\s;&|)<>]|$)")
-#: tokens that make an ERROR around a lone `==` a test's or an arithmetic's
+#: nodes and tokens that make a lone `==` (or the ERROR around it) a test's or an arithmetic's
 _TESTS_OPEN = frozenset({"[[", "[", "((", "$((", "test_command", "arithmetic_expansion"})
 
 
 def _lone_operators(tree, data: bytes):
-    """``echo a ==`` at a line's end or before an operator (``==;``, ``=~ &&``): to bash the
-    ``==`` is a word like any other; tree-sitter-bash has it only as a test's operator and
-    calls the line a syntax error.  Each such ``==`` or ``=~`` in an ERROR outside any test or
-    arithmetic is parsed again as ``__`` (byte for byte: the word reads ``==`` from the file).
-    (Before a word, ``emit == x``, the grammar keeps it in the command: ``_convert`` makes it a
-    word.)  Returns the tree and the text it parsed."""
+    """``echo a ==``: to bash the ``==`` is a word like any other; tree-sitter-bash has it only
+    as a test's operator — at a line's end or before an operator (``==;``, ``=~ &&``) it calls
+    the line a syntax error, before a newline it takes the next line's first word for its
+    operand, before ``2>/dev/null`` the descriptor, and after ``=~`` it reads a regex token that
+    runs on over ``;`` and newlines.  Each such ``==`` or ``=~`` of a command (or of an ERROR
+    outside any test or arithmetic) is parsed again as ``__`` (byte for byte: the word reads
+    ``==`` from the file).  (Joined to a word, ``emit =="a b"``, ``_convert`` makes it one.)
+    Returns the tree and the text it parsed."""
     if b"==" not in data and b"=~" not in data:
         return tree, data
     at = []
@@ -2127,15 +2129,12 @@ def _lone_operators(tree, data: bytes):
         n = tree.root_node.descendant_for_byte_range(m.start(), m.end())
         if n is None or n.type not in ("==", "=~") or n.parent is None:
             continue
-        nxt = n.next_sibling
-        if n.parent.type != "ERROR" and not (n.parent.type == "command" and (
-                nxt is None or nxt.type == "ERROR" or nxt.is_missing or b"\n" in data[n.end_byte : nxt.start_byte])):
-            # (`echo a ==;`: the grammar's command holds it, an ERROR the `;` after; before a
-            # newline it takes the next line's first word for its operand)
-            continue
+        if n.parent.type not in ("ERROR", "command"):
+            continue  # (a command's: `echo a ==;`, `== 2>/dev/null`, `=~` then a regex token running on)
         up = n.parent
-        while up is not None and up.type not in _TESTS_OPEN \
-                and not any(up.child(i).type in _TESTS_OPEN for i in range(up.child_count)):
+        if up.type == "ERROR" and any(up.child(i).type in _TESTS_OPEN for i in range(up.child_count)):
+            continue  # (`[[ a == ]]`, `(( a == ))`: a test's or arithmetic's error)
+        while up is not None and up.type not in _TESTS_OPEN:
             up = up.parent
         if up is None:
             at += [m.start(), m.start() + 1]

@@ -427,7 +427,7 @@ _SNIPPETS = {
         # ... and alone before a line's end, an operator or a redirect (tree-sitter-bash: an error,
         # or the next line's first word taken for its operand)
         'emit a ==\nemit ==\nemit b =~\nemit c ==; emit d\nemit e == | cat\n: =~ && emit g\nif : ==; then emit i; fi\n'
-        'emit j == >/dev/null\nemit k \\\n  ==\nX==\nemit "$X" ==',
+        'emit j == >/dev/null\nemit k \\\n  ==\nX==\nemit "$X" ==\ntest =~ 2>/dev/null; emit $?; emit l == 2>/dev/null; emit m =~ 1>&2',
         # `unsetenv` is no keyword to bash (tree-sitter-bash: csh's `unset`): a function of that name
         'unsetenv() { emit "unsetenv called" "$@"; }\nX=1; unsetenv X; emit "${X-unset}"\nfunction f { unsetenv a b; }; f; emit unsetenv',
         # `10#$x` (tree-sitter-bash: an ERROR before `$x` in arithmetic, a dropped token in an
