@@ -2486,8 +2486,11 @@ class Evaluator:
                 self._declare_reference(c, st, local)
                 continue
             if c.type == "variable_assignment":
-                self.assign(c, st, local=local and kw != "export", attrs="".join(attrs))
                 nm = c.field("name")
+                if nm.type == "subscript" and kw in ("export", "readonly"):
+                    missing = True  # bash: "`C[1]': not a valid identifier" (declare and local take it)
+                    continue
+                self.assign(c, st, local=local and kw != "export", attrs="".join(attrs))
                 name = nm.text if nm.type != "subscript" else nm.field("name").text
                 self._apply_attrs(st, name, attrs, unset_attrs, local and kw != "export")
                 continue
@@ -3864,23 +3867,25 @@ class Evaluator:
         double = node.children and node.children[0].type == "[["
         if not kids:
             return False
-        if len(kids) == 1 and (double or not _joins_tests(kids[0])):
-            return self._test_expr(kids[0], st, double)
-        # `[ a b c ]` forms tree-sitter does not structure, and `[ A -a B ]`, `[ A -o B ]`, whose
-        # precedence it gets wrong (`[ -z "" -a -n x ]` as `-z ("" -a -n x)`): the arguments as
-        # `test` sees them, by POSIX's rules
+        if len(kids) == 1 and double:
+            return self._test_expr(kids[0], st)
+        # `[ ]` is `test`: its arguments as `test` sees them, by POSIX's rules (tree-sitter-bash's
+        # trees of it are `[[ ]]`'s: `[ -z "" -a -n x ]` as `-z ("" -a -n x)`, `[ a =~ b ]` a
+        # regex match, `[ -q a == b ]` a unary test — and `[ a b c ]` no tree)
         args = []
         for k in _test_leaves(kids):
+            if k.start == k.end:  # (`[ x =~ ]`: the grammar's empty regex after `=~`)
+                continue
             if k.type == "test_operator" or not k.named:
                 args.append((Chunk(k.text, k.loc),))
             else:
                 args.extend(w.chunks for w in self.expand_word(k, st))
         return _test_argv(args, st, self)
 
-    def _compare(self, left, op, right, node, st, double):
+    def _compare(self, left, op, right, node, st):
         """A comparison `[[ LEFT OP RIGHT ]]` (patterns, regexes, strings, numbers)."""
         lval = self.expand_scalar(left, st, _TILDE_WORD) if left is not None else EMPTY
-        if op in ("==", "=", "!=") and double and right is not None:
+        if op in ("==", "=", "!=") and right is not None:
             segs = self.pattern_segments(right, st)
             lt = text_of(lval)
             if segs is None or lt is None:
@@ -3909,11 +3914,13 @@ class Evaluator:
                                              for k, (a, b) in enumerate(groups)}))
             return m is not None
         rval = self.expand_scalar(right, st, _TILDE_WORD) if right is not None else EMPTY
-        return _binary_test(op, lval, rval, st, self, node.loc, double)
+        return _binary_test(op, lval, rval, st, self, node.loc, True)
 
     def _regex_text(self, node: Node, st: State) -> str | None:
         """The regular expression right of ``=~``: its quoted parts match as text (``"a.b"`` is
         no regex), its expansions and the rest are the regex (``^${p}$``); None when unknown."""
+        if node.text[:1] == "~" and self._tilde_plan(node, _TILDE_WORD) is not None:
+            return self._regex_tilde(node, st)
         if node.type == "regex":
             if not _QUOTING.search(node.text):
                 return node.text
@@ -3931,6 +3938,21 @@ class Evaluator:
             else:
                 out.append(c.text)
         return "".join(out)
+
+    def _regex_tilde(self, node: Node, st: State) -> str | None:
+        """A regex starting with a tilde-prefix bash expands (``[[ $d =~ ~/x ]]``): the directory
+        (as text) then the rest as written; None when the rest holds quotes, escapes or
+        expansions (a `$` ending it, or before `)` or `|`, is an anchor)."""
+        plan = self._tilde_plan(node, _TILDE_WORD)
+        spans = plan.get(0) if "through" not in plan and "unknown" not in plan else None
+        if not spans or spans[0][0] != 0 or node.type == "concatenation" and len(node.children) > 1:
+            return None
+        _, end, login = spans[0]
+        rest = (node.children[0] if node.type == "concatenation" else node).text[end:]
+        home = text_of(self._tilde_value(login, node, st))
+        if home is None or re.search(r"['\"`\\]|\$[^)|]", rest):
+            return None
+        return _ere_escape(home) + rest  # (bash quotes the directory: `.` in it is a dot)
 
     def _regex_pieces(self, node: Node, st: State) -> str | None:
         """A regex token that is no word to the grammar (its parentheses): its ``$name`` and
@@ -3964,17 +3986,18 @@ class Evaluator:
             out.append(v)
         return "".join(out)
 
-    def _test_expr(self, node: Node, st: State, double: bool):
+    def _test_expr(self, node: Node, st: State):
+        """A `[[ ]]` expression: True, False or None (unknown)."""
         t = node.type
         if t == "parenthesized_expression":
             inner = [c for c in node.children if c.named]
-            return self._test_expr(inner[0], st, double) if inner else False
+            return self._test_expr(inner[0], st) if inner else False
         if t == "unary_expression":
             op_node = node.field("operator") or node.children[0]
             operand = [c for c in node.children if c.named and c is not op_node]
             op = op_node.text
             if op == "!":
-                v = self._test_expr(operand[0], st, double) if operand else False
+                v = self._test_expr(operand[0], st) if operand else False
                 return None if v is None else not v
             if not operand:
                 return True
@@ -3990,17 +4013,17 @@ class Evaluator:
             op_node = node.field("operator")
             op = op_node.text if op_node is not None else ""
             if op in ("&&", "-a", "||", "-o"):
-                lv = self._test_expr(left, st, double)
+                lv = self._test_expr(left, st)
                 if op in ("&&", "-a"):
                     if lv is False:
                         return False
-                    rv = self._test_expr(right, st, double)
+                    rv = self._test_expr(right, st)
                     if rv is False:
                         return False
                     return None if lv is None or rv is None else True
                 if lv is True:
                     return True
-                rv = self._test_expr(right, st, double)
+                rv = self._test_expr(right, st)
                 if rv is True:
                     return True
                 return None if lv is None or rv is None else False
@@ -4011,7 +4034,7 @@ class Evaluator:
                 neg = not neg
                 inner = [c for c in left.children if c.named and c.text != "!"]
                 left = inner[0] if inner else None
-            v = self._compare(left, op, right, node, st, double)
+            v = self._compare(left, op, right, node, st)
             return v if v is None or not neg else not v
         # a lone word: non-empty test
         val = self.expand_scalar(node, st)
@@ -5135,6 +5158,8 @@ def _test_argv(args, st, ev):
             raise _TestShape
         return v
     except _TestShape:
+        if None not in texts:  # every word known: bash rejects the expression (status 2)
+            raise _CmdError(None, "test: syntax error") from None
         return None
 
 
@@ -5154,6 +5179,8 @@ def _test_posix(args, texts, st, ev):
             return _not(_test_one(args[1]))
         if texts[0] in _TEST_UNARY:
             return _unary_test(texts[0], args[1], st, ev)
+        if texts[0] is not None:
+            raise _CmdError(None, f"{texts[0]}: unary operator expected")
         raise _TestShape
     if n == 3:
         if texts[1] in _TEST_BINARY:
@@ -5164,6 +5191,8 @@ def _test_posix(args, texts, st, ev):
             return _not(_test_posix(args[1:], texts[1:], st, ev))
         if texts[0] == "(" and texts[2] == ")":
             return _test_one(args[1])
+        if texts[0] is not None and texts[1] is not None:
+            raise _CmdError(None, f"{texts[1]}: binary operator expected")
         raise _TestShape
     if texts[0] == "!":
         return _not(_test_posix(args[1:], texts[1:], st, ev))
@@ -5230,20 +5259,6 @@ def _and_or(op, a, b):
 
 
 _TEST_TREES = frozenset({"unary_expression", "binary_expression", "parenthesized_expression"})
-
-
-def _joins_tests(node) -> bool:
-    """Whether a `[ ]` expression tree joins tests with `-a`/`-o`."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.type in _TEST_TREES:
-            for c in n.children:
-                if c.type in _TEST_TREES:
-                    stack.append(c)
-                elif c.text in ("-a", "-o") and n.type == "binary_expression" and c is n.field("operator"):
-                    return True
-    return False
 
 
 def _test_leaves(kids) -> list:
@@ -5683,15 +5698,24 @@ def _tilde_spans(node, mode: int) -> dict | None:
     plan = {}
     last = len(parts) - 1
     value_at = None  # where the value of an argument of an assignment's form starts
+    value_part = 0  # (in which part: `A[$i]=~/z` is parts `A`, `[`, `$i`, `]=~/z`)
     if mode == _TILDE_ASSIGN_LIKE and parts[0].text[:1] != "~":
-        m = _ASSIGNMENT_FORM.match(parts[0].text) if parts[0].type == "word" else None
+        m = _ASSIGNMENT_FORM.match(node.text) if parts[0].type == "word" else None
         if m is None:
             return None
-        value_at = m.end()
+        at = node.start + len(node.text[: m.end()].encode())
+        for k, c in enumerate(parts):
+            if c.start <= at < c.end:
+                if c.type != "word":
+                    return None
+                value_part, value_at = k, len(c.src.data[c.start : at].decode("utf-8", "replace"))
+                break
+        else:
+            return None
         mode = _TILDE_ASSIGN
         # bash expands `=~` inside such an argument's prefix too, keeping the rest as written
         # (`x=~a=~` is `x=~a=` and the home directory): unknown here
-        rest = node.text[value_at:]
+        rest = node.text[m.end() :]
         if rest[:1] == "~" and "=~" in re.split(r"[/:]", rest, maxsplit=1)[0]:
             return {"unknown": True}
     for k, c in enumerate(parts):
@@ -5699,12 +5723,11 @@ def _tilde_spans(node, mode: int) -> dict | None:
             continue
         text = c.text
         starts = []  # (offset, whether the word-start rule applies)
-        if k == 0:
-            if text[0] == "~":
-                starts.append((0, mode != _TILDE_ASSIGN))
-            elif value_at is not None:
-                starts.append((value_at, False))
-        if mode == _TILDE_ASSIGN:
+        if k == 0 and text[0] == "~":
+            starts.append((0, mode != _TILDE_ASSIGN))
+        elif k == value_part and value_at is not None:
+            starts.append((value_at, False))
+        if mode == _TILDE_ASSIGN:  # (in a subscript too: `A[x:~/y]=a`)
             i = 0
             while i < len(text) - 1:  # `~` after an unquoted `:`
                 ch = text[i]

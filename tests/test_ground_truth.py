@@ -739,6 +739,10 @@ _SNIPPETS = {
         'f() { emit inf; }; declare -fx f; bash -c f; declare -F -x f; emit $?; export -f g; emit $?; export -nf f; emit $?',
         # parentheses in the word of `${X:+word}` are text (tree-sitter-bash: an array, read as its text)
         'X=a; emit "${X:+($X)}" ${X:+($X)} "${U:-(x  y)}" ${U:-(x  y)} ${X:+( $X )}; Y="p q"; emit ${Y:+($Y)} "${Y:+($Y)}"; emit ${U:=(1 2)}; emit "$U"',
+        # `export`/`readonly` of an array element: "not a valid identifier", nothing set, status 1
+        # (it was assigned); `declare`/`local` take it
+        'export C[1]=e; emit "$?" "${C[1]}"; readonly R[1]=r; emit "$?" "${R[1]}"; f(){ local L[1]=l; emit "$?" "${L[1]}"; }; f\n'
+        'export D=1 E[1]=2 F=3; emit "$?" "$D" "$F" "${E[1]}"; declare G[2]=g; emit "$?" "${G[2]}"',
     ],
     # the pattern after `==` in `[[ ]]` is one word (tree-sitter-bash: `*" on "*` as three
     # patterns, one of them `*`; `*-${o}` as two; `-$o` a negative number; `x${o}y` an error),
@@ -788,6 +792,12 @@ _SNIPPETS = {
         # bash's own reading: an escape or a quote before the word's first `/` stops the expansion;
         # `~:$X` keeps `:$X` as it is written
         'HOME=/h/u; X=q; S="a b"; emit ~:"a  b" ~:$X ~:a/$X ~:"x"/b ~:\\a ~$X ~:text${S} ~:$S/$S; B=(~:t$S x); emit "${#B[@]}" "${B[@]}"',
+        # an argument of an assignment's form with a subscript (expansions and quotes in it; after
+        # each `:`, in the subscript too); a regex starting with `~` (the directory as text)
+        'HOME=/h/u; i=1; emit A[1]=~/z x[a b]=~/y A[$i]=~/z A["x"]=~/q A[1]+=~/r "A"=~/s A\\[1]=~/t A[1:~]=~/u:~/v A[x:~/y]=a; '
+        'declare B[$i]=~/q; emit "${B[1]}"',
+        'HOME=/h/u; [[ /h/u/x =~ ~/x ]] && emit a; [[ /h/u =~ ~ ]] && emit b; [[ a~ =~ a~ ]] && emit c; [[ /h/u/x =~ ~/x$ ]] && emit d\n'
+        '[[ /h/u/xy =~ ~/x.$ ]] && emit e; [[ /h/u/x =~ ~/(x$|y) ]] && emit f; [[ "~/x" =~ ^~/x$ ]] && emit g; HOME=/h.u; [[ /hxu =~ ~ ]] && emit h',
     ],
     "expansions": [
         # in double quotes the single quotes of `${X:-'d'}` (`-`, `=`, `+`, `?`) are text, not of patterns
@@ -1282,8 +1292,9 @@ def test_pid_after_text_in_a_word_is_not_known():
 # `-v`) and every comparison (`==` `!=` `=` `<` `>` `=~` `-eq` `-ne` `-lt` `-le` `-gt` `-ge`) on
 # operands quoted or not: empty, blank-holding, numeric (octal-looking too), glob and regex
 # texts, expansions with operators; and `[ ]`/`test` with `!`, `-a`, `-o` and escaped
-# parentheses.  Not generated: file tests (the file system is unknown to recipelint), operators
-# as operands (`[ -n -n -a ... ]`).
+# parentheses — and as any sequence of operands and operators (`[ -n -n -a = ]`, `test a =~ b`,
+# `[ \( ]`: bash's by-count rules and its usage errors, status 2).  Not generated: file tests
+# (the file system is unknown to recipelint).
 
 _TEST_OPERANDS = ['"$E"', "$N", '"$N"', '"$S"', "$W", '"$W"', "abc", "a*", '"a*"', "010", "8", "-3", "''", '"${U:-5}"',
                   "${N}0", '"$(echo 7)"', "$((N + 1))", "x${W}", '"${S%% *}"']
@@ -1314,6 +1325,15 @@ def _test_tree(draw, double: bool, depth=0):
     return f"{draw(_test_tree(double, depth + 1))} {join} {draw(_test_tree(double, depth + 1))}"
 
 
+_SGL_TOKENS = ["abc", "''", '"$N"', '"$E"', "!", "-a", "-o", "\\(", "\\)", "=", "!=", "-n", "-z", "-eq", "=~", "==", "-q"]
+
+
+@hs.composite
+def _test_argv_words(draw):
+    """Any words for `[ ]`/`test`, well formed or not."""
+    return " ".join(draw(hs.lists(hs.sampled_from(_SGL_TOKENS), min_size=0, max_size=6)))
+
+
 @hs.composite
 def _test_program(draw):
     lines = ["E=''; N=12; S='a b'; W=abc; A=(p q)"]
@@ -1322,7 +1342,8 @@ def _test_program(draw):
             lines.append(f"[[ {draw(_test_tree(True))} ]] 2>/dev/null; emit \"$?\"")
         else:
             cmd = draw(hs.sampled_from(["[", "test"]))
-            lines.append(f"{cmd} {draw(_test_tree(False))}{' ]' if cmd == '[' else ''} 2>/dev/null; emit \"$?\"")
+            words = draw(_test_tree(False)) if draw(hs.integers(0, 2)) else draw(_test_argv_words())
+            lines.append(f"{cmd} {words}{' ]' if cmd == '[' else ''} 2>/dev/null; emit \"$?\"")
     return "\n".join(lines) + "\n"
 
 
