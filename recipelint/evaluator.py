@@ -5728,13 +5728,14 @@ def _tilde_spans(node, mode: int) -> dict | None:
         m = _ASSIGNMENT_FORM.match(node.text) if parts[0].type == "word" else None
         if m is None:
             return None
-        at = node.start + len(node.text[: m.end()].encode())
+        at = 0  # (in texts: a word's text leaves out the backslash-newlines inside it)
         for k, c in enumerate(parts):
-            if c.start <= at < c.end:
+            if at <= m.end() < at + len(c.text):
                 if c.type != "word":
                     return None
-                value_part, value_at = k, len(c.src.data[c.start : at].decode("utf-8", "replace"))
+                value_part, value_at = k, m.end() - at
                 break
+            at += len(c.text)
         else:
             return None
         mode = _TILDE_ASSIGN
@@ -5807,7 +5808,22 @@ def _tilde_through(node, text: str, login: str, j: int):
     word = raw[:slash] if slash >= 0 else raw
     if "\\" in word or "'" in word or '"' in word:
         return None
-    return word[j:], node.start + len(word.encode())
+    return word[j:], _file_offset(node, len(word.encode()))
+
+
+def _file_offset(node, n: int) -> int:
+    """Where, in the file, the first ``n`` bytes of ``node.text`` end: a word's text leaves out
+    the backslash-newlines bash removes inside it (``_word_joins``), its file span does not."""
+    data, at = node.src.data, node.start
+    if len(node.text.encode()) == node.end - node.start:
+        return at + n
+    while n > 0 and at < node.end:
+        if data[at : at + 2] == b"\\\n":
+            at += 2
+            continue
+        at += 1
+        n -= 1
+    return at
 
 
 

@@ -796,6 +796,8 @@ _SNIPPETS = {
         # each `:`, in the subscript too); a regex starting with `~` (the directory as text)
         'HOME=/h/u; i=1; emit A[1]=~/z x[a b]=~/y A[$i]=~/z A["x"]=~/q A[1]+=~/r "A"=~/s A\\[1]=~/t A[1:~]=~/u:~/v A[x:~/y]=a; '
         'declare B[$i]=~/q; emit "${B[1]}"',
+        # ... with backslash-newlines inside the word (which its text leaves out)
+        'HOME=/h/u; i=1; X=abc; emit A[1]\\\n=~/y A[$i]\\\n]=~/q x\\\n=~/p ~:${X}\\\ntext ~:$X\\\nt',
         'HOME=/h/u; [[ /h/u/x =~ ~/x ]] && emit a; [[ /h/u =~ ~ ]] && emit b; [[ a~ =~ a~ ]] && emit c; [[ /h/u/x =~ ~/x$ ]] && emit d\n'
         '[[ /h/u/xy =~ ~/x.$ ]] && emit e; [[ /h/u/x =~ ~/(x$|y) ]] && emit f; [[ "~/x" =~ ^~/x$ ]] && emit g; HOME=/h.u; [[ /hxu =~ ~ ]] && emit h',
     ],
