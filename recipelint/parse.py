@@ -191,7 +191,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         tree, parsed, more = _backquote_blanks(tree, parsed)
         semis += more
         tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
-        tree, parsed, more = _test_operands(*_lone_dollars(*_test_tildes(*_lone_operators(*_unsetenv(tree, parsed)))), text)
+        tree, parsed, more = _test_operands(*_lone_dollars(*_test_tildes(*_lone_operators(*_unsetenv(*_substitution_shifts(tree, parsed))))), text)
         operands.update(more)
         tree, parsed, more = _substring_offsets(tree, parsed)
         widen |= more
@@ -2105,6 +2105,32 @@ def _unsetenv(tree, data: bytes):
         if n is not None and n.type == "unsetenv":
             at.append(m.end() - 1)
     return _reparse(data, at, b"V") if at else (tree, data)
+
+
+def _substitution_shifts(tree, data: bytes):
+    """``${X:-$((1 << 30))}``: tree-sitter-bash reads ``$((`` inside an expansion as a command
+    substitution running a subshell (which ``_arithmetic_substitution`` takes back), and a
+    ``<<`` in it as a here-document's start — the delimiter ``30))}`` — that swallows the
+    lines after it.  Each such ``<<``, after a ``$((`` still open on its line, is parsed again
+    as ``__`` (one byte for one: the arithmetic reads its text from the file).  Returns the
+    tree and the text it parsed."""
+    if b"<<" not in data or b"$((" not in data:
+        return tree, data
+    at = []
+    for m in re.finditer(rb"(?<!<)<<(?!<)", data):
+        tok = tree.root_node.descendant_for_byte_range(m.start(), m.end())
+        if tok is None or tok.type != "<<" or tok.parent is None or tok.parent.type not in ("heredoc_redirect", "ERROR"):
+            continue  # (a shift the grammar read as one, a string's text)
+        before = data[data.rfind(b"\n", 0, m.start()) + 1 : m.start()]
+        k = before.rfind(b"$((")
+        if k < 0:
+            continue
+        inner = before[k + 3 :]
+        if inner.count(b"(") < inner.count(b")") or re.search(rb"\$\((?!\()|`", inner) \
+                or before[:k].count(b"${") <= before[:k].count(b"}"):
+            continue  # (closed before it, a command substitution's here-document, not in a `${`)
+        at += [m.start(), m.start() + 1]
+    return _reparse(data, at, b"_") if at else (tree, data)
 
 
 #: `==` or `=~` alone before a blank, an operator or a line's end (a word to bash)
