@@ -191,7 +191,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         tree, parsed, more = _backquote_blanks(tree, parsed)
         semis += more
         tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
-        tree, parsed, more = _test_operands(*_lone_dollars(*_test_tildes(*_lone_operators(*_unsetenv(*_substitution_shifts(tree, parsed))))), text)
+        tree, parsed, more = _test_operands(*_lone_dollars(*_test_tildes(*_lone_operators(*_unsetenv(*_substitution_arithmetic(tree, parsed))))), text)
         operands.update(more)
         tree, parsed, more = _substring_offsets(tree, parsed)
         widen |= more
@@ -2107,29 +2107,43 @@ def _unsetenv(tree, data: bytes):
     return _reparse(data, at, b"V") if at else (tree, data)
 
 
-def _substitution_shifts(tree, data: bytes):
+def _substitution_arithmetic(tree, data: bytes):
     """``${X:-$((1 << 30))}``: tree-sitter-bash reads ``$((`` inside an expansion as a command
-    substitution running a subshell (which ``_arithmetic_substitution`` takes back), and a
-    ``<<`` in it as a here-document's start — the delimiter ``30))}`` — that swallows the
-    lines after it.  Each such ``<<``, after a ``$((`` still open on its line, is parsed again
-    as ``__`` (one byte for one: the arithmetic reads its text from the file).  Returns the
-    tree and the text it parsed."""
-    if b"<<" not in data or b"$((" not in data:
+    substitution running a subshell (which ``_arithmetic_substitution`` takes back) — so a
+    ``<<`` in it starts a here-document (the delimiter ``30))}``) that swallows the lines
+    after it, and parentheses in it (``$(( (a+1) * 2 ))``) nest subshells the grammar rejects.
+    Where the tree there has an error, the arithmetic's operators and parentheses are parsed
+    again as ``_`` (one byte for one: the arithmetic reads its text from the file).  Returns
+    the tree and the text it parsed."""
+    if b"$((" not in data or b"${" not in data:
         return tree, data
     at = []
-    for m in re.finditer(rb"(?<!<)<<(?!<)", data):
-        tok = tree.root_node.descendant_for_byte_range(m.start(), m.end())
-        if tok is None or tok.type != "<<" or tok.parent is None or tok.parent.type not in ("heredoc_redirect", "ERROR"):
-            continue  # (a shift the grammar read as one, a string's text)
-        before = data[data.rfind(b"\n", 0, m.start()) + 1 : m.start()]
-        k = before.rfind(b"$((")
-        if k < 0:
+    for m in re.finditer(rb"\$\(\(", data):
+        k = m.start()
+        line = data.rfind(b"\n", 0, k) + 1
+        if data[line:k].count(b"${") <= data[line:k].count(b"}"):
+            continue  # (not inside a `${`)
+        depth, end = 0, None
+        for i in range(k + 1, min(len(data), k + 4096)):
+            ch = data[i]
+            if ch == 40:
+                depth += 1
+            elif ch == 41:
+                depth -= 1
+                if depth == 0:
+                    end = i
+                    break
+            elif ch == 10:
+                break
+        if end is None or data[end - 1 : end] != b")":
             continue
-        inner = before[k + 3 :]
-        if inner.count(b"(") < inner.count(b")") or re.search(rb"\$\((?!\()|`", inner) \
-                or before[:k].count(b"${") <= before[:k].count(b"}"):
-            continue  # (closed before it, a command substitution's here-document, not in a `${`)
-        at += [m.start(), m.start() + 1]
+        inner = data[k + 3 : end - 1]
+        if re.search(rb"\$\((?!\()|`|\$\(\(", inner):
+            continue  # (a command substitution in it; one arithmetic in another: the next match)
+        n = tree.root_node.descendant_for_byte_range(k, end + 1)
+        if n is None or not n.has_error and n.type != "ERROR":
+            continue
+        at += [k + 3 + i for i, ch in enumerate(inner) if ch in b"()<>|&;"]
     return _reparse(data, at, b"_") if at else (tree, data)
 
 

@@ -429,9 +429,10 @@ _SNIPPETS = {
         'emit a ==\nemit ==\nemit b =~\nemit c ==; emit d\nemit e == | cat\n: =~ && emit g\nif : ==; then emit i; fi\n'
         'emit j == >/dev/null\nemit k \\\n  ==\nX==\nemit "$X" ==\ntest =~ 2>/dev/null; emit $?; emit l == 2>/dev/null; emit m =~ 1>&2',
         # a shift in `$((...))` inside `${X:-...}` (tree-sitter-bash: a subshell's here-document,
-        # swallowing the lines after it; SpecForge's `"${SIZE:-$((32 << 30))}"`)
+        # swallowing the lines after it; SpecForge's `"${SIZE:-$((32 << 30))}"`), parentheses in it
         'f() {\n  export A="${A:-$((32 << 30))}"\n  export B="${B:-$((1 << 3))}"\n  emit "$A" "$B"\n}\nf\n'
         'emit $((1 << 2)) "$((1 << 4))" ${Z:-$((1 << 5))} "${Z:-$((1 << 5 << 1))}"; x=$((1)) cat <<E\nbody\nE\nemit end',
+        'N=3; emit "${Z:-$(( (1+1) + 5))}" ${Z:-$(( (2+1) << 1 ))} ${Z:-$(( (N+1) * $N ))} "${Z:-$(( 1 > 0 ? 4 : 5 ))}" ${Z:-$(( 1 && 0 ))}',
         # `unsetenv` is no keyword to bash (tree-sitter-bash: csh's `unset`): a function of that name
         'unsetenv() { emit "unsetenv called" "$@"; }\nX=1; unsetenv X; emit "${X-unset}"\nfunction f { unsetenv a b; }; f; emit unsetenv',
         # `10#$x` (tree-sitter-bash: an ERROR before `$x` in arithmetic, a dropped token in an
