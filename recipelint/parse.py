@@ -139,7 +139,11 @@ def parse(src) -> Parsed:
     count = tree.root_node.descendant_count
     if count > MAX_NODES:  # not converted: our tree of it would take gigabytes
         return _not_parsed(src, f"{count:,} syntax nodes, more than the {MAX_NODES:,}")
-    joins = _word_joins(tree.root_node, data) if _JOIN_HINT.search(data) else []
+    joins = []
+    if _JOIN_HINT.search(data):
+        # (on the tree of the text with the repairs that change where words end; the pairs'
+        # bytes are the same in both)
+        joins = _word_joins(_substitution_arithmetic(tree, data)[0].root_node, data)
     if joins:
         # bash removes a backslash-newline before it splits words, so `'{'\<newline>'"a": 1}'`
         # is one word; tree-sitter-bash splits there.  Parse without those pairs, then map every

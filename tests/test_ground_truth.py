@@ -433,6 +433,7 @@ _SNIPPETS = {
         'f() {\n  export A="${A:-$((32 << 30))}"\n  export B="${B:-$((1 << 3))}"\n  emit "$A" "$B"\n}\nf\n'
         'emit $((1 << 2)) "$((1 << 4))" ${Z:-$((1 << 5))} "${Z:-$((1 << 5 << 1))}"; x=$((1)) cat <<E\nbody\nE\nemit end',
         'N=3; emit "${Z:-$(( (1+1) + 5))}" ${Z:-$(( (2+1) << 1 ))} ${Z:-$(( (N+1) * $N ))} "${Z:-$(( 1 > 0 ? 4 : 5 ))}" ${Z:-$(( 1 && 0 ))}',
+        'emit ${U:-$((1 << 3))}\\\ntext ${U:-$((1 + 3))}\\\nt',  # (and a backslash-newline after it: one word)
         # `unsetenv` is no keyword to bash (tree-sitter-bash: csh's `unset`): a function of that name
         'unsetenv() { emit "unsetenv called" "$@"; }\nX=1; unsetenv X; emit "${X-unset}"\nfunction f { unsetenv a b; }; f; emit unsetenv',
         # `10#$x` (tree-sitter-bash: an ERROR before `$x` in arithmetic, a dropped token in an
@@ -1047,11 +1048,13 @@ def test_generated_heredoc_bodies_match_real_bash(src):
 # error there in an unquoted word, each argument of an `emit`: `"$X ${U:-'s'}"`, `a$X\`-newline`b`.
 
 _DQ_PIECES = [p.replace('"', '\\"') if p in ('"q"', '`echo "b  q"`') else p for p in _HD_PIECES if p not in ("(", ")")] + [
-    "$'x'", "${X:-$(echo \"d\")}", "${X%b*}", "${X//b/y}", "${A[1]}", "${!A[@]}", "$((X2 + 1))", "\\t", "'", "~", "~/"]
+    "$'x'", "${X:-$(echo \"d\")}", "${X%b*}", "${X//b/y}", "${A[1]}", "${!A[@]}", "$((X2 + 1))", "\\t", "'", "~", "~/",
+    "${U:-$((1 << 3))}", "${U:-$(( (X2+1) * 2 ))}"]
 _UNQUOTED_PIECES = ["text", '"a  b"', "'s'", "\\$X", "\\\\", '\\"', "$X", "${X}", "${A[@]}", '${U:-"d  e"}', "${U:-'s'}",
                     "${X:+'p'}", "${X#'a'}", "$1", "$#", "$@", '$(echo "c  d")', "$((1 + 2))", "$'x'", "${X%b*}", "x=$X",
                     "${#X}", "${X:1:2}", "${X^^}", '"${A[*]}"', "${S}", "${S:-s  t}", "{a,b}", "=", "%", "@",
-                    "~", "~/", "~:", ":~", "x=~", "~/{a,b}", "${U:-~/d}", "\\~"]
+                    "~", "~/", "~:", ":~", "x=~", "~/{a,b}", "${U:-~/d}", "\\~", "${U:-$((1 << 3))}", "${U:-$(( (X2+1) > 2 ))}",
+                    "==", "=~", "A[$X]=~/q"]
 
 
 @hs.composite
