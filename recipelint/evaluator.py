@@ -3872,10 +3872,13 @@ class Evaluator:
         # `[ ]` is `test`: its arguments as `test` sees them, by POSIX's rules (tree-sitter-bash's
         # trees of it are `[[ ]]`'s: `[ -z "" -a -n x ]` as `-z ("" -a -n x)`, `[ a =~ b ]` a
         # regex match, `[ -q a == b ]` a unary test — and `[ a b c ]` no tree)
+        leaves = [k for k in _test_leaves(kids) if k.start != k.end]  # (`[ x =~ ]`: the grammar's empty regex)
+        if st.recs and len(leaves) == 2 and leaves[0].text in ("-z", "-n"):
+            e = self._emptiness_of(leaves[1], st)  # (`[ -z "$X" ]` while a summary records)
+            if e is not None:
+                return e if leaves[0].text == "-z" else not e
         args = []
-        for k in _test_leaves(kids):
-            if k.start == k.end:  # (`[ x =~ ]`: the grammar's empty regex after `=~`)
-                continue
+        for k in leaves:
             if k.type == "test_operator" or not k.named:
                 args.append((Chunk(k.text, k.loc),))
             else:

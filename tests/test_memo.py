@@ -212,16 +212,17 @@ def test_shift_inside_a_replayed_statement_is_replayed():
     assert [served(r) for r in results] == [[("g",)]] * 3
 
 
-def test_an_emptiness_test_reads_only_whether_the_value_is_empty():
+@pytest.mark.parametrize("test", ['[[ -z "${!v:-}" ]]', '[ -z "${!v:-}" ]'])
+def test_an_emptiness_test_reads_only_whether_the_value_is_empty(test):
     # check_env_vars-style: `-z "${!name:-}"` depends on emptiness alone, so the call replays
     # for every concurrency; a value that becomes empty (or unknown) is evaluated again
     src = """
-        need() { local v; for v in "$@"; do if [[ -z "${!v:-}" ]]; then echo "missing $v"; exit 1; fi; done; }
+        need() { local v; for v in "$@"; do if TEST; then echo "missing $v"; exit 1; fi; done; }
         need MODEL CONC
         [ -n "$CONC" ] && OK=yes
         serve "$OK"
     """
-    parsed = parse(SourceFile("/virtual/m.sh", dedent(src).encode()))
+    parsed = parse(SourceFile("/virtual/m.sh", dedent(src).replace("TEST", test).encode()))
     envs = [{"MODEL": "m", "CONC": c} for c in ("4", "8", "16", "", "32")]
     results = {}
     for summaries in (True, False):
