@@ -374,9 +374,13 @@ class _Parser:
                 raise ArithError("division by 0")
             return Fraction(a) / b
         if op in ("+", "-", "*"):
-            return a + b if op == "+" else a - b if op == "-" else a * b
+            r = a + b if op == "+" else a - b if op == "-" else a * b
+            if not -2**63 <= r < 2**63:
+                raise ArithError("not exact")  # (bash's 64 bits wrap: no truncation to tell)
+            return r
         if op in ("==", "!=", "<", ">", "<=", ">="):
             return int({"==": a == b, "!=": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[op])
         if op == "%" and isinstance(a, int) and isinstance(b, int) and b:
-            return a - int(a / b) * b
+            q = abs(a) // abs(b)  # (truncated toward zero, in integers: `a / b` overflows a float)
+            return a - (q if (a < 0) == (b < 0) else -q) * b
         raise ArithError("not exact")

@@ -90,8 +90,7 @@ class DpAttentionPerRankLimit(Rule):
                 suggested = -(-v // dp)  # at least one request per rank
                 if suggested >= v:
                     continue  # nothing to divide: a cap of 1 (CONC=1) is already the smallest
-                factor = v / conc
-                shown = f"{int(factor)}·CONC/DP" if factor == int(factor) else "CONC/DP-scaled"
+                shown = f"{v // conc}·CONC/DP" if v % conc == 0 else "CONC/DP-scaled"  # (exact: v may be huge)
                 verb = "are" if len(items) > 1 else "is"
                 msg = (f"{names} {verb} {v} for each of the {dp} DP engines at CONC={conc}: vLLM applies it per engine, "
                        f"so every rank gets the whole sweep point's budget; size it per DP rank (≈ {suggested} = {shown})")

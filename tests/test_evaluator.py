@@ -1166,3 +1166,15 @@ def test_read_with_bundled_options_fills_an_array():
     assert emits(src) == bash_emits(src) == [["2"], ["zz", ""]]
     # from an unknown stdin the array is of unknown length
     assert emits('read -ra A < "$F"\nemit "${#A[@]}"\n') == [[None]]
+
+
+def test_a_division_is_inexact_only_where_bash_truncated_it():
+    # RL502's evidence: `$((CONC * 3 / 2))` at CONC=5 is 7, exactly 15/2.  Found by the fuzz
+    # suite: past 64 bits (which bash wraps) the exact value grew without bound, and `%` on it
+    # and RL502's message overflowed a float; a product past 64 bits now tells nothing
+    big = " * ".join(["9223372036854775807"] * 20)
+    src = f'X=$(( CONC * {big} % 7 / 2 )); Y=$(( CONC * 3 / 2 )); Z=$(( CONC * 4 / 2 )); W=$(( -CONC % 3 * 3 / 4 ))'
+    paths, _ = evaluate(src, {"CONC": "5"})
+    assert [(i.text, i.value, str(i.exact)) for i in paths[0].inexact] == [
+        ("$(( CONC * 3 / 2 ))", 7, "15/2"), ("$(( -CONC % 3 * 3 / 4 ))", -1, "-3/2")]
+    assert emits(src + '; emit "$Y" "$W"', {"CONC": "5"}) == bash_emits(src + '; emit "$Y" "$W"', {"CONC": "5"})
