@@ -41,6 +41,20 @@ class JNode:
             return self.value is not None
         return True
 
+    @property
+    def integer(self) -> int | None:
+        """A number's value as an integer (a float's truncated): None for anything else, for
+        infinity and NaN (which ``json.loads`` reads), and past 64 bits (no size an engine
+        reads is)."""
+        v = self.value
+        if self.kind != "number" or isinstance(v, bool) or not isinstance(v, (int, float)):
+            return None
+        if isinstance(v, float):
+            if v != v or v in (float("inf"), float("-inf")):
+                return None
+            v = int(v)
+        return v if -(2**63) <= v < 2**63 else None
+
     def get(self, key: str) -> JNode | None:
         """The value of ``key`` in an object (the last one, as json.loads keeps)."""
         found = None

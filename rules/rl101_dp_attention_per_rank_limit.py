@@ -63,7 +63,7 @@ class DpAttentionPerRankLimit(Rule):
             extra_tokens = 0
             if spec is not None and spec.json is not None and spec.json.kind == "object":
                 n = spec.json.get("num_speculative_tokens")
-                extra_tokens = n.value if n is not None and isinstance(n.value, int) else 0
+                extra_tokens = (n.integer or 0) if n is not None and isinstance(n.value, int) else 0
             by_origin: dict = {}
             for key in ("--max-num-seqs", "--max-cudagraph-capture-size"):
                 f = lc.get(key)
@@ -76,14 +76,14 @@ class DpAttentionPerRankLimit(Rule):
             cc = lc.get("--compilation-config")
             if cc is not None and cc.json is not None and cc.json.kind == "object":
                 sizes = cc.json.get("cudagraph_capture_sizes")
-                if sizes is not None and sizes.kind == "array" and sizes.elements and all(e.kind == "number" for e in sizes.elements):
-                    largest = max(sizes.elements, key=lambda e: e.value)
+                if sizes is not None and sizes.kind == "array" and sizes.elements and all(e.integer is not None for e in sizes.elements):
+                    largest = max(sizes.elements, key=lambda e: e.integer)
                     # a computed list (its entries come from expansions) rather than a literal ladder
                     computed = ctx.source_text(largest.loc).lstrip('"').startswith("$") if largest.loc else False
-                    if largest.value >= conc * (1 + extra_tokens) and (computed or self._from_conc(ctx, largest.loc)):
+                    if largest.integer >= conc * (1 + extra_tokens) and (computed or self._from_conc(ctx, largest.loc)):
                         origin = largest.loc or cc.value_loc
                         by_origin.setdefault((origin.real().source.path, origin.real().start), (origin, []))[1].append(
-                            (cc, int(largest.value)))
+                            (cc, largest.integer))
             for origin, items in by_origin.values():
                 names = " and ".join(f"`{f.name}`" if f.name != "--compilation-config" else "`cudagraph_capture_sizes`" for f, _ in items)
                 v = items[0][1]

@@ -50,13 +50,13 @@ class CpuBytesDoubleDivided(Rule):
             if name != "SimpleCPUOffloadConnector" or extra is None:
                 continue
             node = extra.get("cpu_bytes_to_use")
-            if node is None or node.kind != "number" or extra.get("cpu_bytes_to_use_per_rank") is not None:
+            if node is None or node.integer is None or extra.get("cpu_bytes_to_use_per_rank") is not None:
                 continue
             total = env_int(point, "TOTAL_CPU_DRAM_GB")
             ws = vllm_world_size(lc)
             if not total or not ws or ws <= 1:
                 continue
-            value = int(node.value)
+            value = node.integer
             gpus = env_int(point, "GPU_COUNT") or ws
             for unit in (GB, GIB):
                 if any(_close(value * n, total * unit) for n in {gpus, ws} if n > 1):

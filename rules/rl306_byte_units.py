@@ -70,9 +70,9 @@ class ByteUnits(Rule):
                 if extra is not None:
                     for key in ("cpu_bytes_to_use", "cpu_bytes_to_use_per_rank"):
                         node = extra.get(key)
-                        if node is None or node.kind != "number":
+                        if node is None or node.integer is None:
                             continue
-                        value = int(node.value)
+                        value = node.integer
                         if any(value == s * GIB for s in shares) or any(value * n == total * GIB for n in (gpus, tp) if n > 1):
                             msg = (f"`{key}` is {value} bytes = TOTAL_CPU_DRAM_GB in GiB (×1024³), but the budget is decimal "
                                    f"GB (×10⁹): {OVER:.1f} % over budget")

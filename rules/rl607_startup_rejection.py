@@ -51,19 +51,19 @@ class StartupRejection(Rule):
         sizes_node = cc.json.get("cudagraph_capture_sizes") if cc is not None and cc.json is not None and cc.json.kind == "object" else None
         if sizes_node is None or sizes_node.kind != "array" or not sizes_node.elements:
             return
-        if not all(e.kind == "number" for e in sizes_node.elements):
+        if not all(e.integer is not None for e in sizes_node.elements):
             return
         maxima = []
         mnode = cc.json.get("max_cudagraph_capture_size")
-        if mnode is not None and mnode.kind == "number":
-            maxima.append((int(mnode.value), mnode.loc))
+        if mnode is not None and mnode.integer is not None:
+            maxima.append((mnode.integer, mnode.loc))
         for f in lc.all("--compilation-config.max_cudagraph_capture_size") + lc.all("--max-cudagraph-capture-size"):
             v = flag_int(lc, f.key) if f.subkey is None else (int(f.text) if f.text and f.text.isdigit() else None)
             if v is not None:
                 maxima.append((v, f.value_loc))
         if not maxima:
             return
-        sizes = [int(e.value) for e in sizes_node.elements]
+        sizes = [e.integer for e in sizes_node.elements]
         mbt = flag_int(lc, "--max-num-batched-tokens")
         kept = [s for s in sizes if mbt is None or s <= mbt]
         if not kept:
