@@ -271,6 +271,21 @@ def test_config_naming_a_missing_recipe_is_a_finding(tmp_path):
     assert "RL506" in codes(r) or "RL500" in codes(r)
 
 
+@pytest.mark.parametrize("space", ["{ tp: .inf, conc-list: [4] }", "{ tp: 8, conc-list: [.nan] }",
+                                   "{ tp: 8, ep: 1e999, conc-list: [4] }", "{ tp: 8, conc-start: 1, conc-end: -.inf }"])
+def test_non_finite_numbers_in_a_master_config_are_a_finding(tmp_path, space):
+    # YAML reads `.inf` and `.nan` (and 1e999) as floats: a sweep point of them is no point (it
+    # was an internal error, exit 2, from int() of infinity)
+    master = ("entry-fp8-b200-vllm:\n  image: vllm/vllm-openai:v0.25.1\n  model: org/M\n  model-prefix: entry\n"
+              "  runner: b200\n  precision: fp8\n  framework: vllm\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n"
+              f"    - {{ isl: 1024, osl: 1024, search-space: [{space}] }}\n")
+    root = _repo(tmp_path, master)
+    r = check(root / "benchmarks", root / "configs" / "nvidia-master.yaml")
+    assert r.exit_code in (0, 1) and "internal error" not in r.output, r.output
+    if "inf" in space or "1e999" in space:
+        assert "RL500" in codes(r) and "cannot expand" in r.output
+
+
 def test_missing_config_file_on_the_command_line_is_an_error(tmp_path):
     p = tmp_path / "r.sh"
     p.write_text("vllm serve m\n")
