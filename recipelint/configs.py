@@ -124,7 +124,7 @@ def load(root: Path | None, explicit: list[Path] | None = None, cache_dir: Path 
         for key, entry in data.items():
             try:
                 _expand_entry(cs, f, str(key), entry, data, labels, hardware, root, spec)
-            except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:  # (`tp: .inf`)
+            except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as e:  # (`tp: .inf`, a Decimal of text)
                 line = _line(data, key)
                 cs.problems.append(ConfigProblem(Span(str(f), line, 1, line, 1), f"entry `{key}`: cannot expand ({_why(e)})"))
     for wf in spec.get("dispatch_workflows") or []:

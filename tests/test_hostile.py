@@ -272,17 +272,21 @@ def test_config_naming_a_missing_recipe_is_a_finding(tmp_path):
 
 
 @pytest.mark.parametrize("space", ["{ tp: .inf, conc-list: [4] }", "{ tp: 8, conc-list: [.nan] }",
-                                   "{ tp: 8, ep: 1e999, conc-list: [4] }", "{ tp: 8, conc-start: 1, conc-end: -.inf }"])
-def test_non_finite_numbers_in_a_master_config_are_a_finding(tmp_path, space):
+                                   "{ tp: 8, ep: 1e999, conc-list: [4] }", "{ tp: 8, conc-start: 1, conc-end: -.inf }",
+                                   "{ tp: 8, kv-offloading: dram, conc-list: [4] }"])
+def test_non_finite_and_non_numeric_numbers_in_a_master_config_are_a_finding(tmp_path, space):
     # YAML reads `.inf` and `.nan` (and 1e999) as floats: a sweep point of them is no point (it
     # was an internal error, exit 2, from int() of infinity)
+    scenario = "agentic-coding" if "dram" in space else "fixed-seq-len"  # (with `dram-utilization: abc`: a Decimal)
     master = ("entry-fp8-b200-vllm:\n  image: vllm/vllm-openai:v0.25.1\n  model: org/M\n  model-prefix: entry\n"
-              "  runner: b200\n  precision: fp8\n  framework: vllm\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n"
-              f"    - {{ isl: 1024, osl: 1024, search-space: [{space}] }}\n")
+              f"  runner: b200\n  precision: fp8\n  framework: vllm\n  multinode: false\n  scenarios:\n    {scenario}:\n"
+              f"    - {{ isl: 1024, osl: 1024, dram-utilization: abc, search-space: [{space}] }}\n")
     root = _repo(tmp_path, master)
+    (root / "configs" / "runners.yaml").write_text(
+        "labels:\n  b200: [b200-dgxc_00]\nhardware:\n  b200:\n    available-cpu-dram-mib: 100000\n    gpus-per-node: 8\n")
     r = check(root / "benchmarks", root / "configs" / "nvidia-master.yaml")
     assert r.exit_code in (0, 1) and "internal error" not in r.output, r.output
-    if "inf" in space or "1e999" in space:
+    if "inf" in space or "1e999" in space or "dram" in space:
         assert "RL500" in codes(r) and "cannot expand" in r.output
 
 
