@@ -2,7 +2,8 @@
 inserted bash tokens, unbalanced quotes and heredocs, deep nesting, huge arrays, recursion,
 `source` loops, long values under patterns that backtrack) never make recipelint raise, always give well-formed output, and finish; and
 evaluating them with summaries of calls and statements (recipelint.memo) gives exactly what
-evaluating without them gives.
+evaluating without them gives.  Dispatch workflows of any YAML shape and master configs with
+hostile values give sweep points or findings, never an exception.
 
 CI runs a short, derandomised sample.  The long run (documented in the README):
 
@@ -47,6 +48,8 @@ VOCABULARY = [
     "[[ $X =~ ^(a+)+$ ]]", "${X//*a*a*b/c}", "${X%%+(a|aa)}", "*a*a*a*b)", "printf '%*s' 9", "{1..5000}",
     "declare -n R=R", "local -n X=$1", "unset -n", "-a", "-o", "set -o pipefail", "! a | b |",
     "[ ", " ]", "\\<", "\\(", "[ ! = x ]", " = ", "[[ $A = x* && $B = y ]]", "${X:$o:$n+1}", "${X::}", "for x do",
+    "--compilation-config '{\"cudagraph_capture_sizes\":[1e999, NaN], \"max_cudagraph_capture_size\": -Infinity}'",
+    "'{\"kv_connector\":\"SimpleCPUOffloadConnector\",\"kv_connector_extra_config\":{\"cpu_bytes_to_use\":1e999}}'",
     "2>/dev/null X=1", "[[ -v A[$i] ]]", 'x${n}y)', '*" -S "*)', "|v${A}.${B}", "(", "! if", "! local", "! ((", "${X:+($X)}", "declare -F", '== *" on "*', "== x${o}y", "=~ ^a$ ||", "! $x =~", '"$ "', "${X%% *}", '=~ "a.b"', "=~ ^${p}(x)$",
 ]
 
@@ -163,3 +166,50 @@ def test_any_dispatch_workflow_document_gives_points_or_problems(doc):
             assert p.span.line >= 1 and p.message
         for pts in cs.by_script.values():
             assert all(isinstance(p, SweepPoint) and isinstance(p.env, dict) for p in pts)
+
+
+# -- master configs (recipelint.configs): hostile values in any field, a finding and no exception --
+
+_CONFIG_FIELDS = {
+    "image": "vllm/vllm-openai:v0.33.0", "model": "org/m", "model-prefix": "x", "runner": "b200", "precision": "fp8",
+    "framework": "vllm", "multinode": "false", "isl": "1024", "osl": "1024", "dram-utilization": "0.9", "tp": "8",
+    "ep": "8", "pp": "1", "dp-attn": "true", "conc-list": "[4, 8]", "conc-start": "4", "conc-end": "16",
+    "kv-offloading": "dram", "kv-offload-backend": "{ name: vllm-simple }", "spec-decoding": "mtp", "router": "{ name: r }",
+}
+_CONFIG_VALUES = [".inf", "-.inf", ".nan", "1e999", "abc", "[1, 2]", "{a: 1}", "null", "true", "-1", "0", "''", "[]",
+                  "{}", "99999999999999999999999", "0x10", "1.5", "[.inf]", "[abc]", "{ name: 1 }", "[[1]]", "'8'", "*a",
+                  "&a x", "!!binary aGk=", "!!python/object:os.system x", "\"x: y\"", "[4, .nan, -3]"]
+
+
+@st.composite
+def hostile_master_config(draw):
+    vals = dict(_CONFIG_FIELDS)
+    for k in draw(st.lists(st.sampled_from(sorted(_CONFIG_FIELDS)), min_size=1, max_size=3, unique=True)):
+        vals[k] = draw(st.sampled_from(_CONFIG_VALUES))
+    scenario = draw(st.sampled_from(["agentic-coding", "fixed-seq-len"]))
+    top = "".join(f"  {k}: {vals[k]}\n" for k in ("image", "model", "model-prefix", "runner", "precision", "framework", "multinode"))
+    conc = draw(st.sampled_from(["conc-list", "conc-start"]))
+    item = ", ".join(f"{k}: {vals[k]}" for k in ("tp", "ep", "pp", "dp-attn", conc, "conc-end", "kv-offloading",
+                                                  "kv-offload-backend", "spec-decoding", "router"))
+    return (f"x-fp8-b200-vllm:\n{top}  scenarios:\n    {scenario}:\n    - isl: {vals['isl']}\n      osl: {vals['osl']}\n"
+            f"      dram-utilization: {vals['dram-utilization']}\n      search-space:\n      - {{ {item} }}\n")
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(hostile_master_config())
+def test_hostile_master_configs_give_findings_not_exceptions(master):
+    # found by this kind of input: `tp: .inf`, `ep: 1e999` and `dram-utilization: abc` were
+    # internal errors (exit 2) instead of an RL500 for their entry
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        (root / "configs").mkdir()
+        (root / "configs" / "runners.yaml").write_text(
+            "labels:\n  b200: [b200-dgxc_00]\nhardware:\n  b200:\n    available-cpu-dram-mib: 100000\n    gpus-per-node: 8\n")
+        (root / "configs" / "t-master.yaml").write_text(master)
+        for sub in ("agentic", "fixed_seq_len"):
+            rec = root / "benchmarks" / "single_node" / sub
+            rec.mkdir(parents=True)
+            (rec / "x_fp8_b200_vllm.sh").write_text('#!/usr/bin/env bash\nvllm serve m --tensor-parallel-size "$TP" --max-num-seqs "$CONC"\n')
+        result = lint([root / "benchmarks", root / "configs"], options=Options(jobs=1, cache=False))
+        _well_formed(result, 40)
