@@ -4673,32 +4673,7 @@ def _script_file(ev, word, node, st, stub=True):
     if written is not None:
         src = _virtual_source([written], node.loc)
         return None if isinstance(src, Chunk) else parse(src)
-    found = ev.library.load(word.text, word.shown, ev.script_path, stub=stub)
-    if found is None:
-        rel = _written_suffix(word)
-        if rel is not None:
-            found = ev.library.load(rel, word.shown, ev.script_path, stub=False)
-            if found is not None:
-                st.notes.append((node.loc, f"{word.shown}: taken to be {rel} (found from the script's folder)"))
-    return found
-
-
-def _written_suffix(word) -> str | None:
-    """`source $WS_PATH/env.sh` where ``$WS_PATH`` is empty or unknown here (a launcher sets it
-    in the job's container): the path written after the expansion, without its leading `/` —
-    looked for like a relative path, from the script's folder up.  None for any other word."""
-    loc, chunks = word.loc, word.chunks
-    if loc is None or not chunks or loc.source.data[loc.start : loc.start + 1] not in (b"$", b'"'):
-        return None
-    rest = chunks[1:] if chunks[0].text is None else chunks
-    first = rest[0].loc if rest else None
-    if first is None or first.source is not loc.source or not loc.start < first.start < loc.end \
-            or any(c.text is None or c.loc is None or c.loc.source is not loc.source for c in rest):
-        return None  # (nothing written after the expansion, or a value from elsewhere)
-    text = "".join(c.text for c in rest)
-    if not text.startswith("/") or "/../" in text:
-        return None
-    return text.lstrip("/") or None
+    return ev.library.load(word.text, word.shown, ev.script_path, stub=stub)
 
 
 def _b_eval(ev, argv, node, st, subshell=False, process=None):

@@ -795,31 +795,6 @@ def test_source_follows_a_library_file(tmp_path):
     assert cmds == [["emit", "helper:x"], ["emit", "from-lib"]]
 
 
-def test_source_under_a_launcher_variable_finds_the_file_from_the_script_folder(tmp_path):
-    # InferenceX's multi-node launchers: `source $SGLANG_WS_PATH/env.sh`, the variable set by the
-    # job's container (`-e SGLANG_WS_PATH=...`), empty or unknown here; the file is next to them
-    (tmp_path / "env.sh").write_text("export UCX=mlx5_0\n")
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "deep.sh").write_text("DEEP=1\n")
-    script = tmp_path / "server.sh"
-    script.write_text('source $WS/env.sh\nemit "$UCX"\nsource "${WS2}/sub/deep.sh"\nemit "${DEEP-unset}"\n'
-                      'source "$(pwd)/env.sh"; emit "$UCX"\n'
-                      # near misses: a value from elsewhere, a literal absolute path, `..`, no suffix
-                      'UCX=; P=/env.sh; source $P; source /env.sh; source $WS/../env.sh; source $WS; emit "${UCX:-none}"\n')
-    from recipelint.evaluator import Evaluator
-    from recipelint.parse import parse
-    from recipelint.source import read_source
-
-    cmds = []
-    ev = Evaluator(script, lambda st, c: cmds.append([w.text for w in c.argv]))
-    (path,) = ev.run(parse(read_source(script)), {})
-    assert [c[1:] for c in cmds if c[0] == "emit"] == [["mlx5_0"], ["1"], ["mlx5_0"], ["none"]]
-    notes = [str(n[1]) for n in path.notes]
-    assert sum("taken to be env.sh (found from the script's folder)" in n for n in notes) == 2
-    assert any("taken to be sub/deep.sh" in n for n in notes)
-    assert sum("sourced file not found" in n for n in notes) == 3, notes  # (`source $WS`: no file named)
-
-
 def test_source_of_a_file_the_script_wrote_runs_what_it_wrote(tmp_path):
     # `cat > env.sh <<EOF ... EOF; source env.sh` (the file on disk does not exist, or is older)
     src = ('cat > /tmp/rl-not-there/env.sh <<EOF\nexport TP=$N\nEOF\n'
