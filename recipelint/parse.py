@@ -195,7 +195,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         tree, parsed, more = _backquote_blanks(tree, parsed)
         semis += more
         tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
-        tree, parsed, more = _test_operands(*_lone_dollars(*_test_tildes(*_lone_operators(*_unsetenv(*_substitution_arithmetic(tree, parsed))))), text)
+        tree, parsed, more = _test_operands(*_lone_dollars(*_test_tildes(*_lone_operators(*_unsetenv(*_substitution_arithmetic(*_expansion_operators(tree, parsed)))))), text)
         operands.update(more)
         tree, parsed, more = _substring_offsets(tree, parsed)
         widen |= more
@@ -2109,6 +2109,32 @@ def _unsetenv(tree, data: bytes):
         if n is not None and n.type == "unsetenv":
             at.append(m.end() - 1)
     return _reparse(data, at, b"V") if at else (tree, data)
+
+
+_EXPANSION_OPERATOR = re.compile(rb"\$\{[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])(?:\[[^\]\n]*\])?(?::?[-=+?])")
+
+
+def _expansion_operators(tree, data: bytes):
+    """``"${TARGETS:-AMDGPU;X86}"``: to bash the word after ``:-`` (``=``, ``+``, ``?``) runs to
+    the closing brace, ``;``, ``&``, ``|``, ``<`` and ``>`` being text; tree-sitter-bash ends it
+    there and calls the line a syntax error.  Where the tree has an error over such an
+    expansion, those characters in its word are parsed again as ``_`` (one byte for one: the
+    word reads them from the file).  A word holding quotes, a command substitution or a nested
+    ``${`` is left as it is.  Returns the tree and the text it parsed."""
+    at = []
+    for m in _EXPANSION_OPERATOR.finditer(data):
+        end = data.find(b"}", m.end())
+        nl = data.find(b"\n", m.end())
+        if end < 0 or 0 <= nl < end:
+            continue
+        word = data[m.end() : end]
+        if not re.search(rb"[;&|<>]", word) or re.search(rb"[\"'`\\]|\$[({]", word):
+            continue
+        n = tree.root_node.descendant_for_byte_range(m.start(), end + 1)
+        if n is None or not n.has_error and n.type != "ERROR":
+            continue
+        at += [m.end() + i for i, ch in enumerate(word) if ch in b";&|<>"]
+    return _reparse(data, at, b"_") if at else (tree, data)
 
 
 def _substitution_arithmetic(tree, data: bytes):
