@@ -5709,13 +5709,11 @@ def _tilde_spans(node, mode: int) -> dict | None:
         at = 0  # (in texts: a word's text leaves out the backslash-newlines inside it)
         for k, c in enumerate(parts):
             if at <= m.end() < at + len(c.text):
-                if c.type != "word":
-                    return None
-                value_part, value_at = k, m.end() - at
+                # (a value starting with an expansion, `x=$X:~`, has no `~` at its start; a `:~`
+                # after it still counts)
+                value_part, value_at = k, (m.end() - at if c.type == "word" else None)
                 break
             at += len(c.text)
-        else:
-            return None
         mode = _TILDE_ASSIGN
         # bash expands `=~` inside such an argument's prefix too, keeping the rest as written
         # (`x=~a=~` is `x=~a=` and the home directory): unknown here

@@ -806,6 +806,8 @@ _SNIPPETS = {
         # each `:`, in the subscript too); a regex starting with `~` (the directory as text)
         'HOME=/h/u; i=1; emit A[1]=~/z x[a b]=~/y A[$i]=~/z A["x"]=~/q A[1]+=~/r "A"=~/s A\\[1]=~/t A[1:~]=~/u:~/v A[x:~/y]=a; '
         'declare B[$i]=~/q; emit "${B[1]}"',
+        # ... and where the value starts with an expansion (found by the words generator, seed 1661)
+        'HOME=/h/u; X=abc; emit x=$X:~ x=$X:~/a x=a:~ y=${X}:~ z=$X:$X:~/b; V=$X:~; emit "$V"',
         # ... with backslash-newlines inside the word (which its text leaves out)
         'HOME=/h/u; i=1; X=abc; emit A[1]\\\n=~/y A[$i]\\\n]=~/q x\\\n=~/p ~:${X}\\\ntext ~:$X\\\nt',
         'HOME=/h/u; [[ /h/u/x =~ ~/x ]] && emit a; [[ /h/u =~ ~ ]] && emit b; [[ a~ =~ a~ ]] && emit c; [[ /h/u/x =~ ~/x$ ]] && emit d\n'
@@ -1053,12 +1055,12 @@ def test_generated_heredoc_bodies_match_real_bash(src):
 
 _DQ_PIECES = [p.replace('"', '\\"') if p in ('"q"', '`echo "b  q"`') else p for p in _HD_PIECES if p not in ("(", ")")] + [
     "$'x'", "${X:-$(echo \"d\")}", "${X%b*}", "${X//b/y}", "${A[1]}", "${!A[@]}", "$((X2 + 1))", "\\t", "'", "~", "~/",
-    "${U:-$((1 << 3))}", "${U:-$(( (X2+1) * 2 ))}"]
+    "${U:-$((1 << 3))}", "${U:-$(( (X2+1) * 2 ))}", "${U:-a;b}", "${X:+x|y}"]
 _UNQUOTED_PIECES = ["text", '"a  b"', "'s'", "\\$X", "\\\\", '\\"', "$X", "${X}", "${A[@]}", '${U:-"d  e"}', "${U:-'s'}",
                     "${X:+'p'}", "${X#'a'}", "$1", "$#", "$@", '$(echo "c  d")', "$((1 + 2))", "$'x'", "${X%b*}", "x=$X",
                     "${#X}", "${X:1:2}", "${X^^}", '"${A[*]}"', "${S}", "${S:-s  t}", "{a,b}", "=", "%", "@",
                     "~", "~/", "~:", ":~", "x=~", "~/{a,b}", "${U:-~/d}", "\\~", "${U:-$((1 << 3))}", "${U:-$(( (X2+1) > 2 ))}",
-                    "==", "=~", "A[$X]=~/q"]
+                    "==", "=~", "A[$X]=~/q", "${U:-a;b}", "${X:+x&y}", "${U=p<q}"]
 
 
 @hs.composite
