@@ -2116,8 +2116,8 @@ _EXPANSION_OPERATOR = re.compile(rb"\$\{[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$
 
 def _expansion_operators(tree, data: bytes):
     """``"${TARGETS:-AMDGPU;X86}"``: to bash the word after ``:-`` (``=``, ``+``, ``?``) runs to
-    the closing brace, ``;``, ``&``, ``|``, ``<`` and ``>`` being text; tree-sitter-bash ends it
-    there and calls the line a syntax error.  Where the tree has an error over such an
+    the closing brace, ``;``, ``&``, ``|``, ``<``, ``>`` and parentheses being text;
+    tree-sitter-bash ends it there and calls the line a syntax error.  Where the tree has an error over such an
     expansion, those characters in its word are parsed again as ``_`` (one byte for one: the
     word reads them from the file).  A word holding quotes, a command substitution or a nested
     ``${`` is left as it is.  Returns the tree and the text it parsed."""
@@ -2128,12 +2128,12 @@ def _expansion_operators(tree, data: bytes):
         if end < 0 or 0 <= nl < end:
             continue
         word = data[m.end() : end]
-        if not re.search(rb"[;&|<>]", word) or re.search(rb"[\"'`\\]|\$[({]", word):
+        if not re.search(rb"[;&|<>()]", word) or re.search(rb"[\"'`\\]|\$[({]", word):
             continue
         n = tree.root_node.descendant_for_byte_range(m.start(), end + 1)
         if n is None or not n.has_error and n.type != "ERROR":
             continue
-        at += [m.end() + i for i, ch in enumerate(word) if ch in b";&|<>"]
+        at += [m.end() + i for i, ch in enumerate(word) if ch in b";&|<>()"]
     return _reparse(data, at, b"_") if at else (tree, data)
 
 

@@ -437,7 +437,8 @@ _SNIPPETS = {
         # `;`, `&`, `|`, `<`, `>` in the word of `${X:-word}` are text (tree-sitter-bash: the word ends
         # there, a syntax error; FuzzX's `"${LLVM_TARGETS_TO_BUILD:-AMDGPU;X86}"`)
         'X="${Y:-a;b}"; emit "$X" "${Y:-AMDGPU;X86}" ${Y:-c;d} "${Y:-a&b}" "${Y:-a|b}" "${Y:-a<b}" "${Y+x>y}" "${Y:-a b;c}"\n'
-        'emit "${Y:=e|f}"; emit "$Y"; Z=1; emit "${Z:+p;q}" "${Z:-no;pe}"; emit ${U:-g;h} i; emit j',
+        'emit "${Y:=e|f}"; emit "$Y"; Z=1; emit "${Z:+p;q}" "${Z:-no;pe}"; emit ${U:-g;h} i; emit j; '
+        'emit "${U:-a)b}" ${U:-c)d} "${U:-(e}" "${U:-(a)}"',
         # `unsetenv` is no keyword to bash (tree-sitter-bash: csh's `unset`): a function of that name
         'unsetenv() { emit "unsetenv called" "$@"; }\nX=1; unsetenv X; emit "${X-unset}"\nfunction f { unsetenv a b; }; f; emit unsetenv',
         # `10#$x` (tree-sitter-bash: an ERROR before `$x` in arithmetic, a dropped token in an
