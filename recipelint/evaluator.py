@@ -3340,7 +3340,11 @@ class Evaluator:
         ``$?``, ``$@`` ... there as text (``${W:-$$}``), bash expands them."""
         text = part.text
         found = [m for m in _TEXT_EXPANSION.finditer(text) if m.group(1)] if part.type == "word" and "$" in text else ()
+        dq = quoted is _IN_DQ or quoted is _IN_HEREDOC  # (`"${U:-a\;b}"`: the backslash stays, as in a string)
         if not found:
+            if dq and part.type == "word" and "\\" in text:
+                segs.append(("t", self._lit(_unescape_dq(text), part), True, False))
+                return
             self._segments(part, st, segs, quoted)
             return
         unescape = _unescape_dq if quoted else _unescape_unquoted

@@ -815,6 +815,10 @@ _SNIPPETS = {
         '[[ /h/u/xy =~ ~/x.$ ]] && emit e; [[ /h/u/x =~ ~/(x$|y) ]] && emit f; [[ "~/x" =~ ^~/x$ ]] && emit g; HOME=/h.u; [[ /hxu =~ ~ ]] && emit h',
     ],
     "expansions": [
+        # a backslash in the word of `"${U:-a\;b}"` (and a here-document's) stays unless it escapes `$`,
+        # a backquote, `"`, `\` or a newline, as in a string (it was removed)
+        'cat > rl_hd <<EOF\n${U:-a\\;b} ${U:-c\\$d} ${U:-e\\\\f}\nEOF\nemit "$(cat rl_hd)"\n'
+        'emit "${U:-a\\;b}" "${U:-c\\$d}" "${U:-e\\\\f}" "${U:-g\\"h}" ${U:-i\\;j}',
         # in double quotes the single quotes of `${X:-'d'}` (`-`, `=`, `+`, `?`) are text, not of patterns
         "X=abc; emit \"${U:-'s'}\" \"${X#'a'}\" \"${X/'b'/'q'}\" \"${X:+'p'}\" \"${U='e'}\" \"${X%'c'}\" \"${U2:-'a b'}\" "
         "\"${U3:-a'b'c}\" \"$U\"; Y=${U5:-'f g'}; emit \"$Y\" ${U6:-'h  i'} ${X:+'j'} ${X/'b'/'k'}",
