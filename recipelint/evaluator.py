@@ -3926,8 +3926,9 @@ class Evaluator:
     def _regex_text(self, node: Node, st: State) -> str | None:
         """The regular expression right of ``=~``: its quoted parts match as text (``"a.b"`` is
         no regex), its expansions and the rest are the regex (``^${p}$``); None when unknown."""
-        if node.text[:1] == "~" and self._tilde_plan(node, _TILDE_WORD) is not None:
-            return self._regex_tilde(node, st)
+        plan = self._tilde_plan(node, _TILDE_WORD) if node.text[:1] == "~" else None
+        if plan is not None:
+            return self._regex_tilde(node, plan, st)
         if node.type == "regex":
             if not _QUOTING.search(node.text):
                 return node.text
@@ -3946,11 +3947,10 @@ class Evaluator:
                 out.append(c.text)
         return "".join(out)
 
-    def _regex_tilde(self, node: Node, st: State) -> str | None:
+    def _regex_tilde(self, node: Node, plan: dict, st: State) -> str | None:
         """A regex starting with a tilde-prefix bash expands (``[[ $d =~ ~/x ]]``): the directory
         (as text) then the rest as written; None when the rest holds quotes, escapes or
         expansions (a `$` ending it, or before `)` or `|`, is an anchor)."""
-        plan = self._tilde_plan(node, _TILDE_WORD)
         spans = plan.get(0) if "through" not in plan and "unknown" not in plan else None
         if not spans or spans[0][0] != 0 or node.type == "concatenation" and len(node.children) > 1:
             return None

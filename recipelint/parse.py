@@ -2111,6 +2111,12 @@ def _unsetenv(tree, data: bytes):
     return _reparse(data, at, b"V") if at else (tree, data)
 
 
+def _error_over(tree, a: int, b: int) -> bool:
+    """Whether tree-sitter's tree has an error in the smallest node over bytes ``a``..``b``."""
+    n = tree.root_node.descendant_for_byte_range(a, b)
+    return n is not None and (n.has_error or n.type == "ERROR")
+
+
 _EXPANSION_OPERATOR = re.compile(rb"\$\{[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])(?:\[[^\]\n]*\])?(?::?[-=+?])")
 
 
@@ -2121,6 +2127,8 @@ def _expansion_operators(tree, data: bytes):
     expansion, those characters in its word are parsed again as ``_`` (one byte for one: the
     word reads them from the file).  A word holding quotes, a command substitution or a nested
     ``${`` is left as it is.  Returns the tree and the text it parsed."""
+    if b"${" not in data:
+        return tree, data
     at = []
     for m in _EXPANSION_OPERATOR.finditer(data):
         end = data.find(b"}", m.end())
@@ -2130,8 +2138,7 @@ def _expansion_operators(tree, data: bytes):
         word = data[m.end() : end]
         if not re.search(rb"[;&|<>()]", word) or re.search(rb"[\"'`\\]|\$[({]", word):
             continue
-        n = tree.root_node.descendant_for_byte_range(m.start(), end + 1)
-        if n is None or not n.has_error and n.type != "ERROR":
+        if not _error_over(tree, m.start(), end + 1):
             continue
         at += [m.end() + i for i, ch in enumerate(word) if ch in b";&|<>()"]
     return _reparse(data, at, b"_") if at else (tree, data)
@@ -2170,8 +2177,7 @@ def _substitution_arithmetic(tree, data: bytes):
         inner = data[k + 3 : end - 1]
         if re.search(rb"\$\((?!\()|`|\$\(\(", inner):
             continue  # (a command substitution in it; one arithmetic in another: the next match)
-        n = tree.root_node.descendant_for_byte_range(k, end + 1)
-        if n is None or not n.has_error and n.type != "ERROR":
+        if not _error_over(tree, k, end + 1):
             continue
         at += [k + 3 + i for i, ch in enumerate(inner) if ch in b"()<>|&;"]
     return _reparse(data, at, b"_") if at else (tree, data)
