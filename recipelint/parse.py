@@ -494,6 +494,10 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                 if ctype in ("file_redirect", "heredoc_redirect") and node.type == "redirected_statement" \
                         and c.named_child_count > 1 and (not redirected or redirected[-1] is not node):
                     redirected.append(node)
+        if ntype == "concatenation" and any(a.end < b.start for a, b in zip(kids, kids[1:])):
+            # blanks the grammar leaves between the parts of an expansion's word (after an escaped
+            # quote: `"${X:-\"a b\" c}"`) are the word's text
+            _fill_gaps(kids, fields, src)
         node.children = tuple(kids)
         node.fields = tuple(fields)
         if node.type == "binary_expression" and len(kids) > 2 and kids[1].type == "=~" \
@@ -502,6 +506,17 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
         if node.type == "case_item" and _split_pattern(kids, data) or node.type == "case_statement" and _pattern_errors(kids):
             fixes.add("patterns")
     return root, max_depth, redirected, fixes, links
+
+
+def _fill_gaps(kids: list, fields: list, src) -> None:
+    """Put a word over each gap between the parts ``kids`` of a concatenation."""
+    i = 1
+    while i < len(kids):
+        if kids[i - 1].end < kids[i].start:
+            kids.insert(i, Node("word", kids[i - 1].end, kids[i].start, True, src))
+            fields.insert(i, None)
+            i += 1
+        i += 1
 
 
 #: an unquoted here-document delimiter with an operator glued to it (``<<EOF;``, ``<<EOF>f``,
@@ -2123,25 +2138,59 @@ _EXPANSION_OPERATOR = re.compile(rb"\$\{[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$
 def _expansion_operators(tree, data: bytes):
     """``"${TARGETS:-AMDGPU;X86}"``: to bash the word after ``:-`` (``=``, ``+``, ``?``) runs to
     the closing brace, ``;``, ``&``, ``|``, ``<``, ``>`` and parentheses being text;
-    tree-sitter-bash ends it there and calls the line a syntax error.  Where the tree has an error over such an
-    expansion, those characters in its word are parsed again as ``_`` (one byte for one: the
-    word reads them from the file).  A word holding quotes, a command substitution or a nested
-    ``${`` is left as it is.  Returns the tree and the text it parsed."""
+    tree-sitter-bash ends it there and calls the line a syntax error.  So does a ``{`` before a
+    quote (``"${CFG:-{\"name\": \"$K\"}}"``, a JSON default: to bash a ``{`` there is text, and
+    the first ``}`` ends the expansion).  Where the tree has an error over such an expansion,
+    those characters in its word are parsed again as ``_`` (one byte for one: the word reads
+    them from the file).  A word holding quotes (but for the ``{``'s case), a command
+    substitution or a nested ``${`` is left as it is.  Returns the tree and the text it parsed."""
     if b"${" not in data:
         return tree, data
     at = []
     for m in _EXPANSION_OPERATOR.finditer(data):
-        end = data.find(b"}", m.end())
-        nl = data.find(b"\n", m.end())
-        if end < 0 or 0 <= nl < end:
+        end = _expansion_end(data, m.end())
+        if end is None:
             continue
         word = data[m.end() : end]
-        if not re.search(rb"[;&|<>()]", word) or re.search(rb"[\"'`\\]|\$[({]", word):
+        if re.search(rb"['`]|\$\(", word):
             continue
-        if not _error_over(tree, m.start(), end + 1):
-            continue
-        at += [m.end() + i for i, ch in enumerate(word) if ch in b";&|<>()"]
+        if re.search(rb"[\"\\]|\$\{", word):
+            # (quotes: the first `}` may be quoted, so that the word runs on; the `{`s before it
+            # are the word's all the same)
+            blank = [m.end() + i.start() for i in _BRACE_BEFORE_QUOTE.finditer(word)]
+        else:
+            blank = [m.end() + i for i, ch in enumerate(word) if ch in b";&|<>(){"]
+        if blank and _error_over(tree, m.start(), end + 1):
+            at += blank
     return _reparse(data, at, b"_") if at else (tree, data)
+
+
+#: a ``{`` that tree-sitter-bash cannot take in an expansion's word: before a quote
+_BRACE_BEFORE_QUOTE = re.compile(rb'\{(?=\\?")')
+
+
+def _expansion_end(data: bytes, i: int) -> int | None:
+    """Where the ``}`` closing an expansion whose word starts at ``i`` is: the first one not
+    escaped nor closing a ``${...}`` in the word; None when the line ends first."""
+    depth = 0
+    n = len(data)
+    while i < n:
+        ch = data[i]
+        if ch == 92:  # `\`: the next byte is escaped
+            i += 2
+            continue
+        if ch == 10:
+            return None
+        if ch == 36 and data[i + 1 : i + 2] == b"{":
+            depth += 1
+            i += 2
+            continue
+        if ch == 125:
+            if not depth:
+                return i
+            depth -= 1
+        i += 1
+    return None
 
 
 def _substitution_arithmetic(tree, data: bytes):
@@ -2622,9 +2671,10 @@ def _command_of(node: Node | None) -> Node | None:
         return node
     if node.type == "redirected_statement":
         body = node.field("body")
-        if body is not None and body.type == "command":
-            return body
-    if node.type in ("list", "pipeline") and node.children:
+        if body is not None and body.type in ("command", "negated_command"):
+            return _command_of(body)
+    if node.type in ("list", "pipeline", "negated_command") and node.children:
+        # (`! python3 - <<'PY'`: the `-` the grammar drops is the negated command's)
         return _command_of(node.children[-1])
     return None
 

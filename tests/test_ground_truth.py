@@ -439,6 +439,11 @@ _SNIPPETS = {
         'X="${Y:-a;b}"; emit "$X" "${Y:-AMDGPU;X86}" ${Y:-c;d} "${Y:-a&b}" "${Y:-a|b}" "${Y:-a<b}" "${Y+x>y}" "${Y:-a b;c}"\n'
         'emit "${Y:=e|f}"; emit "$Y"; Z=1; emit "${Z:+p;q}" "${Z:-no;pe}"; emit ${U:-g;h} i; emit j; '
         'emit "${U:-a)b}" ${U:-c)d} "${U:-(e}" "${U:-(a)}"',
+        # ... and so is a `{` before a quote (tree-sitter-bash: an error; a JSON default), the first
+        # `}` ending the word; a negated command's `-` before a here-document (the grammar drops it)
+        'K=kv; X="${Y:-{\\"name\\":\\"$K\\"}}"; emit "$X" "${Y:-{\\"a\\": 1, \\"b\\": \\"${K}\\"}}" ${Y:-{\\"q\\"}} "${Y-x{\\"y}"\n'
+        'Y=s; emit "${Y:-{\\"n\\"}}" "${Y:+{\\"p\\"}}" ${Y:+{\\"q\\"}} "${Y:-{"r"}}" ${U:-{"t"}}\n'
+        'g() { emit "$@" "$(cat)"; true; }\n! g - <<\'E\'\nbody\nE\nemit $?\nif ! g - x <<E\nq\nE\nthen emit no; else emit yes; fi',
         # `unsetenv` is no keyword to bash (tree-sitter-bash: csh's `unset`): a function of that name
         'unsetenv() { emit "unsetenv called" "$@"; }\nX=1; unsetenv X; emit "${X-unset}"\nfunction f { unsetenv a b; }; f; emit unsetenv',
         # `10#$x` (tree-sitter-bash: an ERROR before `$x` in arithmetic, a dropped token in an
@@ -1060,12 +1065,14 @@ def test_generated_heredoc_bodies_match_real_bash(src):
 
 _DQ_PIECES = [p.replace('"', '\\"') if p in ('"q"', '`echo "b  q"`') else p for p in _HD_PIECES if p not in ("(", ")")] + [
     "$'x'", "${X:-$(echo \"d\")}", "${X%b*}", "${X//b/y}", "${A[1]}", "${!A[@]}", "$((X2 + 1))", "\\t", "'", "~", "~/",
-    "${U:-$((1 << 3))}", "${U:-$(( (X2+1) * 2 ))}", "${U:-a;b}", "${X:+x|y}"]
+    "${U:-$((1 << 3))}", "${U:-$(( (X2+1) * 2 ))}", "${U:-a;b}", "${X:+x|y}", '${U:-{\\"k\\": \\"v  w\\"}}',
+    '${X:+-f \\"$X\\" g}']
 _UNQUOTED_PIECES = ["text", '"a  b"', "'s'", "\\$X", "\\\\", '\\"', "$X", "${X}", "${A[@]}", '${U:-"d  e"}', "${U:-'s'}",
                     "${X:+'p'}", "${X#'a'}", "$1", "$#", "$@", '$(echo "c  d")', "$((1 + 2))", "$'x'", "${X%b*}", "x=$X",
                     "${#X}", "${X:1:2}", "${X^^}", '"${A[*]}"', "${S}", "${S:-s  t}", "{a,b}", "=", "%", "@",
                     "~", "~/", "~:", ":~", "x=~", "~/{a,b}", "${U:-~/d}", "\\~", "${U:-$((1 << 3))}", "${U:-$(( (X2+1) > 2 ))}",
-                    "==", "=~", "A[$X]=~/q", "${U:-a;b}", "${X:+x&y}", "${U=p<q}"]
+                    "==", "=~", "A[$X]=~/q", "${U:-a;b}", "${X:+x&y}", "${U=p<q}", '${X:+--f "$X"}', '${U:-\\"a  b\\" c}',
+                    '${U:-{\\"k\\": 1}}', '${S:+-s "$S" t}']
 
 
 @hs.composite

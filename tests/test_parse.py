@@ -98,6 +98,28 @@ def test_dash_before_heredoc_is_recovered_in_lists():
     assert ["emit", "-"] in [c[0] for c in commands]
 
 
+@pytest.mark.parametrize("text", [
+    "! emit - <<'PY'\nprint(1)\nPY\n",
+    # (InferenceX's history: `if ! python3 - <<'PY'` patching ATOM, inside a function)
+    "f() {\n    if ! emit - <<'PY'\nprint(1)\nPY\n    then\n        exit 1\n    fi\n}\nf\n",
+])
+def test_dash_before_heredoc_is_recovered_after_a_negation(text):
+    assert parse(SourceFile("n.sh", text.encode())).problems == []
+    _, commands = evaluate(text)
+    assert ["emit", "-"] in [c[0] for c in commands]
+
+
+def test_a_brace_before_a_quote_in_an_expansions_word_is_text():
+    # a JSON default (InferenceX's history: `"${VLLM_SPEC_CONFIG:-{\"model\": ...}}"`, 18 blobs):
+    # tree-sitter-bash calls the `{` an error; to bash it is text, and the first `}` ends the word
+    text = ('K=kv; A="${X:-{\\"name\\":\\"$K\\"}}"; B="${X:-{\\"n\\":\\"${K}\\", \\"m\\": 3}}"\n'
+            'emit "$A" "$B" ${X:-{\\"q\\"}} "${X:-a{\\"b}"\n')
+    assert parse(SourceFile("b.sh", text.encode())).problems == []
+    _, commands = evaluate(text)
+    assert [c[0] for c in commands if c[0][0] == "emit"] == [
+        ["emit", '{"name":"kv"}', '{"n":"kv", "m": 3}', '{"q"}', 'a{"b']]
+
+
 @pytest.mark.parametrize(
     "data,needle",
     [
