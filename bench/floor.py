@@ -1,0 +1,143 @@
+"""Where a cold whole-tree run's time goes, and the least it could take if later sweep points cost nothing.
+
+    python bench/floor.py --repo /path/to/InferenceX [--runs 3] [--cpus 2] [--shellcheck]
+
+In one process (no cache, no workers), the work of ``recipelint check benchmarks configs
+--no-cache`` is timed by phase (CPU time of this process):
+
+* ``startup``: a whole ``recipelint check`` process over an empty directory (interpreter,
+  imports, settings), measured as a process;
+* ``configs``: reading the master configs and runners into sweep points;
+* ``parse``: reading and parsing every recipe (the sourced libraries are parsed inside ``first``);
+* ``first``: each recipe's first sweep point;
+* ``later``: every later sweep point (points with an environment equal to an earlier one's are
+  taken from it, as a run does);
+* ``rules``: the rules over the results, per file and over the project.
+
+The *floor* is what no sharing of work between sweep points can remove: ``startup + configs``
+(serial, in the parent) plus ``parse + first + rules`` spread perfectly over ``--cpus`` workers —
+as if every later sweep point were free.  ``--shellcheck`` also times ShellCheck over the same
+scripts (one process, as ``bench.py`` does) and prints the budget a ratio target leaves.
+Medians over ``--runs`` rounds.  A development tool: it runs recipelint and ShellCheck, never the
+recipes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _cpu() -> float:
+    return time.process_time()
+
+
+def _startup(rl: str) -> float:
+    with tempfile.TemporaryDirectory(prefix="recipelint-floor-") as empty:
+        t0 = time.perf_counter()
+        subprocess.run([rl, "check", ".", "--no-cache", "-o", "concise"], cwd=empty, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
+        return time.perf_counter() - t0
+
+
+def _phases(repo: Path) -> tuple[dict[str, float], int]:
+    """CPU seconds by phase, and the number of sweep points evaluated."""
+    from recipelint import analysis, cli, configs, lint
+    from recipelint.points import default_points
+    from recipelint.registry import selected
+    from recipelint.rulebase import FileContext, Project
+
+    gc.set_threshold(*cli.GC_THRESHOLDS)
+    out = dict.fromkeys(("configs", "parse", "first", "later", "rules"), 0.0)
+    cwd = os.getcwd()
+    os.chdir(repo)
+    try:
+        t = _cpu()
+        cs = configs.load(configs.find_root(Path("benchmarks")), None, None)
+        out["configs"] = _cpu() - t
+        files = lint.collect([Path("benchmarks")])
+        an = analysis.Analyzer()
+        results = []
+        points = 0
+        for path, display in files:
+            t = _cpu()
+            res, parsed = an.load(path, display)
+            out["parse"] += _cpu() - t
+            results.append(res)
+            if parsed is None:
+                continue
+            pts = cs.points_for(path) or default_points(display, res.source.data.decode("utf-8", "replace"))
+            ev = an.evaluator(path)
+            done: dict = {}
+            for i, pt in enumerate(pts):
+                t = _cpu()
+                key = analysis._env_key(pt.env)
+                pr = analysis._rebound(done[key], pt) if key in done else an.evaluate(parsed, path, pt, ev)
+                done.setdefault(key, pr)
+                res.points.append(pr)
+                out["first" if i == 0 else "later"] += _cpu() - t
+                points += 1
+        t = _cpu()
+        rules = [r() for r in selected(None, [])]
+        project = Project(results, cs, lambda p: an.analyze(p, lint.display_path(p), []))
+        for res in results:
+            for rule in rules:
+                list(rule.check(FileContext(res, project, rule)))
+        for rule in rules:
+            list(rule.check_project(project))
+        out["rules"] = _cpu() - t
+    finally:
+        os.chdir(cwd)
+    return out, points
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repo", type=Path, required=True, help="a checkout with benchmarks/ and configs/")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--cpus", type=int, default=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+    ap.add_argument("--shellcheck", action="store_true", help="time ShellCheck over the same scripts too")
+    ap.add_argument("--ratio", type=float, default=15.0, help="the ShellCheck ratio target (with --shellcheck)")
+    args = ap.parse_args(argv)
+    repo = args.repo.resolve()
+    rl = shutil.which("recipelint", path=str(Path(sys.executable).parent)) or "recipelint"
+    rounds = []
+    for i in range(args.runs):
+        r, points = _phases(repo)
+        r["startup"] = _startup(rl)
+        rounds.append(r)
+        print(f"round {i + 1}/{args.runs} done", file=sys.stderr)
+    med = {k: statistics.median(r[k] for r in rounds) for k in rounds[0]}
+    total = sum(med.values())
+    print(f"tree: {repo.name} ({points:,} sweep points); median of {args.runs} rounds; one process, CPU seconds")
+    for k in ("startup", "configs", "parse", "first", "later", "rules"):
+        print(f"  {k:8s} {med[k]:7.3f}s  {100 * med[k] / total:5.1f}%")
+    print(f"  {'total':8s} {total:7.3f}s")
+    floor = med["startup"] + med["configs"] + (med["parse"] + med["first"] + med["rules"]) / args.cpus
+    print(f"floor on {args.cpus} CPUs with every later sweep point free: {floor:.3f}s wall")
+    if args.shellcheck:
+        sc = shutil.which("shellcheck")
+        if sc is None:
+            raise SystemExit("shellcheck is not installed (Debian/Ubuntu: apt-get install shellcheck)")
+        scripts = sorted(str(p.relative_to(repo)) for p in (repo / "benchmarks").rglob("*.sh"))
+        walls = []
+        for _ in range(args.runs):
+            t0 = time.perf_counter()
+            subprocess.run([sc, "-f", "gcc", *scripts], cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            walls.append(time.perf_counter() - t0)
+        s = statistics.median(walls)
+        print(f"shellcheck {s:.3f}s: a {args.ratio:g}x target leaves {s / args.ratio:.3f}s "
+              f"({'above' if floor > s / args.ratio else 'below'} the floor)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
