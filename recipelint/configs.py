@@ -9,6 +9,8 @@ sweep point so findings can point at it.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -250,8 +252,23 @@ def _why(e: Exception) -> str:
 
 
 _TOP_KEY = re.compile(r"[^\s#'\"{\[&*!|>%@`-][^:#]*:[ \t]*(?:#.*)?")
-_MODEL_PREFIX = re.compile(r"^[ \t]+model-prefix:[ \t]*(['\"]?)([^'\"#\s]+)\1[ \t]*(?:#.*)?$", re.M)
-_NOT_PLAIN = re.compile(r"(?:^|[\s\[{,:])[&*][^\s]|<<|^(?:---|\.\.\.|%)", re.M)
+_MODEL_PREFIX = re.compile(r"[ \t]+model-prefix:[ \t]*(['\"]?)([^'\"#\s]+)\1[ \t]*(?:#.*)?")
+#: what the plain shape excludes: anchors and aliases (`&a`, `*a` at a line's start or after a
+#: blank or flow punctuation), merge keys, directives and document markers (looked for with
+#: plain substring searches first: a regex scan of a 300 KB config costs milliseconds)
+_ANCHOR = re.compile(r"(?:^|[\s\[{,:])[&*][^\s]", re.M)
+
+
+def _not_plain(text: str) -> bool:
+    if "<<" in text or text.startswith(("---", "...", "%")) or "\n---" in text or "\n..." in text or "\n%" in text:
+        return True
+    for ch in "&*":
+        at = text.find(ch)
+        while at >= 0:
+            if _ANCHOR.match(text, at if at == 0 or text[at - 1] == "\n" else at - 1):
+                return True
+            at = text.find(ch, at + 1)
+    return False
 
 
 def sparse(text: str, wanted) -> str | None:
@@ -260,7 +277,7 @@ def sparse(text: str, wanted) -> str | None:
     without a plain ``model-prefix:`` line are kept.  None (parse it all) unless the document has
     the plain shape this relies on: top-level ``key:`` lines over block mappings, no anchors,
     aliases, merge keys, directives or document markers."""
-    if _NOT_PLAIN.search(text):
+    if _not_plain(text):
         return None
     lines = text.split("\n")
     starts = []
@@ -272,14 +289,24 @@ def sparse(text: str, wanted) -> str | None:
         starts.append(i)
     if not starts:
         return None
+    # the model prefixes of each entry, from one scan of the text (by the line they are on)
+    line_at = list(itertools.accumulate((len(ln) + 1 for ln in lines), initial=0))
+    prefixes: dict[int, list[str]] = {}
+    at = text.find("model-prefix:")
+    while at >= 0:
+        line = bisect.bisect_right(line_at, at) - 1
+        m = _MODEL_PREFIX.fullmatch(lines[line])
+        k = bisect.bisect_right(starts, line) - 1
+        if m is not None and k >= 0:  # (not above the first entry, which is blanked)
+            prefixes.setdefault(starts[k], []).append(m.group(2))
+        at = text.find("model-prefix:", line_at[line + 1])
     out = [""] * starts[0]  # comments above the first entry
     for a, b in zip(starts, starts[1:] + [len(lines)]):
-        block = lines[a:b]
-        prefixes = [m.group(2) for m in _MODEL_PREFIX.finditer("\n".join(block))]
-        if not prefixes or any(wanted(p) for p in prefixes):
-            out.extend(block)
+        found = prefixes.get(a)
+        if not found or any(wanted(p) for p in found):
+            out.extend(lines[a:b])
         else:
-            out.extend([""] * len(block))
+            out.extend([""] * (b - a))
     return "\n".join(out)  # blank when no entry is wanted
 
 

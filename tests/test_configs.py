@@ -245,9 +245,13 @@ def test_sparse_gives_up_on_shapes_it_cannot_cut_safely():
         "x: {model-prefix: alpha}\n",  # a flow mapping at the top
         "version: 2\nx:\n  model-prefix: alpha\n",  # a top-level scalar
         "---\nx:\n  model-prefix: alpha\n",  # a document marker
+        "x:\n  model-prefix: alpha\n...\n", "%YAML 1.2\nx:\n  model-prefix: alpha\n",  # an end marker, a directive
+        "x:\n  model-prefix: alpha\n  y: [*a]\n", "&a\nx:\n  model-prefix: alpha\n",  # aliases and anchors anywhere
         "- x\n",  # a sequence
     ):
         assert configs.sparse(doc, lambda p: False) is None, doc
+    # a `*` or `&` that is text is no alias or anchor
+    assert configs.sparse("x:\n  model-prefix: alpha\n  n: 2 * 3\n  m: a&b\n", lambda p: False) == "\n\n\n\n"
 
 
 def test_one_recipe_runs_see_the_same_points_and_findings_as_full_runs(monkeypatch):
