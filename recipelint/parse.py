@@ -495,8 +495,8 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                         and c.named_child_count > 1 and (not redirected or redirected[-1] is not node):
                     redirected.append(node)
         if ntype == "concatenation" and any(a.end < b.start for a, b in zip(kids, kids[1:])):
-            # blanks the grammar leaves between the parts of an expansion's word (after an escaped
-            # quote: `"${X:-\"a b\" c}"`) are the word's text
+            # text the grammar leaves between a concatenation's parts is the word's (the blanks of
+            # `${X:+--limit "$X"}` and `"${X:-\"a b\" c}"`: 223 in InferenceX's history, all blanks)
             _fill_gaps(kids, fields, src)
         node.children = tuple(kids)
         node.fields = tuple(fields)
@@ -2142,8 +2142,9 @@ def _expansion_operators(tree, data: bytes):
     quote (``"${CFG:-{\"name\": \"$K\"}}"``, a JSON default: to bash a ``{`` there is text, and
     the first ``}`` ends the expansion).  Where the tree has an error over such an expansion,
     those characters in its word are parsed again as ``_`` (one byte for one: the word reads
-    them from the file).  A word holding quotes (but for the ``{``'s case), a command
-    substitution or a nested ``${`` is left as it is.  Returns the tree and the text it parsed."""
+    them from the file).  A word holding a single quote, a backquote or a command substitution
+    is left as it is; in one holding double quotes, a backslash or a nested ``${``, only a ``{``
+    before a quote is parsed again.  Returns the tree and the text it parsed."""
     if b"${" not in data:
         return tree, data
     at = []
