@@ -133,9 +133,9 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             subprocess.run([sc, "-f", "gcc", *scripts], cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             walls.append(time.perf_counter() - t0)
-        s = statistics.median(walls)
-        print(f"shellcheck {s:.3f}s: a {args.ratio:g}x target leaves {s / args.ratio:.3f}s "
-              f"({'above' if floor > s / args.ratio else 'below'} the floor)")
+        budget = statistics.median(walls) / args.ratio
+        print(f"shellcheck {budget * args.ratio:.3f}s: a {args.ratio:g}x target leaves {budget:.3f}s, "
+              f"{'less' if budget < floor else 'more'} than the floor")
     return 0
 
 
