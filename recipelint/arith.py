@@ -66,9 +66,18 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
         for kind in ("num", "name", "op"):
             v = m.group(kind)
             if v is not None:
+                if (v == "++" or v == "--") and not (toks and (toks[-1][0] == "name" or toks[-1] == ("op", "]"))) \
+                        and not _NAME_AHEAD.match(text, pos):
+                    # bash: `++`/`--` neither after a variable nor before one are two unary
+                    # operators (`++64`, `1+++2`; `$A+$B+1` with A and B empty)
+                    v = v[0]
+                    pos -= 1
                 toks.append((kind, v))
                 break
     return toks
+
+
+_NAME_AHEAD = re.compile(r"\s*[A-Za-z_]")
 
 
 def _parse_number(tok: str) -> int:

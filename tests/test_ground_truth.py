@@ -461,6 +461,12 @@ _SNIPPETS = {
         'x=$(( (a=1, b=2) + 1 )); emit $x $a $b; (( (c=3, d=4) )); emit $c $d\ny=5; emit $(( (y++, y) )) "((a, b))"',
         # bash has no `**=`
     'x=2; (( x **= 3 )); emit $x $?; let "x **= 2"; emit $x $?',
+        # `++`/`--` neither after nor before a variable are two unary operators (a recipe's
+        # `$(( ($CONC+$ISL+64+63)/64*64 ))` with both empty is `(++64+63)/64*64`: 64, not an error)
+        'emit $(( ($E+$F+64+63)/64*64 )) $((++64)) $((1+++2)) $(( --5 )) $((1 ++ 2)) $((- -5)) $((++(1)))\n'
+        'x=2; emit $((x+++1)) $x $((++x)) $(( ++ x )) $((x--)) $x; a=(4 5); emit $((a[1]++)) ${a[1]}\n'
+        '(( 5++ )); emit $?; emit $((x--1)); emit next',
+
     # a value with leading zeros is octal in arithmetic (`08` is an error), decimal to `[`
         'x=010; emit $(( x + 1 )) $((x)); y=-010; emit $((y)); declare -i z=010; emit $z',
         'x=08; emit $(( x )); emit after',
@@ -896,7 +902,10 @@ _ARITH_LEAF = ["0", "1", "2", "3", "7", "-4", "10", "0x1f", "010", "2#101", "36#
                "9223372036854775807",
                # a variable holding `010` is octal; `10#$d` decimal (tree-sitter-bash: an ERROR before
                # the `$d`); `$((...))` inside arithmetic (tree-sitter-bash: a command substitution)
-               "d", "$d", "10#$d", "8#$c", "$((a + 1))", "$(( $((c)) * 2 ))"]
+               "d", "$d", "10#$d", "8#$c", "$((a + 1))", "$(( $((c)) * 2 ))",
+               # an empty expansion leaves operators side by side (`$e+$e+1` is `++1`: to bash two unary
+               # pluses, where no variable follows or precedes a `++`/`--`)
+               "$e", "$e+$e+1", "$e-$e-2"]
 _ARITH_BIN = ["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!=", "&&", "||"]
 
 
@@ -909,6 +918,9 @@ def _arith_expr(draw, depth=0):
         return f"{draw(_arith_expr(depth + 1))} {draw(hs.sampled_from(_ARITH_BIN))} {draw(_arith_expr(depth + 1))}"
     if k == 6 and draw(hs.booleans()):
         return f"({draw(_arith_expr(depth + 1))}) ** {draw(hs.sampled_from(['0', '1', '2', '3', '63', '64']))}"
+    if k == 6 and draw(hs.booleans()):  # unary operators glued together and to their operand
+        return f"{draw(hs.sampled_from(['--', '++', '+-', '-+', '- -', '+++', '---', '-', '!-']))}" \
+               f"{draw(hs.sampled_from(['5', '0x1f', 'a', 'b', '(c)', '$e', '-a']))}"
     if k == 6:
         return f"{draw(hs.sampled_from(['!', '~', '-', '+']))}({draw(_arith_expr(depth + 1))})"
     if k == 7 and draw(hs.booleans()):  # the comma operator inside parentheses
@@ -923,7 +935,7 @@ def _arith_expr(draw, depth=0):
 @hs.composite
 def _arith_program(draw):
     es = draw(hs.lists(_arith_expr(), min_size=1, max_size=4))
-    lines = ["a=3; b=-2; c=5; d=010"]
+    lines = ["a=3; b=-2; c=5; d=010; e="]
     for e in es:
         form = draw(hs.integers(0, 2))
         if form == 0:
