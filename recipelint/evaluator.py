@@ -3256,6 +3256,18 @@ class Evaluator:
             if st.nounset:
                 raise _Exit(1, node.loc, f"{name}: unbound variable")
             return
+        if is_list and op == ":" and name not in ("@", "*") and operand_nodes:
+            var = st.lookup(name)
+            if var is not None and var.kind == "s":
+                # bash: a scalar's `${S[@]:o:l}` is its substring, `${S:o:l}` — one word, empty
+                # too, but none for an offset out of range (before the start, past the end)
+                sub = _substring(val[0].chunks, text_of(val[0].chunks), self._substring_bounds(operand_nodes, st, node.loc),
+                                 node)
+                if sub is not None:
+                    segs.append(("t", sub, quoted, not quoted and not scalar, None, node.loc))
+                    if quoted:
+                        segs.append(("exists",))
+                return
         if is_list and op == ":":
             if not operand_nodes:  # `${A[@]:}`
                 raise _ExpansionError(node.loc, f"{node.text}: bad substitution")
@@ -3426,21 +3438,11 @@ class Evaluator:
             if txt is None:
                 return unknown(node.text, node.loc)
             try:
-                has_len, off, ln = self._substring_bounds(operand_nodes, st, node.loc)
+                bounds = self._substring_bounds(operand_nodes, st, node.loc)
             except _CmdError:
                 return unknown(node.text, node.loc)
-            if off is None or (has_len and ln is None):
-                return unknown(node.text, node.loc)
-            # bash: an offset before the start or past the end gives nothing; a negative length
-            # counts from the end and must not end before the offset (an expansion error)
-            if off < 0:
-                off += len(txt)
-            if off < 0 or off > len(txt):
-                return EMPTY
-            end = None if ln is None else (off + ln if ln >= 0 else len(txt) + ln)
-            if end is not None and end < off:
-                raise _Exit(1, node.loc, f"{ln}: substring expression < 0")
-            return slice_str(val, off, end)
+            sub = _substring(val, txt, bounds, node)
+            return EMPTY if sub is None else sub
         return unknown(node.text, node.loc)
 
     @staticmethod
@@ -5445,6 +5447,24 @@ def _merge_outputs(outs, loc):
     if t0 is not None and all(text_of(o) == t0 for o in outs[1:]):
         return first
     return None
+
+
+def _substring(val, txt, bounds, node):
+    """``${X:off:len}`` of a value whose text is ``txt``, by ``_substring_bounds``' answer: unknown
+    where the text or a bound is; None (nothing) for an offset before the start or past the end
+    (``${X:...}`` then expands to an empty string; a scalar's ``"${S[@]:...}"`` to no word).  A
+    negative length counts from the end and must not end before the offset (an expansion error)."""
+    has_len, off, ln = bounds
+    if txt is None or off is None or (has_len and ln is None):
+        return unknown(node.text, node.loc)
+    if off < 0:
+        off += len(txt)
+    if off < 0 or off > len(txt):
+        return None
+    end = None if ln is None else (off + ln if ln >= 0 else len(txt) + ln)
+    if end is not None and end < off:
+        raise _Exit(1, node.loc, f"{ln}: substring expression < 0")
+    return slice_str(val, off, end)
 
 
 def _relocate(val, node):

@@ -599,6 +599,11 @@ _SNIPPETS = {
     'A=${y:-a b}; emit "$A"; x="--a 1"; emit ${y:-$x --b 2}; IFS=,; emit ${y:-a,b c}',
     ],
     "arrays": [
+        # a scalar's `${S[@]:o:l}` is its substring (one word, empty too; none for an offset out of
+        # range); an array's is a slice (found by tools/word_diff.py on InferenceX's history)
+        'S=hello; E=; emit "${S[@]:1:3}" "${S[*]:1:3}" "${S[@]:0:0}" "${S[@]: -2}" "${E[@]:0:1}" "${S[@]: -9}" a "${S[@]:5}" b\n'
+        'emit ${S[@]:0:0} x ${S[@]:1} "${S[@]:9}" z "${S[@]:2:-1}"; T=(hello); emit "${T[@]:1:3}" "${T[@]:0:0}" y "${T[@]:0:1}"\n'
+        'W="a b c"; emit ${W[@]:0:3} "${W[@]:0:3}"; declare -A M=([k]=v); emit "${M[@]:0:1}"; emit "${U[@]:0:1}" u',
         # indices in an indexed array literal: an element without one goes one past the previous
         'declare -a a=([3]=c [1]=a); emit ${a[@]} ${!a[@]}; b=([2]=x y [0]=z); emit ${b[@]} ${!b[@]}',
         'a=(p q); a+=([5]=r s); emit ${!a[@]} ${a[@]}; i=1; c=([i+1]=x [$i]=w); emit ${!c[@]} ${c[@]}',
