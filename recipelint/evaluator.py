@@ -3261,8 +3261,7 @@ class Evaluator:
             if var is not None and var.kind == "s":
                 # bash: a scalar's `${S[@]:o:l}` is its substring, `${S:o:l}` — one word, empty
                 # too, but none for an offset out of range (before the start, past the end)
-                sub = _substring(val[0].chunks, text_of(val[0].chunks), self._substring_bounds(operand_nodes, st, node.loc),
-                                 node)
+                sub = self._substring_of(val[0].chunks, operand_nodes, node, st)
                 if sub is not None:
                     segs.append(("t", sub, quoted, not quoted and not scalar, None, node.loc))
                     if quoted:
@@ -3435,15 +3434,21 @@ class Evaluator:
         if op == ":":
             if not operand_nodes:  # `${X:}`
                 raise _ExpansionError(node.loc, f"{node.text}: bad substitution")
-            if txt is None:
-                return unknown(node.text, node.loc)
-            try:
-                bounds = self._substring_bounds(operand_nodes, st, node.loc)
-            except _CmdError:
-                return unknown(node.text, node.loc)
-            sub = _substring(val, txt, bounds, node)
+            sub = self._substring_of(val, operand_nodes, node, st)
             return EMPTY if sub is None else sub
         return unknown(node.text, node.loc)
+
+    def _substring_of(self, val, operand_nodes, node, st):
+        """``${X:off:len}`` of the value ``val`` (``_substring``), its bounds evaluated unless the
+        value is unknown; unknown where a bound cannot be evaluated."""
+        txt = text_of(val)
+        if txt is None:
+            return unknown(node.text, node.loc)
+        try:
+            bounds = self._substring_bounds(operand_nodes, st, node.loc)
+        except _CmdError:
+            return unknown(node.text, node.loc)
+        return _substring(val, txt, bounds, node)
 
     @staticmethod
     def _escaped_slash_operand(node, pat_nodes, rep_nodes, sep):
@@ -5451,11 +5456,11 @@ def _merge_outputs(outs, loc):
 
 def _substring(val, txt, bounds, node):
     """``${X:off:len}`` of a value whose text is ``txt``, by ``_substring_bounds``' answer: unknown
-    where the text or a bound is; None (nothing) for an offset before the start or past the end
+    where a bound is; None (nothing) for an offset before the start or past the end
     (``${X:...}`` then expands to an empty string; a scalar's ``"${S[@]:...}"`` to no word).  A
     negative length counts from the end and must not end before the offset (an expansion error)."""
     has_len, off, ln = bounds
-    if txt is None or off is None or (has_len and ln is None):
+    if off is None or (has_len and ln is None):
         return unknown(node.text, node.loc)
     if off < 0:
         off += len(txt)
