@@ -11,7 +11,7 @@ In one process (no cache, no workers), the work of ``recipelint check benchmarks
 * ``parse``: reading and parsing every recipe (the sourced libraries are parsed inside ``first``);
 * ``first``: each recipe's first sweep point;
 * ``later``: every later sweep point (points with an environment equal to an earlier one's are
-  taken from it, as a run does);
+  taken from it, as a run does, untimed);
 * ``rules``: the rules over the results, per file and over the project.
 
 The *floor* is what no sharing of work between sweep points can remove: ``startup + configs``
@@ -55,36 +55,38 @@ def _phases(repo: Path) -> tuple[dict[str, float], int]:
     from recipelint.registry import selected
     from recipelint.rulebase import FileContext, Project
 
-    gc.set_threshold(*cli.GC_THRESHOLDS)
     out = dict.fromkeys(("configs", "parse", "first", "later", "rules"), 0.0)
+
+    class Timed(analysis.Analyzer):
+        """The analyzer a run uses, its parsing and its evaluations timed (the first of a file
+        apart from the later ones)."""
+
+        def load(self, path, display):
+            t = _cpu()
+            try:
+                return super().load(path, display)
+            finally:
+                out["parse"] += _cpu() - t
+                self.evaluated = 0
+
+        def evaluate(self, parsed, path, point, ev=None):
+            t = _cpu()
+            try:
+                return super().evaluate(parsed, path, point, ev)
+            finally:
+                out["first" if not self.evaluated else "later"] += _cpu() - t
+                self.evaluated += 1
+
+    gc.set_threshold(*cli.GC_THRESHOLDS)
     cwd = os.getcwd()
     os.chdir(repo)
     try:
         t = _cpu()
         cs = configs.load(configs.find_root(Path("benchmarks")), None, None)
         out["configs"] = _cpu() - t
-        files = lint.collect([Path("benchmarks")])
-        an = analysis.Analyzer()
-        results = []
-        points = 0
-        for path, display in files:
-            t = _cpu()
-            res, parsed = an.load(path, display)
-            out["parse"] += _cpu() - t
-            results.append(res)
-            if parsed is None:
-                continue
-            pts = cs.points_for(path) or default_points(display, res.source.data.decode("utf-8", "replace"))
-            ev = an.evaluator(path)
-            done: dict = {}
-            for i, pt in enumerate(pts):
-                t = _cpu()
-                key = analysis._env_key(pt.env)
-                pr = analysis._rebound(done[key], pt) if key in done else an.evaluate(parsed, path, pt, ev)
-                done.setdefault(key, pr)
-                res.points.append(pr)
-                out["first" if i == 0 else "later"] += _cpu() - t
-                points += 1
+        an = Timed()
+        results = [an.analyze(path, display, cs.points_for(path) or (lambda text, d=display: default_points(d, text)))
+                   for path, display in lint.collect([Path("benchmarks")])]
         t = _cpu()
         rules = [r() for r in selected(None, [])]
         project = Project(results, cs, lambda p: an.analyze(p, lint.display_path(p), []))
@@ -96,7 +98,7 @@ def _phases(repo: Path) -> tuple[dict[str, float], int]:
         out["rules"] = _cpu() - t
     finally:
         os.chdir(cwd)
-    return out, points
+    return out, sum(len(res.points) for res in results)
 
 
 def main(argv: list[str] | None = None) -> int:
