@@ -95,9 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     edited = copy / one
     # byte-compile recipelint as an installation would (the runs then only read the .pyc files)
     import recipelint
-    import rules
+    import recipelint.rules
 
-    pkgs = [str(Path(recipelint.__file__).parent), str(Path(rules.__file__).parent)]
+    pkgs = [str(Path(recipelint.__file__).parent), str(Path(recipelint.rules.__file__).parent)]
     subprocess.run([sys.executable, "-m", "compileall", "-q", *pkgs], check=True, stdout=subprocess.DEVNULL)
     # prime the caches the warm runs use
     run(tree, repo, env)

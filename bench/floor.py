@@ -50,10 +50,13 @@ def _startup(rl: str) -> float:
 
 def _phases(repo: Path) -> tuple[dict[str, float], int]:
     """CPU seconds by phase, and the number of sweep points evaluated."""
-    from recipelint import analysis, cli, configs, lint
-    from recipelint.points import default_points
-    from recipelint.registry import selected
-    from recipelint.rulebase import FileContext, Project
+    from recipelint.lint import analysis
+    from recipelint import cli
+    from recipelint.sweep import configs
+    from recipelint.lint import check as lint
+    from recipelint.sweep.points import default_points
+    from recipelint.lint.registry import selected
+    from recipelint.lint.rulebase import FileContext, Project
 
     out = dict.fromkeys(("configs", "parse", "first", "later", "rules"), 0.0)
 

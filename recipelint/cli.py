@@ -11,7 +11,7 @@ from typing import Optional
 
 import typer
 
-from . import __version__
+from recipelint import __version__
 
 app = typer.Typer(
     add_completion=False,
@@ -59,9 +59,9 @@ def render(
     fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
 ):
     """Print the serve launches a recipe would run: the shell-quoted command and each flag with its source line."""
-    from .analysis import Analyzer
-    from .points import default_points, point_from_overrides
-    from .render import render_json, render_text
+    from recipelint.lint.analysis import Analyzer
+    from recipelint.sweep.points import default_points, point_from_overrides
+    from recipelint.report.launches import render_json, render_text
 
     if fmt not in ("text", "json"):
         _fail(f"--format must be text or json, got '{fmt}'")
@@ -121,12 +121,12 @@ def check(
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes for large trees (0: one per CPU, 1: none).", min=0),
 ):
     """Lint recipes: rebuild each serve launch under every sweep point and check it with rules."""
-    from .diff import DiffError
-    from .lint import Options, UsageError, lint
-    from .registry import known_codes
-    from .report import (FORMATS, render_concise, render_full, render_github, render_json, render_json_lines,
+    from recipelint.gitdiff import DiffError
+    from recipelint.lint.check import Options, UsageError, lint
+    from recipelint.lint.registry import known_codes
+    from recipelint.report.findings import (FORMATS, render_concise, render_full, render_github, render_json, render_json_lines,
                          render_sarif, render_statistics, summary)
-    from .settings import SEVERITIES, SettingsError, apply_facts, find, load
+    from recipelint.lint.settings import SEVERITIES, SettingsError, apply_facts, find, load
 
     paths = list(paths or [Path(".")])
     try:
@@ -192,9 +192,9 @@ def sweep(
     fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
 ):
     """List the master-config sweep points that run a recipe, with the launch each one makes."""
-    from . import configs as configs_mod
-    from .analysis import Analyzer, FileResult
-    from .render import render_json, render_text
+    from recipelint.sweep import configs as configs_mod
+    from recipelint.lint.analysis import Analyzer, FileResult
+    from recipelint.report.launches import render_json, render_text
 
     if fmt not in ("text", "json"):
         _fail(f"--format must be text or json, got '{fmt}'")
@@ -247,7 +247,7 @@ def rule_doc(
     show_all: bool = typer.Option(False, "--all", help="Print every rule's documentation."),
 ):
     """Print a rule's documentation."""
-    from .registry import all_rules, by_code
+    from recipelint.lint.registry import all_rules, by_code
 
     if show_all:
         for r in all_rules():

@@ -1,4 +1,4 @@
-from recipelint.rulebase import Rule, env_int, flag_int, int_value, vllm_dp_size
+from recipelint.lint.rulebase import Rule, env_int, flag_int, int_value, vllm_dp_size
 
 
 class DpAttentionPerRankLimit(Rule):

@@ -1,4 +1,4 @@
-from recipelint.rulebase import Rule, env_int, flag_int, sglang_attention_dp
+from recipelint.lint.rulebase import Rule, env_int, flag_int, sglang_attention_dp
 
 
 class SglangRunningRequestsDivided(Rule):

@@ -1,5 +1,5 @@
-from recipelint.catalog import engine_flags, resolves
-from recipelint.rulebase import Rule
+from recipelint.engines.catalog import engine_flags, resolves
+from recipelint.lint.rulebase import Rule
 
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
 

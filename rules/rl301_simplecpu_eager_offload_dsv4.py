@@ -1,4 +1,4 @@
-from recipelint.rulebase import Rule, kv_connector, model_family
+from recipelint.lint.rulebase import Rule, kv_connector, model_family
 
 
 class SimpleCpuEagerOffloadDsv4(Rule):

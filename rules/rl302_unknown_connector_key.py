@@ -1,6 +1,6 @@
-from recipelint import facts
-from recipelint.catalog import version_key
-from recipelint.rulebase import Rule, kv_connector
+from recipelint.engines import facts
+from recipelint.engines.catalog import version_key
+from recipelint.lint.rulebase import Rule, kv_connector
 
 
 def key_ranges(spec: dict, connector_since: str) -> tuple[str, str | None]:

@@ -1,5 +1,5 @@
-from recipelint import facts
-from recipelint.rulebase import Rule, kv_connector
+from recipelint.engines import facts
+from recipelint.lint.rulebase import Rule, kv_connector
 
 _BOOL_WORDS = {"true", "false", "0", "1", "yes", "no", "on", "off"}
 

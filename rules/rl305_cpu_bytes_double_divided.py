@@ -1,4 +1,4 @@
-from recipelint.rulebase import Rule, env_int, kv_connector, vllm_world_size
+from recipelint.lint.rulebase import Rule, env_int, kv_connector, vllm_world_size
 
 GB = 10**9
 GIB = 1024**3

@@ -1,8 +1,8 @@
 import re
 
-from recipelint.jsonpos import decode
-from recipelint.rulebase import Rule, env_int, flag_int, kv_connector
-from recipelint.values import file_key, text_of
+from recipelint.engines.jsonpos import decode
+from recipelint.lint.rulebase import Rule, env_int, flag_int, kv_connector
+from recipelint.evaluate.values import file_key, text_of
 
 GB = 10**9
 GIB = 1024**3

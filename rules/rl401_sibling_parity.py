@@ -3,8 +3,8 @@ import functools
 import re
 from pathlib import Path
 
-from recipelint import facts
-from recipelint.rulebase import Rule, Use
+from recipelint.engines import facts
+from recipelint.lint.rulebase import Rule, Use
 
 
 def _normalise_guard(text: str) -> str:

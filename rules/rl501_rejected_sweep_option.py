@@ -1,6 +1,6 @@
 import re
 
-from recipelint.rulebase import Rule
+from recipelint.lint.rulebase import Rule
 
 
 def mentioned_values(text: str, env: dict) -> str:

@@ -1,4 +1,4 @@
-from recipelint.rulebase import Rule
+from recipelint.lint.rulebase import Rule
 
 PER_RANK_KEYS = ("--max-num-seqs", "--max-running-requests", "--max-cudagraph-capture-size", "--cuda-graph-max-bs",
                  "--max-num-batched-tokens", "--max_batch_size")

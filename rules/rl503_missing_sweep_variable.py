@@ -1,4 +1,4 @@
-from recipelint.rulebase import Rule
+from recipelint.lint.rulebase import Rule
 
 
 class MissingSweepVariable(Rule):

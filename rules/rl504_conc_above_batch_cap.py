@@ -1,7 +1,7 @@
 import re
 
-from recipelint import facts
-from recipelint.rulebase import Rule, env_int, flag_int, model_family, vllm_dp_size
+from recipelint.engines import facts
+from recipelint.lint.rulebase import Rule, env_int, flag_int, model_family, vllm_dp_size
 
 
 class ConcAboveBatchCap(Rule):

@@ -1,6 +1,6 @@
-from recipelint.findings import Finding
-from recipelint.rulebase import Rule
-from recipelint.source import Span
+from recipelint.lint.findings import Finding
+from recipelint.lint.rulebase import Rule
+from recipelint.bash.source import Span
 
 
 class ConfigRecipeMismatch(Rule):
@@ -49,7 +49,7 @@ class ConfigRecipeMismatch(Rule):
         cs = ctx.project.configs
         if not getattr(cs, "found", False) or ctx.config_points() or not ctx.result.launches:
             return
-        from recipelint import facts
+        from recipelint.engines import facts
 
         # only recipes where the launcher looks for them (benchmarks/single_node/<scenario dir>/)
         dirs = {d.strip("/") for d in facts.load("inferencex")["scenario_dirs"].values()}

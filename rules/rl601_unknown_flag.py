@@ -1,5 +1,5 @@
-from recipelint.catalog import engine_flags, expand, versions
-from recipelint.rulebase import Rule
+from recipelint.engines.catalog import engine_flags, expand, versions
+from recipelint.lint.rulebase import Rule
 
 OTHER = {"vllm": "sglang", "sglang": "vllm"}
 

@@ -1,5 +1,5 @@
-from recipelint.catalog import parsers
-from recipelint.rulebase import Rule
+from recipelint.engines.catalog import parsers
+from recipelint.lint.rulebase import Rule
 
 KINDS = {"--tool-call-parser": ("tool_call_parsers", "--tool-parser-plugin", "tool-call"),
          "--reasoning-parser": ("reasoning_parsers", "--reasoning-parser-plugin", "reasoning")}

@@ -1,5 +1,5 @@
-from recipelint import facts
-from recipelint.rulebase import Rule, model_family
+from recipelint.engines import facts
+from recipelint.lint.rulebase import Rule, model_family
 
 
 class ParserModelMismatch(Rule):

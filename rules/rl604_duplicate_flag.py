@@ -1,5 +1,5 @@
-from recipelint.catalog import expand
-from recipelint.rulebase import Rule
+from recipelint.engines.catalog import expand
+from recipelint.lint.rulebase import Rule
 
 
 class DuplicateFlag(Rule):

@@ -1,4 +1,4 @@
-from recipelint.rulebase import Rule
+from recipelint.lint.rulebase import Rule
 
 
 def _broken(text: str) -> bool:

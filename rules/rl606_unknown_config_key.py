@@ -1,5 +1,5 @@
-from recipelint.catalog import json_keys
-from recipelint.rulebase import Rule
+from recipelint.engines.catalog import json_keys
+from recipelint.lint.rulebase import Rule
 
 
 class UnknownConfigKey(Rule):

@@ -1,4 +1,4 @@
-from recipelint.rulebase import Rule, flag_int, kv_connector
+from recipelint.lint.rulebase import Rule, flag_int, kv_connector
 
 
 class StartupRejection(Rule):

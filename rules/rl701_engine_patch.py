@@ -1,7 +1,7 @@
 from pathlib import Path
 
-from recipelint.commands import EngineChange
-from recipelint.rulebase import Rule
+from recipelint.engines.changes import EngineChange
+from recipelint.lint.rulebase import Rule
 
 
 class EnginePatch(Rule):

@@ -1,7 +1,7 @@
 import fnmatch
 
-from recipelint import facts
-from recipelint.rulebase import Rule
+from recipelint.engines import facts
+from recipelint.lint.rulebase import Rule
 
 
 class HfOverridesArchitecture(Rule):

@@ -1,6 +1,6 @@
-from recipelint import facts
-from recipelint.rulebase import Rule
-from recipelint.source import Span
+from recipelint.engines import facts
+from recipelint.lint.rulebase import Rule
+from recipelint.bash.source import Span
 
 
 class NonUpstreamImage(Rule):

@@ -13,11 +13,12 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from recipelint.analysis import Analyzer
-from recipelint.evaluator import Evaluator, Opaque
-from recipelint.parse import parse
-from recipelint.points import SweepPoint
-from recipelint.source import SourceFile
+from recipelint.bash.parse import parse
+from recipelint.bash.source import SourceFile
+from recipelint.evaluate.evaluator import Evaluator
+from recipelint.evaluate.values import Opaque
+from recipelint.lint.analysis import Analyzer
+from recipelint.sweep.points import SweepPoint
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -50,7 +51,8 @@ def evaluate(src: str, env: dict | None = None, path: str = "/virtual/script.sh"
 def dump(obj, _depth: int = 0):
     """A plain, comparable picture of evaluation results (paths, events, words, locations):
     two results dump equal exactly when every text, unknown, location and point agrees."""
-    from recipelint.source import Loc, SourceFile as _SF, VirtualSource
+    from recipelint.bash.source import Loc, VirtualSource
+    from recipelint.bash.source import SourceFile as _SF
 
     if _depth > 12:
         return "..."

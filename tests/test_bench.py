@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from helpers import FIXTURES, ROOT
-from recipelint.lint import Options, lint
+
+from recipelint.lint.check import Options, lint
 
 sys.path.insert(0, str(ROOT / "bench"))
 import floor  # noqa: E402

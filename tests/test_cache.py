@@ -8,9 +8,9 @@ import shutil
 import time
 
 import pytest
+from helpers import FIXTURES
 from typer.testing import CliRunner
 
-from helpers import FIXTURES
 from recipelint.cli import app
 
 runner = CliRunner()
@@ -38,7 +38,7 @@ def test_a_second_identical_run_is_served_from_the_cache(repo, monkeypatch):
     first = _check()
     assert len(list(cache.glob("*.json"))) == 1
     # a hit must not analyse anything: make analysis impossible and run again
-    import recipelint.analysis as analysis
+    import recipelint.lint.analysis as analysis
 
     monkeypatch.setattr(analysis.Analyzer, "analyze", lambda *a, **k: pytest.fail("analysed on a cache hit"))
     assert _check() == first
@@ -100,7 +100,7 @@ def test_nothing_is_cached_outside_a_project(tmp_path, monkeypatch):
 
 
 def test_the_stat_index_trusts_only_files_older_than_their_hashing(tmp_path, monkeypatch):
-    from recipelint import cache as cache_mod
+    from recipelint.cache import results as cache_mod
 
     monkeypatch.setenv("RECIPELINT_CACHE_DIR", str(tmp_path / "c"))
     f = tmp_path / "a.sh"
@@ -129,7 +129,7 @@ def test_the_stat_index_trusts_only_files_older_than_their_hashing(tmp_path, mon
 
 
 def test_rule_facts_are_kept_as_json_in_the_cache_only_when_json_keeps_them(tmp_path):
-    from recipelint import facts
+    from recipelint.engines import facts
 
     text = "a: [1, 2.5, true, null, x]\nb: {c: d}\n"
     facts.cache_in(tmp_path)
@@ -181,9 +181,9 @@ def _tree(parsed) -> list:
     b"f() {\n" * 300 + b"}\n" * 300,
 ])
 def test_a_kept_tree_is_the_tree_parse_gives(text):
-    from recipelint.parse import parse
-    from recipelint.source import SourceFile
-    from recipelint.treecache import decode, encode
+    from recipelint.bash.parse import parse
+    from recipelint.bash.source import SourceFile
+    from recipelint.cache.trees import decode, encode
 
     src = SourceFile("lib.sh", text)
     parsed = parse(src)
@@ -192,9 +192,9 @@ def test_a_kept_tree_is_the_tree_parse_gives(text):
 
 
 def test_sourced_libraries_are_parsed_once_across_runs(tmp_path, monkeypatch):
-    from recipelint import treecache
-    from recipelint.analysis import Analyzer
-    from recipelint.points import SweepPoint
+    from recipelint.cache import trees as treecache
+    from recipelint.lint.analysis import Analyzer
+    from recipelint.sweep.points import SweepPoint
 
     (tmp_path / "lib.sh").write_text("serve() { vllm serve m --max-num-seqs \"$1\"; }\n")
     recipe = tmp_path / "r.sh"
@@ -224,7 +224,7 @@ def test_the_code_fingerprint_covers_the_parser_binaries(tmp_path, monkeypatch):
     # library trees must not outlive it
     from importlib.machinery import ModuleSpec
 
-    from recipelint import cache as cache_mod
+    from recipelint.cache import results as cache_mod
 
     pkg = tmp_path / "tree_sitter_bash"
     pkg.mkdir()

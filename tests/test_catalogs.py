@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
-import json
-
 from helpers import ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -198,7 +197,7 @@ def test_generator_reads_trtllm_click_options(tmp_path):
 
 
 def test_click_catalogs_take_no_abbreviations(monkeypatch):
-    from recipelint import catalog
+    from recipelint.engines import catalog
 
     cats = {"trtllm": {"1.0.0": {"engine": "trtllm", "version": "1.0.0", "abbreviations": False,
                                  "flags": ["--tp_size", "--max_batch_size"]}}}
@@ -215,14 +214,14 @@ def test_click_catalogs_take_no_abbreviations(monkeypatch):
 
 
 def test_release_order_knows_release_candidates():
-    from recipelint.catalog import version_key
+    from recipelint.engines.catalog import version_key
 
     order = ["0.5.12", "0.33.0", "1.3.0rc3", "1.3.0rc14", "1.3.0rc22.post1", "1.3.0", "1.3.0.post1", "1.3.1"]
     assert sorted(reversed(order), key=version_key) == order
 
 
 def test_image_tags_resolve_to_releases():
-    from recipelint.versions import resolve
+    from recipelint.engines.versions import resolve
 
     assert resolve("vllm", "vllm/vllm-openai:v0.25.1").versions == ("0.25.1",)
     assert resolve("sglang", "lmsysorg/sglang:v0.5.16-cu130").versions == ("0.5.16",)

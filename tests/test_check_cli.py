@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+from helpers import FIXTURES
 from typer.testing import CliRunner
 
-from helpers import FIXTURES
 from recipelint.cli import app
 
 runner = CliRunner()

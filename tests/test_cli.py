@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import typer
+from helpers import FIXTURES, ROOT
 from typer.testing import CliRunner
 
-from helpers import FIXTURES, ROOT
 from recipelint.cli import app
 
 runner = CliRunner()

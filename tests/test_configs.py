@@ -5,11 +5,11 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from helpers import FIXTURES
 from typer.testing import CliRunner
 
-from helpers import FIXTURES
-from recipelint import configs
 from recipelint.cli import app
+from recipelint.sweep import configs
 
 RUNNERS = """
 labels:
@@ -194,7 +194,7 @@ def test_sweep_errors(tmp_path):
 
 
 def test_parsed_configs_are_cached_by_content(tmp_path):
-    from recipelint import configs as cfg
+    from recipelint.sweep import configs as cfg
 
     root = FIXTURES / "rules" / "RL5xx"
 
@@ -257,8 +257,8 @@ def test_sparse_gives_up_on_shapes_it_cannot_cut_safely():
 def test_one_recipe_runs_see_the_same_points_and_findings_as_full_runs(monkeypatch):
     # every recipe of the fixture benchmark repositories, checked alone: parsing only the
     # entries that can run it changes nothing
-    from recipelint.lint import Options, lint
-    from recipelint.report import render_concise
+    from recipelint.lint.check import Options, lint
+    from recipelint.report.findings import render_concise
 
     real = configs.sparse
     for repo_dir in (FIXTURES / "rules" / "RL5xx", FIXTURES / "rules" / "RL7xx"):
@@ -315,7 +315,7 @@ def workflow_repo(tmp_path: Path, text: str = WORKFLOW) -> Path:
 
 
 def test_dispatch_workflow_runs_each_recipe_its_script_pattern_matches(tmp_path):
-    from recipelint.values import Opaque
+    from recipelint.evaluate.values import Opaque
 
     root = workflow_repo(tmp_path)
     cs = configs.load(root)
@@ -363,7 +363,7 @@ def test_dispatch_workflow_problems_are_findings_not_crashes(tmp_path):
 
 
 def test_check_evaluates_workflow_recipes_under_their_workflow_point(tmp_path):
-    from recipelint.lint import Options, lint
+    from recipelint.lint.check import Options, lint
 
     root = workflow_repo(tmp_path)
     res = lint([root / "benchmarks"], options=Options(jobs=1, cache=False))

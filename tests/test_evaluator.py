@@ -7,12 +7,13 @@ is run by real bash (with a stub `emit`) to confirm the expectation is bash's be
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
 from textwrap import dedent
 
+import pytest
 from helpers import bash_emits, emits, evaluate, run_bash
-from recipelint.evaluator import Limits, Opaque
+
+from recipelint.evaluate.state import Limits
+from recipelint.evaluate.values import Opaque
 
 CASES = {
     "scalars": (
@@ -726,9 +727,9 @@ def test_paths_without_events_are_joined_inside_functions():
 
 def test_fork_cap_truncates_and_says_so():
     # each branch records an event, so paths cannot be joined: the cap must stop the forking
-    from recipelint.evaluator import Evaluator
-    from recipelint.parse import parse
-    from recipelint.source import SourceFile
+    from recipelint.bash.parse import parse
+    from recipelint.bash.source import SourceFile
+    from recipelint.evaluate.evaluator import Evaluator
 
     src = "\n".join(f"if [ -f /f{i} ]; then V{i}=1; emit {i}; fi" for i in range(10)) + "\n"
     ev = Evaluator(Path("/v.sh"), lambda st, c: object(), Limits(max_paths=8, soft_paths=4))
@@ -741,9 +742,9 @@ def test_fork_cap_truncates_and_says_so():
 def test_and_or_past_the_fork_cap_keeps_the_path():
     # a `[ -f X ] && echo a || echo b` on an unknown file once the cap is reached used to
     # drop the path altogether (and crash a command substitution around it)
-    from recipelint.evaluator import Evaluator
-    from recipelint.parse import parse
-    from recipelint.source import SourceFile
+    from recipelint.bash.parse import parse
+    from recipelint.bash.source import SourceFile
+    from recipelint.evaluate.evaluator import Evaluator
 
     src = "\n".join(f"if [ -f /f{i} ]; then V{i}=1; emit {i}; fi" for i in range(6))
     src += '\nV="$([ -f /x ] && echo yes || echo no)"\nemit end "$V"\n'
@@ -785,9 +786,9 @@ def test_source_follows_a_library_file(tmp_path):
     lib.write_text('helper() { emit "helper:$1"; }\nLIB_VAR=from-lib\n')
     script = tmp_path / "s.sh"
     script.write_text('source "$(dirname "$0")/lib.sh"\nhelper x\nemit "$LIB_VAR"\n')
-    from recipelint.evaluator import Evaluator
-    from recipelint.parse import parse
-    from recipelint.source import read_source
+    from recipelint.bash.parse import parse
+    from recipelint.bash.source import read_source
+    from recipelint.evaluate.evaluator import Evaluator
 
     cmds = []
     ev = Evaluator(script, lambda st, c: cmds.append([w.text for w in c.argv]))
@@ -868,8 +869,8 @@ def test_arithmetic_after_a_space_inside_a_string():
 
 
 def _analyze(tmp_path, text, env=None):
-    from recipelint.analysis import Analyzer
-    from recipelint.points import SweepPoint
+    from recipelint.lint.analysis import Analyzer
+    from recipelint.sweep.points import SweepPoint
 
     f = tmp_path / "r.sh"
     f.write_text(text)
@@ -917,9 +918,9 @@ def test_recursion_on_unknown_values_is_not_followed_to_the_depth_limit(tmp_path
 
 
 def test_after_the_launch_only_statements_naming_a_launch_are_run():
-    from recipelint.evaluator import Evaluator
-    from recipelint.parse import parse
-    from recipelint.source import SourceFile
+    from recipelint.bash.parse import parse
+    from recipelint.bash.source import SourceFile
+    from recipelint.evaluate.evaluator import Evaluator
 
     src = dedent("""
     CLIENT=(python3 bench.py --port 8000)
@@ -973,9 +974,9 @@ def test_a_loop_that_changes_nothing_is_stopped_and_said():
 
 def test_a_second_launch_through_an_array_is_still_found():
     # disaggregated shape: prefill and decode servers started from arrays, one after the other
-    from recipelint.evaluator import Evaluator
-    from recipelint.parse import parse
-    from recipelint.source import SourceFile
+    from recipelint.bash.parse import parse
+    from recipelint.bash.source import SourceFile
+    from recipelint.evaluate.evaluator import Evaluator
 
     src = dedent("""
     PREFILL=(vllm serve m --port 8001)
@@ -1002,9 +1003,9 @@ def test_a_second_launch_through_an_array_is_still_found():
 
 def test_an_endless_counting_loop_next_to_a_huge_array_stays_cheap():
     # found by the fuzz suite (156 s): every iteration compared a 5,000-element array
-    from recipelint.evaluator import Evaluator
-    from recipelint.parse import parse
-    from recipelint.source import SourceFile
+    from recipelint.bash.parse import parse
+    from recipelint.bash.source import SourceFile
+    from recipelint.evaluate.evaluator import Evaluator
 
     src = "A=(" + " ".join(map(str, range(5000))) + ")\nwhile true; do X=$((X+1)); done\nemit end\n"
     ev = Evaluator(Path("/v.sh"), lambda st, c: None)
@@ -1060,8 +1061,8 @@ def test_a_script_running_itself_with_bash_stops_at_the_nesting_limit(tmp_path):
 def test_a_launching_function_running_itself_through_command_substitution_is_cut(tmp_path):
     # it nested Python frames past the interpreter's limit before the call-depth limit (48)
     # ended it: "internal error: input nested too deeply" for the whole run
-    from recipelint.analysis import Analyzer
-    from recipelint.points import SweepPoint
+    from recipelint.lint.analysis import Analyzer
+    from recipelint.sweep.points import SweepPoint
 
     f = tmp_path / "r.sh"
     f.write_text('f1() { A=$(f1 v); vllm serve "m$1"; }\nf1 top\nvllm serve after --port 1\n')
@@ -1073,7 +1074,7 @@ def test_a_launching_function_running_itself_through_command_substitution_is_cut
 
 def test_keyed_array_elements_keep_unknown_values():
     # `[k]=$X` with X set but not known: the element is that unknown (it was empty)
-    from recipelint.values import Opaque
+    from recipelint.evaluate.values import Opaque
 
     _, commands = evaluate('declare -A M=([a]=$X [b]=pre$X)\nrun "${M[a]}" "${M[b]}"\n', {"X": Opaque()})
     (argv, _, cmd) = commands[-1]
@@ -1084,10 +1085,10 @@ def test_paths_that_differ_only_in_engine_changes_are_joined(tmp_path):
     # a marker-gated patch helper (`grep -q marker f || git apply d.diff`) forks on the unknown
     # grep: one branch applies the diff, the other does not.  The branches are joined with the
     # change recorded once, instead of doubling the paths at every call (six calls: 64 paths)
-    from recipelint.analysis import Analyzer
-    from recipelint.commands import EngineChange
-    from recipelint.launches import Launch
-    from recipelint.points import SweepPoint
+    from recipelint.engines.changes import EngineChange
+    from recipelint.engines.launches import Launch
+    from recipelint.lint.analysis import Analyzer
+    from recipelint.sweep.points import SweepPoint
 
     script = tmp_path / "r.sh"
     script.write_text(dedent("""\
@@ -1114,9 +1115,9 @@ def test_caches_keyed_by_node_id_do_not_answer_for_another_node_with_that_id():
     # `eval` text is parsed afresh and its nodes are freed after the evaluation, so a later
     # node can get the id of an earlier one: a cache keyed by id must keep its node and check it
     # (here the reuse is simulated by filing node a's answers under node b's id)
-    from recipelint.evaluator import Evaluator
-    from recipelint.parse import parse
-    from recipelint.source import SourceFile
+    from recipelint.bash.parse import parse
+    from recipelint.bash.source import SourceFile
+    from recipelint.evaluate.evaluator import Evaluator
 
     root = parse(SourceFile("/virtual/c.sh", b"A=1 B=2\nexit 3\n")).root
     a, b = [n for n in root.children if n.named]

@@ -1,7 +1,7 @@
 """Property/fuzz suite: recipes mutated at the token level (deleted, duplicated, swapped and
 inserted bash tokens, unbalanced quotes and heredocs, deep nesting, huge arrays, recursion,
 `source` loops, long values under patterns that backtrack) never make recipelint raise, always give well-formed output, and finish; and
-evaluating them with summaries of calls and statements (recipelint.memo) gives exactly what
+evaluating them with summaries of calls and statements (recipelint.evaluate.summaries) gives exactly what
 evaluating without them gives.  Dispatch workflows of any YAML shape and master configs with
 hostile values give sweep points or findings, never an exception.
 
@@ -19,14 +19,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from helpers import FIXTURES, dump
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from helpers import FIXTURES, dump
-from recipelint.analysis import Analyzer
-from recipelint.evaluator import Limits
-from recipelint.lint import Options, lint
-from recipelint.report import render_json, render_sarif
+from recipelint.evaluate.state import Limits
+from recipelint.lint.analysis import Analyzer
+from recipelint.lint.check import Options, lint
+from recipelint.report.findings import render_json, render_sarif
 
 EXAMPLES = int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "60"))
 RANDOM = bool(os.environ.get("RECIPELINT_FUZZ_RANDOM"))
@@ -122,7 +122,7 @@ def test_mutated_recipes_never_crash(text):
         elapsed = time.perf_counter() - t0
         assert elapsed < MAX_SECONDS, f"{elapsed:.1f}s on a {len(data)}-byte recipe"
         _well_formed(result, data.count(b"\n") + 1)
-        # summaries (recipelint.memo) change nothing: the same paths, events, values and findings
+        # summaries (recipelint.evaluate.summaries) change nothing: the same paths, events, values and findings
         plain = lint([path], analyzer=Analyzer(Limits(summaries=False)), options=Options(use_configs=False, jobs=1))
         # point by point: a dump of every point at once reached gigabytes on recipes that run
         # themselves hundreds of times
@@ -134,7 +134,7 @@ def test_mutated_recipes_never_crash(text):
             [(f.code, f.span, f.message) for f in plain.findings]
 
 
-# -- dispatch workflows (recipelint.configs._load_workflow): any YAML shape, no exception --------
+# -- dispatch workflows (recipelint.sweep.configs._load_workflow): any YAML shape, no exception --------
 
 _SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(
     ["", "x", "${{ inputs.p }}", "a/${{ inputs.p }}_x.sh", "${{ secrets.T }}", "${{ inputs.q }}-${{ inputs.p }}",
@@ -149,8 +149,8 @@ _YAMLISH = st.recursive(_SCALARS, lambda inner: st.one_of(
           suppress_health_check=list(HealthCheck))
 @given(_YAMLISH)
 def test_any_dispatch_workflow_document_gives_points_or_problems(doc):
-    from recipelint import configs
-    from recipelint.points import SweepPoint
+    from recipelint.sweep import configs
+    from recipelint.sweep.points import SweepPoint
 
     with tempfile.TemporaryDirectory() as d:
         root = Path(d)
@@ -168,7 +168,7 @@ def test_any_dispatch_workflow_document_gives_points_or_problems(doc):
             assert all(isinstance(p, SweepPoint) and isinstance(p.env, dict) for p in pts)
 
 
-# -- master configs (recipelint.configs): hostile values in any field, a finding and no exception --
+# -- master configs (recipelint.sweep.configs): hostile values in any field, a finding and no exception --
 
 _CONFIG_FIELDS = {
     "image": "vllm/vllm-openai:v0.33.0", "model": "org/m", "model-prefix": "x", "runner": "b200", "precision": "fp8",

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from helpers import FIXTURES, analyze, run_bash
 
 RENDER = FIXTURES / "render"
@@ -75,13 +74,13 @@ def test_exit_matches_real_bash():
 
 # -- lines tree-sitter-bash runs on past their end (assignments, pipelines), checked against bash -
 
+from helpers import bash_emits, emits, evaluate  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as hs  # noqa: E402
 
-from helpers import bash_emits, emits, evaluate  # noqa: E402
-from recipelint.evaluator import Limits  # noqa: E402
-from recipelint.parse import parse  # noqa: E402
-from recipelint.source import SourceFile  # noqa: E402
+from recipelint.bash.parse import parse  # noqa: E402
+from recipelint.bash.source import SourceFile  # noqa: E402
+from recipelint.evaluate.state import Limits  # noqa: E402
 
 #: the generated tests: RECIPELINT_FUZZ_EXAMPLES programs each (40 by default), the same ones every
 #: run unless RECIPELINT_FUZZ_RANDOM is set
@@ -1155,7 +1154,7 @@ def test_generated_printf_matches_real_bash(src):
 # -- glob patterns, checked against bash -------------------------------------------------------
 # `case`, `[[ == ]]`, `${V#p}` `${V##p}` `${V%p}` `${V%%p}`, `${V/p/r}` `${V//p/r}` `${V/#p/r}`
 # `${V/%p/r}` with plain globs (stars, `?`, classes: matched through atomic groups, see
-# recipelint.patterns) and extended ones, on values with repeats that make backtracking work;
+# recipelint.bash.patterns) and extended ones, on values with repeats that make backtracking work;
 # empty matches (bash replaces them, but at the end of a value only for a pattern starting
 # with `*`).  Not generated: extended globs in `case` arms and `[[ ]]` (tree-sitter-bash reads
 # `*+(ab))` as a syntax error); `!(p)` (bash matches `*!(a)?` against an empty value: recipelint
@@ -1197,8 +1196,10 @@ def test_generated_glob_patterns_match_real_bash(src):
 from pathlib import Path  # noqa: E402
 
 from helpers import RECORDER  # noqa: E402
-from recipelint.evaluator import Evaluator, exported_vars  # noqa: E402
-from recipelint.values import text_of  # noqa: E402
+
+from recipelint.evaluate.builtins import exported_vars  # noqa: E402
+from recipelint.evaluate.evaluator import Evaluator  # noqa: E402
+from recipelint.evaluate.values import text_of  # noqa: E402
 
 _ENV_NAMES = ["E0", "E1", "E2"]
 

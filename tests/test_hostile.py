@@ -7,9 +7,9 @@ import os
 import sys
 
 import pytest
+from helpers import emits
 from typer.testing import CliRunner
 
-from helpers import emits
 from recipelint.cli import app
 
 runner = CliRunner()
@@ -80,8 +80,8 @@ def test_thousands_of_statements_the_parser_repairs(tmp_path):
     # statement: 20,000 `a && b > f` lines took 23 s, `a && b 2>&1 | c` 125 s, `X=${H:-`h`}` 172 s
     import time
 
-    from recipelint.parse import parse
-    from recipelint.source import SourceFile
+    from recipelint.bash.parse import parse
+    from recipelint.bash.source import SourceFile
 
     shapes = [b"a && b > f x", b"a && b 2>&1 | c", b"! { a; }", b"X=$D/$N.log", b"X=${H:-`hostname`}",
               b"[[ $a = b && $c = d ]]", b"2>/dev/null X=1", b"for x do :; done", b"emit $\"x\" ${X:$o:$n+1}",
@@ -171,9 +171,9 @@ def test_a_recipe_sourcing_itself_between_launches_is_cut_at_the_launch_limit(tm
     # the launches (80 s before the limit); each launch parses its JSON config
     import time
 
-    from recipelint.analysis import Analyzer
-    from recipelint.evaluator import Limits
-    from recipelint.points import SweepPoint
+    from recipelint.evaluate.state import Limits
+    from recipelint.lint.analysis import Analyzer
+    from recipelint.sweep.points import SweepPoint
 
     p = tmp_path / "self.sh"
     launch = "vllm serve org/m --kv-transfer-config '{\"kv_connector\":\"SimpleCPUOffloadConnector\",\"kv_role\":\"kv_both\"}' &\n"
@@ -330,8 +330,8 @@ def test_values_that_grow_without_bound_are_cut(tmp_path, name):
     # characters within the step limit); `${X//a/aa}` tried its quadratic match on megabytes
     import time
 
-    from recipelint.analysis import Analyzer
-    from recipelint.points import SweepPoint
+    from recipelint.lint.analysis import Analyzer
+    from recipelint.sweep.points import SweepPoint
 
     p = tmp_path / "grow.sh"
     p.write_text(GROWING[name] + "vllm serve m --max-num-seqs 4\n")
@@ -364,8 +364,8 @@ def test_big_words_in_a_script_that_runs_itself_twice(tmp_path, name):
     # than a few now count as steps, each time it is expanded
     import time
 
-    from recipelint.analysis import Analyzer
-    from recipelint.points import SweepPoint
+    from recipelint.lint.analysis import Analyzer
+    from recipelint.sweep.points import SweepPoint
 
     p = tmp_path / "twice.sh"
     p.write_text(BIG_WORK[name] + '\nbash "$0"\nbash "$0"\nvllm serve m\n')
@@ -378,8 +378,8 @@ def test_big_words_in_a_script_that_runs_itself_twice(tmp_path, name):
 
 def test_a_literal_too_long_to_follow_is_noted_at_every_sweep_point(tmp_path):
     # the expansion of a literal is kept per syntax node; a cut one is not, so each point says so
-    from recipelint.analysis import Analyzer
-    from recipelint.points import SweepPoint
+    from recipelint.lint.analysis import Analyzer
+    from recipelint.sweep.points import SweepPoint
 
     p = tmp_path / "big.sh"
     p.write_text('X="' + "a" * (1 << 20) + "b" + '"\nvllm serve m --max-num-seqs "$CONC"\n')

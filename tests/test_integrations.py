@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import FIXTURES, ROOT
 from typer.testing import CliRunner
 
-from helpers import FIXTURES, ROOT
-from recipelint import facts
 from recipelint.cli import app
+from recipelint.engines import facts
 
 runner = CliRunner()
 SEED = FIXTURES / "seed"
@@ -50,9 +50,9 @@ def test_full_format_in_colour_is_the_plain_one_with_styles(monkeypatch):
     # plain text is written without rich (not imported for it); the colour form goes through rich
     import re
 
-    from recipelint.findings import Finding
-    from recipelint.report import render_full
-    from recipelint.source import Span
+    from recipelint.bash.source import Span
+    from recipelint.lint.findings import Finding
+    from recipelint.report.findings import render_full
 
     monkeypatch.chdir(SEED)
     f = Finding("RL101", "dp-attention-per-rank-limit", "error", "tab\there, \x07bell",
@@ -133,7 +133,7 @@ def test_readme_snippets_are_the_tested_files():
     import tomllib
 
     settings = tomllib.loads(_readme_block("settings-example"))
-    from recipelint.settings import _validate
+    from recipelint.lint.settings import _validate
 
     _validate(settings["tool"]["recipelint"], "README", Path("pyproject.toml"))
     hooks = _readme_block("pre-commit-config")

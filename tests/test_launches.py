@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-
 from helpers import FIXTURES, analyze, dedent
-from recipelint.analysis import Analyzer
-from recipelint.points import SweepPoint
-from recipelint.source import SourceFile
-from recipelint.parse import parse
-from recipelint.jsonpos import JsonError
+
+from recipelint.bash.parse import parse
+from recipelint.bash.source import SourceFile
+from recipelint.engines.jsonpos import JsonError
+from recipelint.lint.analysis import Analyzer
+from recipelint.sweep.points import SweepPoint
 
 SEED = FIXTURES / "seed" / "benchmarks" / "single_node" / "agentic"
 
@@ -78,7 +78,7 @@ def test_flag_forms():
 
 def test_an_inline_unknown_value_stays_unknown():
     # `--served-model-name=$MODEL` with MODEL set but not known: the value is that unknown, not ""
-    from recipelint.values import Opaque
+    from recipelint.evaluate.values import Opaque
 
     src = "X=$MODEL; env A=$MODEL vllm serve m --served-model-name=$MODEL --max-num-seqs=${N}4 --served-model-name x\n"
     (lc,) = launches_of(src, {"MODEL": Opaque(), "N": "1"})

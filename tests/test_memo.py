@@ -1,4 +1,4 @@
-"""Summaries of calls and statements (recipelint.memo): a replay gives exactly what evaluating
+"""Summaries of calls and statements (recipelint.evaluate.summaries): a replay gives exactly what evaluating
 again gives.  Each case runs with summaries on and off and compares every path, event, text
 and location; the cases are built so that a wrong replay would change a value."""
 
@@ -9,14 +9,15 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from helpers import FIXTURES, dedent, dump
-from recipelint.analysis import Analyzer
-from recipelint.evaluator import Evaluator, Limits
-from recipelint.lint import Options, lint
-from recipelint.parse import parse
-from recipelint.source import SourceFile
-from recipelint.values import text_of
+
+from recipelint.bash.parse import parse
+from recipelint.bash.source import SourceFile
+from recipelint.evaluate.evaluator import Evaluator
+from recipelint.evaluate.state import Limits
+from recipelint.evaluate.values import text_of
+from recipelint.lint.analysis import Analyzer
+from recipelint.lint.check import Options, lint
 
 
 def run(src: str, env: dict | None = None, summaries: bool = True):
@@ -258,7 +259,7 @@ def test_engine_changes_of_a_replayed_call_belong_to_the_point_evaluated():
 
 def test_points_with_the_same_environment_share_one_evaluation():
     # the same job on two clusters: equal environments, one evaluation, events bound to each point
-    from recipelint.points import SweepPoint
+    from recipelint.sweep.points import SweepPoint
 
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "recipe.sh"
@@ -433,7 +434,7 @@ def _library_and_recipes(draw):
 def _run_recipes(root: Path, summaries: bool) -> list:
     """The recipes under ``root`` source its library and are evaluated by evaluators sharing it
     (as the recipes of one run are), for several sweep points each."""
-    from recipelint.evaluator import Library
+    from recipelint.evaluate.library import Library
 
     library, limits = Library(), Limits(summaries=summaries, max_paths=16, soft_paths=8)
     out = []
@@ -468,8 +469,8 @@ def test_library_helpers_are_replayed_across_recipes(tmp_path):
     # a helper of the sourced library, called the same way by two recipes, is evaluated for the
     # first and replayed for the second (one Analyzer: one library); a helper reading `$0` is
     # not shared, and both recipes get exactly what evaluating them alone gives
-    from recipelint.launches import Launch
-    from recipelint.points import SweepPoint
+    from recipelint.engines.launches import Launch
+    from recipelint.sweep.points import SweepPoint
 
     (tmp_path / "lib.sh").write_text(dedent("""
         helper() { local out=x i; for i in 1 2 3 4 5 6 7 8 9 10 11 12; do out="$out$i"; done; HELPED="$out-$MODE"; }

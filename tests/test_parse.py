@@ -6,12 +6,12 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from helpers import evaluate
-from recipelint.analysis import Analyzer
-from recipelint.parse import MAX_DEPTH, parse
-from recipelint.points import SweepPoint
-from recipelint.source import InputError, SourceFile, read_source
+
+from recipelint.bash.parse import MAX_DEPTH, parse
+from recipelint.bash.source import InputError, SourceFile, read_source
+from recipelint.lint.analysis import Analyzer
+from recipelint.sweep.points import SweepPoint
 
 
 def test_syntax_error_is_reported_and_the_rest_still_analysed():
@@ -371,7 +371,7 @@ def _shape(parsed) -> list:
 def test_parent_lists_give_the_tree_a_walk_gives(text, monkeypatch):
     # `_regex_operands` and `_relocate_redirects` take the parents `_convert` listed instead of
     # walking the tree: the same tree either way
-    import recipelint.parse as P
+    import recipelint.bash.parse as P
 
     src = SourceFile("x.sh", text.encode())
     listed = _shape(parse(src))
@@ -421,7 +421,7 @@ def test_a_shift_in_arithmetic_is_no_here_document_start():
 def test_a_here_document_line_recipelint_cannot_rebuild_is_reported(monkeypatch):
     # were a `<<` read as a here-document's start that the other repairs then undo, the rest of
     # its line and an operator ending it would hold no statement to go to: reported, never dropped
-    import recipelint.parse as parse_mod
+    import recipelint.bash.parse as parse_mod
 
     def every_start(tree, data):
         for n in parse_mod.tree_sitter.QueryCursor(parse_mod._query("heredoc_starts", "(heredoc_start) @s")).captures(

@@ -7,13 +7,13 @@ import re
 from pathlib import Path
 
 import pytest
-
 from helpers import FIXTURES
-from recipelint.lint import lint
-from recipelint.points import default_points, point_from_overrides
-from recipelint.registry import all_rules
-from recipelint.report import render_concise, render_json
-from recipelint.rulebase import DOC_SECTIONS
+
+from recipelint.lint.check import lint
+from recipelint.lint.registry import all_rules
+from recipelint.lint.rulebase import DOC_SECTIONS
+from recipelint.report.findings import render_concise, render_json
+from recipelint.sweep.points import default_points, point_from_overrides
 
 RULES_DIR = FIXTURES / "rules"
 ANNOT = re.compile(r"#\s*(expect|ok):\s*(RL\d{3})(?:@(\+?\d+))?")
@@ -144,7 +144,7 @@ def test_config_entries_are_reported_for_the_paths_checked(monkeypatch):
 
 
 def test_rule_codes_are_known_without_importing_the_rules():
-    from recipelint.registry import known_codes
+    from recipelint.lint.registry import known_codes
 
     assert known_codes() == [r.code for r in all_rules()]
 
@@ -152,7 +152,7 @@ def test_rule_codes_are_known_without_importing_the_rules():
 def test_suggestions_are_made_for_the_first_words_of_a_file_only(tmp_path):
     # found by the fuzz suite: `--compilation-config{1..5000}` made 5,000 unknown flags at each
     # of six points, and difflib's "did you mean" took 140 s; now cached, and capped per file
-    from recipelint.rulebase import MAX_SUGGESTIONS
+    from recipelint.lint.rulebase import MAX_SUGGESTIONS
 
     p = tmp_path / "many.sh"
     n = MAX_SUGGESTIONS + 6

@@ -13,7 +13,7 @@ PACKAGES = [ROOT / "recipelint", ROOT / "rules"]
 
 #: (module path, dotted call) pairs that are allowed, with the reason
 ALLOWED = {
-    ("recipelint/diff.py", "subprocess.run"): "`--diff-base`: runs `git diff`/`git rev-parse` (fixed argv, no shell)",
+    ("recipelint/gitdiff.py", "subprocess.run"): "`--diff-base`: runs `git diff`/`git rev-parse` (fixed argv, no shell)",
 }
 
 FORBIDDEN_MODULES = {"subprocess", "pty", "pexpect", "sh", "plumbum", "ctypes", "pickle", "marshal", "shelve"}
@@ -26,7 +26,7 @@ FORBIDDEN_CALLS = {
     "subprocess.getoutput", "subprocess.getstatusoutput", "pickle.load", "pickle.loads", "marshal.loads",
 }
 #: modules allowed to import a forbidden module (for the allowlisted calls above)
-ALLOWED_IMPORTS = {("recipelint/diff.py", "subprocess"), ("recipelint/lint.py", "multiprocessing")}
+ALLOWED_IMPORTS = {("recipelint/gitdiff.py", "subprocess"), ("recipelint/lint/check.py", "multiprocessing")}
 
 
 def _dotted(node) -> str | None:
@@ -97,4 +97,4 @@ def test_multiprocessing_forks_only_our_own_workers():
     # lint.py uses multiprocessing (fork) to run recipelint's analysis in workers; nothing else does
     users = [rel for rel, tree in _modules()
              if any(isinstance(n, (ast.Import, ast.ImportFrom)) and "multiprocessing" in ast.dump(n) for n in ast.walk(tree))]
-    assert users == ["recipelint/lint.py"]
+    assert users == ["recipelint/lint/check.py"]

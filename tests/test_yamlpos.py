@@ -1,4 +1,4 @@
-"""recipelint.yamlpos: values exactly as ruamel's safe loader constructs them, with positions."""
+"""recipelint.sweep.yamlpos: values exactly as ruamel's safe loader constructs them, with positions."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from recipelint import yamlpos
+from recipelint.sweep import yamlpos
 
 SCALARS = [
     "8", "08", "010", "0x1F", "0o17", "1_000", "+3", "-4", "0", "3.5", "-0.25", ".inf", "-.Inf", ".nan", "1e3",

@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from recipelint.analysis import Analyzer  # noqa: E402
-from recipelint.points import default_points  # noqa: E402
+from recipelint.lint.analysis import Analyzer  # noqa: E402
+from recipelint.sweep.points import default_points  # noqa: E402
 
 SERVE = re.compile(r"(vllm\s+serve|sglang\s+serve|sglang\.launch_server|trtllm-serve|atom\.entrypoints\.openai_server|vllm\.entrypoints\.openai\.api_server)")
 

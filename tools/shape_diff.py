@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from recipelint.parse import parse  # noqa: E402
-from recipelint.source import SourceFile  # noqa: E402
+from recipelint.bash.parse import parse  # noqa: E402
+from recipelint.bash.source import SourceFile  # noqa: E402
 
 #: commands the two parsers shape differently on purpose (test, declarations, `unset`, `let`)
 SKIP_FIRST = {"unset", "[", "test", "declare", "local", "export", "readonly", "typeset", "let", "eval"}

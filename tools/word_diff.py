@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from helpers import bash_emits  # noqa: E402
-from recipelint.parse import parse  # noqa: E402
-from recipelint.source import InputError, read_source  # noqa: E402
+from recipelint.bash.parse import parse  # noqa: E402
+from recipelint.bash.source import InputError, read_source  # noqa: E402
 from test_ground_truth import _agrees, _evaluated_emits  # noqa: E402
 
 #: fragments holding one of these are left out: commands, and what the harness cannot reproduce

@@ -1,0 +1,485 @@
+"""Serve launches: recognise an engine's serve command in an expanded argv and parse its flags.
+
+The evaluator hands every external command here (:func:`detect`).  Launcher prefixes
+(``mpirun``, ``numactl``, ``env``, ``timeout``...) are stripped using data from
+``rules/data/engines.yaml``; what remains is matched against each engine's entry points.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from recipelint.bash.source import Loc
+from recipelint.engines import facts
+from recipelint.engines.jsonpos import JNode, JsonError, decode
+from recipelint.evaluate.values import Word, text_of
+
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_NEGATIVE = re.compile(r"-\d+(\.\d+)?")
+
+
+@dataclass(slots=True)
+class Flag:
+    name: str  # as written: --max_num_seqs, --compilation-config.mode, -tp
+    key: str  # normalised: --max-num-seqs, --compilation-config.mode
+    base: str  # for a dotted flag, the flag it extends (--compilation-config); else key
+    subkey: str | None
+    word: Word  # the flag word as it stands in argv
+    value: Word | None  # None for a flag without a value
+    index: int
+    inline: bool = False  # written --f=v
+    json: JNode | None = None
+    json_error: JsonError | None = None
+
+    @property
+    def text(self) -> str | None:
+        if self.value is None:
+            return None
+        t = self.value.text
+        if t is None:
+            return None
+        return t
+
+    @property
+    def loc(self) -> Loc | None:
+        return self.word.value_loc
+
+    @property
+    def value_loc(self) -> Loc | None:
+        if self.value is None:
+            return self.loc
+        return self.value.value_loc
+
+    def to_dict(self) -> dict:
+        d = {
+            "flag": self.name,
+            "key": self.key,
+            "value": None if self.value is None else self.value.shown,
+            "known": self.value is None or self.value.known,
+            "line": _line(self.loc),
+            "value_line": _line(self.value_loc),
+            "written_line": _line(self.word.loc),
+        }
+        vp = _path(self.value_loc)
+        if vp is not None and vp != _path(self.word.loc):
+            d["value_path"] = vp
+        if self.json is not None:
+            d["json"] = self.json.to_python()
+        if self.json_error is not None:
+            d["json_error"] = self.json_error.message
+        return d
+
+
+def _line(loc):
+    return loc.real().span.line if loc is not None else None
+
+
+def _path(loc):
+    return loc.real().span.path if loc is not None else None
+
+
+@dataclass(slots=True)
+class Launch:
+    engine: str
+    entry: str
+    argv: tuple[Word, ...]
+    start: int  # index in argv where the engine command starts (after launchers)
+    launcher: tuple[str, ...]
+    positionals: list[Word]
+    flags: list[Flag]
+    env: dict  # name -> Str: exported variables and the command's prefix assignments
+    prefix_env: dict
+    loc: Loc  # the command that ran it
+    complete: bool  # False when an unknown splice may hide arguments
+    cond: tuple = ()
+    point: object = None  # the sweep point it was evaluated under (set by the driver)
+    path_index: int = 0
+    files: dict = field(default_factory=dict)  # files the script wrote before the launch: path -> Str
+
+    # -- queries ---------------------------------------------------------------------------
+    def all(self, key: str) -> list[Flag]:
+        """Every occurrence of a flag (normalised key, or the base of dotted forms)."""
+        return [f for f in self.flags if f.key == key or f.base == key]
+
+    def get(self, key: str) -> Flag | None:
+        """The occurrence that wins (the last one)."""
+        found = [f for f in self.flags if f.key == key]
+        return found[-1] if found else None
+
+    def has(self, key: str) -> bool:
+        return any(f.key == key or f.base == key for f in self.flags)
+
+    def value(self, key: str) -> str | None:
+        f = self.get(key)
+        return f.text if f is not None else None
+
+    @property
+    def model(self) -> Word | None:
+        if self.positionals:
+            return self.positionals[0]
+        for k in ("--model", "--model-path", "--model-name"):
+            f = self.get(k)
+            if f is not None and f.value is not None:
+                return f.value
+        return None
+
+    def command_line(self) -> str:
+        return " ".join(w.quoted() for w in self.argv)
+
+    def to_dict(self) -> dict:
+        return {
+            "engine": self.engine,
+            "entry": self.entry,
+            "line": _line(self.loc),
+            "command": self.command_line(),
+            "argv": [{"word": w.shown, "known": w.known, "line": _line(w.value_loc), "written_line": _line(w.loc)} for w in self.argv],
+            "launcher": list(self.launcher),
+            "model": self.model.shown if self.model is not None else None,
+            "flags": [f.to_dict() for f in self.flags],
+            "env": {k: _shown(v) for k, v in sorted(self.env.items())},
+            "complete": self.complete,
+            "conditions": [d.describe() for d in self.cond],
+        }
+
+
+def _shown(v):
+    from recipelint.evaluate.values import display
+
+    return display(v)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Entry:
+    engine: str
+    argv: tuple[str, ...]
+    positionals: int
+
+
+@dataclass(slots=True)
+class _Catalog:
+    entries: list[_Entry] = field(default_factory=list)
+    json_flags: dict = field(default_factory=dict)
+    aliases: dict = field(default_factory=dict)
+    launchers: dict = field(default_factory=dict)
+    python_value_options: frozenset = frozenset()
+    underscores: frozenset = frozenset()  # engines whose flags may be spelt with `_` for `-`
+    starts: frozenset = frozenset()  # first words of the entry points
+
+
+_CAT: _Catalog | None = None
+
+
+def catalog() -> _Catalog:
+    global _CAT
+    if _CAT is None:
+        data = facts.load("engines")
+        cat = _Catalog()
+        for eng, spec in data["engines"].items():
+            for e in spec["entries"]:
+                cat.entries.append(_Entry(eng, tuple(e["argv"]), int(e.get("positionals", 0))))
+            cat.json_flags[eng] = frozenset(spec.get("json_flags", []))
+            if spec.get("underscores_as_dashes"):
+                cat.underscores |= {eng}
+        cat.entries.sort(key=lambda e: -len(e.argv))
+        cat.starts = frozenset(e.argv[0] for e in cat.entries)
+        cat.launchers = data["launchers"]
+        cat.aliases = {eng: dict(m or {}) for eng, m in (data.get("aliases") or {}).items()}
+        cat.python_value_options = frozenset(data.get("python_value_options", []))
+        _CAT = cat
+    return _CAT
+
+
+_PY = re.compile(r"^python(\d+(\.\d+)?)?$")
+
+
+def launch_words() -> dict:
+    """Commands that may start a launch, for the evaluator's branch pruning: name -> the argv
+    prefixes that make it one (None: any use): ``vllm`` only with ``serve`` (not ``vllm bench``),
+    ``python`` only with ``-m <entry module>``."""
+    cat = catalog()
+    out: dict = {name: None for name in cat.launchers}
+    for e in cat.entries:
+        prefix = tuple(e.argv[1:3]) if e.argv[0] == "python" else tuple(e.argv[1:2])
+        if out.get(e.argv[0], []) is None:
+            continue
+        if not prefix:  # `trtllm-serve MODEL`: any use
+            out[e.argv[0]] = None
+        else:
+            out.setdefault(e.argv[0], []).append(prefix)
+    return out
+
+
+def strip_launchers(argv: list[Word], env: dict | None = None) -> tuple[int, list[str]] | None:
+    """Index of the command a launcher prefix runs (``setsid nohup timeout 60 CMD``), with the
+    launchers' names; ``env NAME=VALUE`` assignments go into ``env``.  None when unknown."""
+    cat = catalog()
+    first = argv[0].text if argv else None
+    if first is not None and os.path.basename(first) not in cat.launchers:
+        return 0, []  # no launcher in front (most commands: the other words are not looked at)
+    texts = [w.text for w in argv]
+    env = env if env is not None else {}
+    i = 0
+    launcher: list[str] = []
+    for _ in range(8):
+        if i < len(texts) and texts[i] is None and any(c.multi for c in argv[i].chunks):
+            # an unknown splice in front (`"${PREFIX[@]}" vllm serve`): a launcher prefix we could not compute
+            launcher.append(argv[i].shown)
+            i += 1
+            continue
+        if i >= len(texts) or texts[i] is None:
+            return None
+        name = os.path.basename(texts[i])
+        spec = cat.launchers.get(name)
+        if spec is None:
+            break
+        launcher.append(name)
+        i = _skip_launcher(spec or {}, texts, i + 1, argv, env)
+        if i is None:
+            return None
+    if i >= len(texts) or texts[i] is None:
+        return None
+    return i, launcher
+
+
+def detect(argv: list[Word], prefix_env: dict, exported, loc: Loc) -> Launch | None:
+    """The launch ``argv`` makes, or None.  ``exported``: the exported environment, or a function
+    that computes it (called only for a command that may be a launch)."""
+    cat = catalog()
+    first = argv[0].text if argv else None
+    if first is not None and os.path.basename(first) not in cat.launchers and not _could_start(first, cat):
+        return None  # neither a launcher nor an entry point in front: the other words do not matter
+    texts = [w.text for w in argv]
+    if not any(t is None or _could_start(t, cat) for t in texts):
+        return None
+    assigned: dict = {}  # `env NAME=VALUE` launcher assignments
+    stripped = strip_launchers(argv, assigned)
+    if stripped is None:
+        return None
+    i, launcher = stripped
+    for entry in cat.entries:
+        j = _match_entry(entry, texts, i, cat)
+        if j is None:
+            continue
+        env = dict(exported() if callable(exported) else exported)
+        env.update(prefix_env)
+        env.update(assigned)
+        return _build(entry, argv, i, j, tuple(launcher), env, prefix_env, loc, cat)
+    return None
+
+
+def _could_start(text: str, cat) -> bool:
+    """Whether a word could be the first word of a serve entry point (`vllm`, `python3`, ...)."""
+    base = text.rsplit("/", 1)[-1]
+    return base in cat.starts or bool(_PY.match(base))
+
+
+def _skip_launcher(spec, texts, i, argv, env):
+    values = set(spec.get("value_options", []))
+    values2 = set(spec.get("value2_options", []))
+    operands = int(spec.get("operands", 0))
+    operands_unless = set(spec.get("operands_unless", []))
+    saw_unless = False
+    n = len(texts)
+    while i < n:
+        t = texts[i]
+        if t is None:
+            # `env A=$UNKNOWN cmd`: an assignment whose value is not known; any other unknown word
+            # ends the options (an operand — `timeout "$T" cmd` — or the command)
+            head = _known_prefix(argv[i])
+            if not (spec.get("leading_assignments") and _ASSIGN.match(head)):
+                break
+            t = head
+        if t == "--":
+            i += 1
+            break
+        if spec.get("leading_assignments") and _ASSIGN.match(t):
+            k, _, _ = t.partition("=")
+            from recipelint.evaluate.values import slice_str
+
+            env[k] = slice_str(argv[i].chunks, len(k) + 1)
+            i += 1
+            continue
+        if t.startswith("-") and len(t) > 1:
+            base = t.split("=", 1)[0]
+            if base in operands_unless:
+                saw_unless = True
+            if base in values2 and "=" not in t:
+                i += 3
+            elif base in values and "=" not in t and not (len(base) == 2 and len(t) > 2 and not t.startswith("--")):
+                i += 2
+            else:
+                i += 1
+            continue
+        break
+    if operands and not saw_unless:
+        i += operands
+    return i
+
+
+def _match_entry(entry: _Entry, texts, i, cat) -> int | None:
+    j = i
+    for k, want in enumerate(entry.argv):
+        if j >= len(texts) or texts[j] is None:
+            return None
+        got = texts[j]
+        if k == 0:
+            base = os.path.basename(got)
+            if want == "python":
+                if not _PY.match(base):
+                    return None
+                j += 1
+                # interpreter options before -m
+                while j < len(texts) and texts[j] is not None and texts[j].startswith("-") and texts[j] != "-m":
+                    if texts[j] in cat.python_value_options:
+                        j += 1
+                    j += 1
+                continue
+            if base != want:
+                return None
+            j += 1
+            continue
+        if got != want:
+            return None
+        j += 1
+    return j
+
+
+def _build(entry, argv, i, j, launcher, env, prefix_env, loc, cat) -> Launch:
+    words = argv[j:]
+    positionals: list[Word] = []
+    flags: list[Flag] = []
+    json_flags = cat.json_flags.get(entry.engine, frozenset())
+    complete = not any(c.multi for w in argv for c in w.chunks)
+    k = 0
+    n = len(words)
+    want_pos = entry.positionals
+    while k < n:
+        w = words[k]
+        t = w.text
+        if t is None:
+            head = _known_prefix(w)
+            if head.startswith("--") and "=" in head:
+                # `--model-path=$MODEL` with an unknown value: the flag is still known
+                name = head.split("=", 1)[0]
+                from recipelint.evaluate.values import slice_str
+
+                value = Word(slice_str(w.chunks, len(name) + 1), w.loc)
+                key, base, sub = _normalise(name, entry.engine in catalog().underscores)
+                canon = cat.aliases.get(entry.engine, {}).get(base)
+                if canon is not None:
+                    key, base = (canon + "." + sub if sub else canon), canon
+                flags.append(Flag(name, key, base, sub, w, value, j + k, True))
+                k += 1
+                continue
+            # an unknown word: the expected positional (the model), or a bundle we could not compute
+            if want_pos > 0 and not flags and not any(c.multi for c in w.chunks):
+                positionals.append(w)
+                want_pos -= 1
+            k += 1
+            continue
+        if t.startswith("-") and len(t) > 1 and not _is_number(t):
+            name, value, inline = t, None, False
+            if t.startswith("--") and "=" in t:
+                name = t.split("=", 1)[0]
+                from recipelint.evaluate.values import slice_str
+
+                value = Word(slice_str(w.chunks, len(name) + 1), w.loc)
+                inline = True
+            elif k + 1 < n and _takes_value(words[k + 1]):
+                value = words[k + 1]
+                k += 1
+            key, base, sub = _normalise(name, entry.engine in catalog().underscores)
+            canon = cat.aliases.get(entry.engine, {}).get(base)
+            if canon is not None:
+                key, base = (canon + "." + sub if sub else canon), canon
+            f = Flag(name, key, base, sub, w, value, j + k - (0 if value is None or inline else 1), inline)
+            if value is not None and (base in json_flags or key in json_flags or _looks_json(value)):
+                if sub is None:
+                    res = decode(value.chunks)
+                    if isinstance(res, JsonError):
+                        if base in json_flags or key in json_flags:
+                            f.json_error = res
+                    else:
+                        f.json = res
+            flags.append(f)
+            k += 1
+            continue
+        if want_pos > 0 and not flags:
+            positionals.append(w)
+            want_pos -= 1
+        else:
+            positionals.append(w)
+        k += 1
+    return Launch(
+        engine=entry.engine,
+        entry=" ".join(entry.argv),
+        argv=tuple(argv),
+        start=i,
+        launcher=launcher,
+        positionals=positionals,
+        flags=flags,
+        env=env,
+        prefix_env=dict(prefix_env),
+        loc=loc,
+        complete=complete,
+    )
+
+
+def _known_prefix(w: Word) -> str:
+    out = []
+    for c in w.chunks:
+        if c.text is None:
+            break
+        out.append(c.text)
+    return "".join(out)
+
+
+def _is_number(t: str) -> bool:
+    return bool(_NEGATIVE.fullmatch(t))
+
+
+def _takes_value(w: Word) -> bool:
+    t = w.text
+    if t is None:
+        # an unknown word right after a flag is its value unless it may be several words
+        return not any(c.multi for c in w.chunks) and not (w.chunks and w.chunks[0].text is not None and w.chunks[0].text.startswith("-"))
+    if t.startswith("-") and len(t) > 1 and not _is_number(t):
+        return False
+    return True
+
+
+def _looks_json(w: Word) -> bool:
+    c = w.chunks
+    if not c or c[0].text is None:
+        return False
+    s = c[0].text.lstrip()
+    return s.startswith("{")
+
+
+def _normalise(name: str, underscores: bool = True) -> tuple[str, str, str | None]:
+    """``--max_num_seqs`` → ``--max-num-seqs`` (vLLM accepts both); ``--compilation-config.mode``
+    → base + subkey."""
+    if name.startswith("--"):
+        head, dot, rest = name[2:].partition(".")
+        if underscores:
+            head = head.replace("_", "-")
+        if dot:
+            return f"--{head}.{rest}", f"--{head}", rest
+        return f"--{head}", f"--{head}", None
+    return name, name, None
+
+
+def exported_env(state) -> dict:
+    """Exported variables of an evaluator state (what a command started there gets): name → Str."""
+    from recipelint.evaluate.builtins import exported_vars
+
+    return {k: v.value for k, v in exported_vars(state).items()}
+
+
+def text_or_none(s) -> str | None:
+    return text_of(s) if s is not None else None

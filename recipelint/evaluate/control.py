@@ -1,0 +1,452 @@
+"""Branches and loops: `if`, `case`, `for`, `for (( ))`, `while`/`until`, and `break`/`continue`.
+A condition on an unknown value forks the path; a loop over unknown values is cut (havoc)."""
+
+from __future__ import annotations
+
+import re
+
+from recipelint.bash.parse import Node
+from recipelint.bash.patterns import glob_match
+from recipelint.evaluate import summaries as memo
+from recipelint.evaluate.joins import _value_key
+from recipelint.evaluate.state import Decision, _CmdError, _Exit
+from recipelint.evaluate.support import _discard, _short
+from recipelint.evaluate.tilde import _TILDE_WORD
+from recipelint.evaluate.values import EMPTY, Word, display, text_of
+
+
+class _VarSnapshot:
+    """A state's variables at the start of a loop iteration, to tell whether the iteration
+    changed any (by object identity first: a variable not assigned is the same object) — or the
+    positional parameters (`shift 2` in an option loop), what is left of stdin (`read`), or a
+    file it wrote."""
+
+    __slots__ = ("scopes", "status", "pos", "stdin", "files")
+
+    def __init__(self, st):
+        self.scopes = [dict(st.vars)] + [dict(f) for f in st.frames]
+        self.status = st.status
+        self.pos, self.stdin, self.files = st.pos, st.stdin, dict(st.files)
+
+    def same_as(self, st) -> bool:
+        now = [st.vars] + list(st.frames)
+        if len(now) != len(self.scopes) or st.status != self.status:
+            return False
+        if st.pos is not self.pos or st.stdin is not self.stdin or st.files.keys() != self.files.keys() \
+                or any(self.files[k] is not v for k, v in st.files.items()):
+            return False
+        recs = st.recs
+        for i, (old, new) in enumerate(zip(self.scopes, now)):
+            if old.keys() != new.keys():
+                return False
+            for name, var in new.items():
+                was = old[name]
+                if was is var:
+                    continue
+                if recs:  # compared by value: the value before the loop is read
+                    memo.note_all(recs, i - 1, name)
+                if was is None or var is None or was.kind != var.kind or _value_key(was) != _value_key(var):
+                    return False
+        return True
+
+
+class ControlFlow:
+    """Branches and loops (see the module docstring)."""
+
+    def _if(self, node, st):
+        clauses = []  # (cond nodes | None for else, body nodes)
+        cond, body, mode = [], [], None
+        for c in node.children:
+            t = c.type
+            if t == "if":
+                mode = "cond"
+            elif t == "then":
+                mode = "body"
+            elif t == "elif_clause":
+                clauses.append(self._split_clause(c))
+            elif t == "else_clause":
+                clauses.append((None, [x for x in c.children if x.named]))
+            elif c.named and t != "fi":
+                (cond if mode == "cond" else body).append(c)
+        clauses.insert(0, (cond, body))
+        return self._join(self._run_clauses(clauses, st, node), node)
+
+    def _split_clause(self, c):
+        cond, body, mode = [], [], None
+        for x in c.children:
+            if x.type == "elif":
+                mode = "cond"
+            elif x.type == "then":
+                mode = "body"
+            elif x.named:
+                (cond if mode == "cond" else body).append(x)
+        return cond, body
+
+    def _run_clauses(self, clauses, st, node):
+        if not clauses:
+            st.status = 0
+            return [st]
+        cond, body = clauses[0]
+        if cond is None:
+            return self.run_seq(body, st)
+        st.cond_ctx += 1
+        res = self.run_seq(cond, st)
+        for s in res:
+            s.cond_ctx -= 1
+        out = []
+        guard = self._exits_in([body] + [cl[1] for cl in clauses[1:]])
+        for s in res:
+            if s.ctl is not None:
+                out.append(s)
+                continue
+            if s.status == 0:
+                if guard:
+                    self._guard(s, cond, self._exits_in([body]))
+                out.extend(self._body_status(body, s))
+            elif s.status is not None:
+                if guard:
+                    self._guard(s, cond, False)
+                out.extend(self._run_clauses(clauses[1:], s, node))
+            else:
+                text = _short(" ; ".join(c.text for c in cond))
+                rest_nodes = [n for cl in clauses[1:] for part in cl if part for n in part]
+                if not self._fork_worthy(body + rest_nodes, s):
+                    s.status = 0
+                    out.append(s)
+                    continue
+                if not self._can_fork(s, node):
+                    self._havoc(body + rest_nodes, s)
+                    out.append(s)
+                    continue
+                s2 = s.copy()
+                self.paths += 1
+                s.cond = s.cond + (Decision(cond[0].loc, text, True),)
+                s2.cond = s2.cond + (Decision(cond[0].loc, text, False),)
+                out.extend(self._body_status(body, s))
+                out.extend(self._run_clauses(clauses[1:], s2, node))
+        return out
+
+    def _body_status(self, body, s):
+        if not body:
+            s.status = 0
+            return [s]
+        return self.run_seq(body, s)
+
+    def _case(self, node, st):
+        value_node = node.field("value")
+        try:
+            value = self.expand_scalar(value_node, st, _TILDE_WORD) if value_node is not None else EMPTY
+        except _Exit as e:
+            st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
+            return [st]
+        except _CmdError as e:
+            _discard(st, e)
+            return [st]
+        items = [c for c in node.children if c.type == "case_item"]
+        vtext = text_of(value)
+        out = []
+        pending = [st]
+        ran = set()  # ids of pending states that ran a body ending in `;;&` (they keep its status)
+        for idx, item in enumerate(items):
+            patterns, body, term = self._case_item_parts(item)
+            nxt_pending = []
+            # `;;&`: after the body, the next patterns are tested too
+            done = nxt_pending if term == ";;&" else out
+            for s in pending:
+                if s.ctl is not None:
+                    out.append(s)
+                    continue
+                try:
+                    m = self._case_match(patterns, vtext, s)
+                except _Exit as e:  # (expanding a pattern: `set -u`, `${X:?}`)
+                    s.ctl = ("exit", e.code, e.loc, e.reason, s.calls)
+                    out.append(s)
+                    continue
+                except _CmdError as e:  # (`$((1/0))`)
+                    _discard(s, e)
+                    out.append(s)
+                    continue
+                if m is True and self._exits_in([body]):
+                    self._guard(s, [item], True, text=f"case {value_node.text if value_node is not None else ''} in {' | '.join(p.text for p in patterns)})")
+                if m is True:
+                    res = self._run_case_body(items, idx, s)
+                    done.extend(res)
+                    if done is nxt_pending:
+                        ran.update(id(r) for r in res)
+                elif m is False:
+                    nxt_pending.append(s)
+                else:
+                    text = f"case {display(value)} in {' | '.join(p.text for p in patterns)})"
+                    if self._can_fork(s, item):
+                        s2 = s.copy()
+                        self.paths += 1
+                        s.cond = s.cond + (Decision(item.loc, _short(text), True),)
+                        s2.cond = s2.cond + (Decision(item.loc, _short(text), False),)
+                        res = self._run_case_body(items, idx, s)
+                        done.extend(res)
+                        if done is nxt_pending:
+                            ran.update(id(r) for r in res)
+                        nxt_pending.append(s2)
+                    else:
+                        self._havoc(body, s)
+                        nxt_pending.append(s)
+            pending = nxt_pending
+        for s in pending:
+            if s.ctl is None and id(s) not in ran:
+                s.status = 0
+            out.append(s)
+        return self._join(out, node)
+
+    def _run_case_body(self, items, idx, s):
+        patterns, body, term = self._case_item_parts(items[idx])
+        res = self._body_status(body, s)
+        if term == ";&" and idx + 1 < len(items):
+            nxt = []
+            for r in res:
+                if r.ctl is None:
+                    nxt.extend(self._run_case_body(items, idx + 1, r))
+                else:
+                    nxt.append(r)
+            return nxt
+        return res
+
+    def _case_item_parts(self, item):
+        patterns, body, term = [], [], ";;"
+        seen_paren = False
+        for c in item.children:
+            if c.type == ")" and not seen_paren:
+                seen_paren = True
+                continue
+            if not seen_paren:
+                if c.named:
+                    patterns.append(c)
+                continue
+            if c.type in (";;", ";&", ";;&"):
+                term = c.type
+                continue
+            if c.named:
+                body.append(c)
+        return patterns, body, term
+
+    def _case_match(self, patterns, vtext, st):
+        result = False
+        for p in patterns:
+            segs = self.pattern_segments(p, st)
+            if segs is None or vtext is None:
+                if segs is not None and vtext is None and all(not q and t == "*" for t, q in segs):
+                    return True
+                result = None
+                continue
+            if glob_match(segs, vtext):
+                return True
+        return result
+
+    def _for(self, node, st):
+        var = node.field("variable")
+        values = node.fields_all("value")
+        body = node.field("body")
+        name = var.text if var is not None else "_"
+        try:
+            if values:
+                items: list[Word] = []
+                for v in values:
+                    items.extend(self.expand_word(v, st))
+            elif any(c.type == "in" for c in node.children):
+                items = []
+            else:
+                items = list(st.pos)
+        except _Exit as e:
+            st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
+            return [st]
+        except _CmdError as e:
+            _discard(st, e)
+            return [st]
+        body_nodes = [body] if body is not None else []
+        if any(any(c.multi for c in w.chunks) for w in items) or len(items) > self.limits.max_loop:
+            self._havoc(body_nodes, st, extra={name})
+            st.status = 0
+            return [st]
+        active = [st]
+        done = []
+        for w in items:
+            nxt = []
+            for s in active:
+                self.set_scalar(s, name, w.chunks, node.loc)
+                res = self.run_seq(body_nodes, s)
+                for r in res:
+                    c = self._loop_ctl(r)
+                    (done if c == "stop" else nxt).append(r)
+            active = self._join(nxt, node, force=True) if len(nxt) > 1 else nxt
+            done = self._join(done, node, force=True) if len(done) > 1 else done
+            if not active:
+                break
+        if not items:  # (else the status of the body's last command, as in bash)
+            for s in active:
+                s.status = 0
+        return done + active
+
+    def _loop_ctl(self, r):
+        ctl = r.ctl
+        if ctl is None:
+            return "next"
+        if ctl[0] == "break":
+            r.ctl = ("break", ctl[1] - 1) if ctl[1] > 1 else None
+            r.status = 0
+            return "stop"
+        if ctl[0] == "continue":
+            if ctl[1] > 1:
+                r.ctl = ("continue", ctl[1] - 1)
+                return "stop"
+            r.ctl = None
+            return "next"
+        return "stop"
+
+    def _c_for(self, node, st):
+        parts: list[list[Node]] = [[], [], []]
+        k = 0
+        body = None
+        started = False
+        for c in node.children:
+            if c.type == "((":
+                started = True
+                continue
+            if c.type == "))":
+                started = False
+                continue
+            if c.type == ";" and started:
+                k = min(k + 1, 2)
+                continue
+            if c.type in ("do_group", "compound_statement"):
+                body = c
+                continue
+            if started and c.named:
+                parts[k].append(c)
+        init, cond, update = parts
+        body_nodes = [body] if body is not None else []
+        try:
+            if init:
+                self.arith_parts(init, st)
+        except _CmdError as e:
+            st.notes.append((e.loc, e.reason))
+            st.status = 1
+            return [st]
+        active = [st]
+        done = []
+        for it in range(self.limits.max_loop + 1):
+            nxt = []
+            for s in active:
+                try:
+                    c = self.arith_parts(cond, s) if cond else 1
+                except _CmdError as e:
+                    s.notes.append((e.loc, e.reason))
+                    s.status = 1
+                    done.append(s)
+                    continue
+                if c is None:
+                    self._havoc(body_nodes + update, s)
+                    s.status = 0
+                    done.append(s)
+                    continue
+                if c == 0:
+                    if not it:  # (else the status of the body's last command, as in bash)
+                        s.status = 0
+                    done.append(s)
+                    continue
+                res = self.run_seq(body_nodes, s)
+                for r in res:
+                    if self._loop_ctl(r) == "stop":
+                        done.append(r)
+                        continue
+                    try:
+                        if update:
+                            self.arith_parts(update, r)
+                    except _CmdError:
+                        done.append(r)
+                        continue
+                    nxt.append(r)
+            active = self._join(nxt, node, force=True) if len(nxt) > 1 else nxt
+            done = self._join(done, node, force=True) if len(done) > 1 else done
+            if not active:
+                break
+        else:
+            for s in active:
+                self._havoc(body_nodes, s)
+                s.notes.append((node.loc, f"loop stopped after {self.limits.max_loop} iterations"))
+                done.append(s)
+        return done
+
+    def _while(self, node, st):
+        until = node.children and node.children[0].type == "until"
+        conds = [c for f, c in zip(node.fields, node.children) if f == "condition" and c.named]
+        body = node.field("body")
+        body_nodes = [body] if body is not None else []
+        active = [st]
+        done = []
+        quiet = not any(self._may_launch(n, st) for n in body_nodes + conds)
+        polls = 0  # iterations of a quiet loop that depended on unknown values
+        # a loop whose condition reads what its body assigns (`while [ $i -lt 4 ]; do i=...`)
+        # counts: an unknown status at the end of its body is not a poll
+        counting = quiet and self._counting(node, conds, body_nodes)
+        for i in range(self.limits.max_loop):
+            if quiet and (polls >= self.limits.quiet_loop or i >= self.limits.quiet_loop_max):
+                break
+            forks_before = self.paths
+            before = _VarSnapshot(active[0]) if len(active) == 1 else None
+            nxt = []
+            for s in active:
+                last = s.status if i else 0  # the loop's status: its body's last command's, or 0
+                s.cond_ctx += 1
+                res = self.run_seq(conds, s)
+                for r in res:
+                    r.cond_ctx -= 1
+                    if r.ctl is not None:
+                        done.append(r)
+                        continue
+                    status = r.status
+                    go = None if status is None else ((status == 0) != bool(until))
+                    if go is None:
+                        self._havoc(body_nodes + conds, r)
+                        r.status = 0
+                        done.append(r)
+                    elif not go:
+                        r.status = last
+                        done.append(r)
+                    else:
+                        for b in self.run_seq(body_nodes, r):
+                            (done if self._loop_ctl(b) == "stop" else nxt).append(b)
+            if self.paths > forks_before or len(nxt) > 1 or (not counting and any(s.status is None for s in nxt)):
+                polls += 1
+            elif len(nxt) == 1 and before is not None and before.same_as(nxt[0]):
+                # one known path whose variables did not change: bash would loop forever here
+                r = nxt[0]
+                r.truncated = True
+                r.notes.append((node.loc, "loop never ends: an iteration changes no variable"))
+                done.append(r)
+                nxt = []
+            active = self._join(nxt, node, force=True) if len(nxt) > 1 else nxt
+            done = self._join(done, node, force=True) if len(done) > 1 else done
+            if not active:
+                break
+        if active:
+            for s in active:
+                self._havoc(body_nodes, s)
+                if not quiet or polls < self.limits.quiet_loop:
+                    s.truncated = True
+                    n = self.limits.quiet_loop_max if quiet else self.limits.max_loop
+                    s.notes.append((node.loc, f"loop stopped after {n} iterations"))
+                done.append(s)
+            if quiet and len(done) > 1:
+                done = self._join(done, node, force=True)
+        return done
+
+    def _counting(self, node, conds, body_nodes) -> bool:
+        """Whether a loop's condition reads a name the loop assigns (`while read -r line`
+        progresses through its stdin); kept per node, with the node."""
+        hit = self._counting_cache.get(id(node))
+        if hit is not None and hit[1] is node:
+            return hit[0]
+        names = {n.rstrip("[]") for b in body_nodes + conds for n in self._assigned(b)}
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join(c.text for c in conds))) if names else set()
+        found = not names.isdisjoint(words)
+        self._counting_cache[id(node)] = (found, node)
+        return found

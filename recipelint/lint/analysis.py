@@ -1,0 +1,187 @@
+"""The pipeline for one file: read → parse → evaluate under each sweep point → launches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from recipelint.bash.parse import Parsed, ParseProblem, parse
+from recipelint.bash.source import InputError, SourceFile, read_source
+from recipelint.engines import changes as commands
+from recipelint.engines import launches as launches_mod
+from recipelint.engines.launches import Launch
+from recipelint.evaluate.evaluator import Evaluator
+from recipelint.evaluate.library import Library
+from recipelint.evaluate.state import Limits, PathResult
+from recipelint.evaluate.values import Opaque
+from recipelint.sweep.points import SweepPoint
+
+
+@dataclass(slots=True)
+class PointResult:
+    point: SweepPoint
+    paths: list[PathResult]
+
+    @property
+    def launches(self) -> list[Launch]:
+        out = []
+        seen = set()
+        for p in self.paths:
+            for ev in p.events:
+                # paths forked after a launch share it: count it once
+                if isinstance(ev, Launch) and id(ev) not in seen:
+                    seen.add(id(ev))
+                    out.append(ev)
+        return out
+
+
+@dataclass(slots=True)
+class FileResult:
+    path: Path
+    display: str
+    source: SourceFile | None = None
+    error: str | None = None
+    problems: list[ParseProblem] = field(default_factory=list)
+    points: list[PointResult] = field(default_factory=list)
+    #: statement extents: first line -> last line of the largest statement starting there
+    #: (suppression comments above a compound block cover the whole block)
+    blocks: dict = field(default_factory=dict)
+
+    @property
+    def launches(self) -> list[Launch]:
+        return [lc for pr in self.points for lc in pr.launches]
+
+
+_STATEMENTS = frozenset({
+    "command", "redirected_statement", "variable_assignment", "declaration_command", "if_statement",
+    "for_statement", "c_style_for_statement", "while_statement", "case_statement", "function_definition",
+    "list", "pipeline", "subshell", "compound_statement", "test_command", "negated_command",
+})
+
+
+def _blocks(root, source) -> dict:
+    out: dict[int, int] = {}
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type in _STATEMENTS:
+            a = source.point(n.start)[0]
+            b = source.point(max(n.start, n.end - 1))[0]
+            if b > out.get(a, 0):
+                out[a] = b
+        stack.extend(n.children)
+    return out
+
+
+def _merge_watch(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for name, prefixes in b.items():
+        if prefixes is None or (name in out and out[name] is None):
+            out[name] = None
+        else:
+            out[name] = list(out.get(name) or []) + list(prefixes)
+    return out
+
+
+def _env_key(env: dict) -> tuple:
+    return tuple(sorted((k, ("?", v.nonempty) if isinstance(v, Opaque) else ("", v)) for k, v in env.items()))
+
+
+def _rebound(pr: PointResult, point: SweepPoint) -> PointResult:
+    """``pr``'s paths for another point with the same environment (events shared by several
+    paths stay shared)."""
+    new: dict[int, object] = {}
+
+    def bind(ev):
+        if id(ev) not in new:
+            new[id(ev)] = replace(ev, point=point) if hasattr(ev, "point") else ev
+        return new[id(ev)]
+
+    return PointResult(point, [replace(p, events=[bind(e) for e in p.events]) for p in pr.paths])
+
+
+class Analyzer:
+    def __init__(self, limits: Limits | None = None, library: Library | None = None, cache_dir=None):
+        """``cache_dir``: where the trees of sourced libraries are kept between runs (None: not kept)."""
+        self.limits = limits or Limits()
+        self.library = library or Library(cache_dir=cache_dir)
+        self.launch_watch = launches_mod.launch_words()
+        self.watch = _merge_watch(self.launch_watch, commands.change_words())
+
+    def load(self, path: Path, display: str) -> tuple[FileResult, Parsed | None]:
+        res = FileResult(path, display)
+        try:
+            res.source = read_source(path, display)
+        except InputError as e:
+            res.error = str(e)
+            return res, None
+        if not res.source.data.strip():
+            res.error = f"{display}: empty file"
+            return res, None
+        parsed = parse(res.source)
+        if parsed.too_large:
+            res.error = f"{display}: {parsed.too_large}: not analysed"
+            return res, None
+        res.problems = parsed.problems
+        if b"recipelint" in res.source.data:  # only suppression comments need statement extents
+            res.blocks = _blocks(parsed.root, res.source)
+        return res, parsed
+
+    def analyze(self, path: Path, display: str, points) -> FileResult:
+        """``points``: a list of sweep points, or a function of the file's text that makes them."""
+        res, parsed = self.load(path, display)
+        if parsed is None:
+            return res
+        if callable(points):
+            points = points(res.source.data.decode("utf-8", "replace"))
+        ev = self.evaluator(path)
+        done: dict = {}
+        for pt in points:
+            # two sweep points with the same environment (one job on two clusters) evaluate the
+            # same: the second takes the first's paths, its events bound to the second point
+            key = _env_key(pt.env)
+            same = done.get(key)
+            if same is not None:
+                res.points.append(_rebound(same, pt))
+                continue
+            pr = done[key] = self.evaluate(parsed, path, pt, ev)
+            res.points.append(pr)
+        return res
+
+    def evaluator(self, path: Path) -> Evaluator:
+        """One evaluator per file: its caches (keyed by tree nodes) serve every sweep point."""
+        holder: dict = {}
+
+        def on_command(state, cmd):
+            lc = launches_mod.detect(list(cmd.argv), dict(cmd.prefix_env), lambda: launches_mod.exported_env(state), cmd.loc)
+            if lc is not None:
+                lc.cond = state.cond
+                lc.point = holder.get("point")
+                lc.files = dict(state.files)
+                return lc
+            change = commands.classify(list(cmd.argv), cmd.loc, cmd.stdin)
+            if change is not None:
+                change.point = holder.get("point")
+            return change
+
+        def unwrap(argv):
+            found = launches_mod.strip_launchers(list(argv))
+            return found[0] if found is not None and found[1] else None
+
+        def rebind(event):
+            return replace(event, point=holder.get("point"))
+
+        ev = Evaluator(path.resolve(), on_command, self.limits, self.library, self.watch, unwrap, self.launch_watch,
+                       lambda e: isinstance(e, launches_mod.Launch), rebind)
+        ev._point_holder = holder
+        return ev
+
+    def evaluate(self, parsed: Parsed, path: Path, point: SweepPoint, ev: Evaluator | None = None) -> PointResult:
+        ev = ev or self.evaluator(path)
+        ev._point_holder["point"] = point
+        paths = ev.run(parsed, point.env)
+        for i, p in enumerate(paths):
+            for e in p.events:
+                if isinstance(e, Launch):
+                    e.path_index = i
+        return PointResult(point, paths)

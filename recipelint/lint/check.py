@@ -1,0 +1,410 @@
+"""``recipelint check``: files → analysis → rules → grouped, filtered, suppressed findings."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from recipelint.lint.findings import Finding, Related, group
+from recipelint.lint.settings import Settings
+
+if TYPE_CHECKING:  # the analysis stack is imported when a run needs it (not on a cache hit)
+    from recipelint.lint.analysis import Analyzer, FileResult
+    from recipelint.lint.suppress import FileSuppressions
+
+SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".recipelint_cache", ".tox"}
+
+
+class UsageError(Exception):
+    """A problem with the command line or configuration (exit status 2)."""
+
+
+@dataclass(slots=True)
+class LintResult:
+    findings: list[Finding] = field(default_factory=list)
+    files: list[FileResult] = field(default_factory=list)
+    suppressed: int = 0
+    configs: object = None
+    file_count: int = 0  # files checked (also for a result from the cache, which has no `files`)
+    cached: bool = False
+    #: YAML files named on the command line that are neither master configs nor dispatch workflows
+    skipped: list[Path] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Options:
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+    use_suppressions: bool = True
+    config_paths: list[Path] | None = None
+    use_configs: bool = True
+    force_exclude: bool = False
+    diff_base: str | None = None
+    settings: Settings = field(default_factory=Settings)
+    points_for: object = None  # (display, text) -> points; overrides configs (tests)
+    jobs: int = 0  # worker processes for analysis (0: one per CPU; 1: none)
+    cache: bool = False  # reuse the findings of an identical earlier run (recipelint.cache.results)
+
+
+def collect(paths: list[Path], settings: Settings | None = None, force_exclude: bool = False) -> list[tuple[Path, str]]:
+    """(path, display) of every recipe: directories are walked for ``*.sh`` (skipping excluded
+    paths); files named on the command line are taken as they are, unless ``force_exclude``."""
+    settings = settings or Settings()
+    out: list[tuple[Path, str]] = []
+    seen: set[str] = set()
+    for p in paths:
+        if not p.exists() and not p.is_symlink():
+            raise UsageError(f"{p}: no such file or directory")
+        if p.is_dir():
+            for root, dirs, files in os.walk(p, followlinks=False):
+                rootp = Path(root)
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
+                                 and not settings.excluded(rootp / d))
+                for name in sorted(files):
+                    fp = rootp / name
+                    # a dangling or looping link found in a walk is not a recipe: skipped
+                    if name.endswith(".sh") and (key := _key(fp)) is not None and not settings.excluded(fp):
+                        _add(out, seen, fp, key)
+        else:
+            key = _key(p)
+            if key is None:
+                raise UsageError(f"{p}: symbolic link loop")
+            if force_exclude and settings.excluded(p):
+                continue
+            _add(out, seen, p, key)
+    return out
+
+
+def _key(p: Path) -> str | None:
+    """The resolved path that tells one file from another, or None for a dangling or looping
+    symbolic link (one resolution per file: ~10 ms a thousand)."""
+    try:
+        return str(p.resolve(strict=True))
+    except FileNotFoundError:
+        if p.is_symlink():
+            return None
+        try:  # a missing plain file is reported when read
+            return str(p.resolve())
+        except (OSError, RuntimeError):
+            return str(p)
+    except (OSError, RuntimeError):
+        return None
+
+
+def _add(out, seen, fp: Path, key: str) -> None:
+    if key in seen:
+        return
+    seen.add(key)
+    out.append((fp, display_path(fp)))
+
+
+def display_path(fp: Path) -> str:
+    try:
+        rel = os.path.relpath(fp)
+    except ValueError:
+        return str(fp)
+    return rel if not rel.startswith("..") else str(fp)
+
+
+def _is_master_config(p: Path) -> bool:
+    return p.suffix in (".yaml", ".yml") and p.name.endswith(("-master.yaml", "-master.yml"))
+
+
+def _is_yaml(p: Path) -> bool:
+    return p.suffix in (".yaml", ".yml") and not p.is_dir()
+
+
+def _is_dispatch_workflow(p: Path) -> bool:
+    """Whether ``p`` is a dispatch workflow (``rules/data/inferencex.yaml``) of the benchmark
+    repository above it."""
+    from recipelint.sweep.configs import find_root, workflow_files
+
+    root = find_root(p)
+    return root is not None and any(_same(p, w) for w in workflow_files(root))
+
+
+def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] | None = None,
+         analyzer: Analyzer | None = None, use_suppressions: bool = True, points_for=None,
+         config_paths: list[Path] | None = None, use_configs: bool = True, options: Options | None = None) -> LintResult:
+    """Lint recipes.  Sweep points come from the master configs found above the first path
+    (or ``config_paths``); recipes no config reaches use the default matrix.  Master configs
+    given as paths are read, and the recipes they run are linted."""
+    from recipelint.sweep import configs
+
+    opt = options or Options(select, ignore, use_suppressions, config_paths, use_configs, points_for=points_for)
+    st = opt.settings
+    sel = list(opt.select if opt.select else st.select) + list(st.extend_select)
+    ign = list(opt.ignore or []) + list(st.ignore)
+    result = LintResult()
+
+    # YAML named on the command line: master configs and dispatch workflows are read, and the
+    # recipes they run are linted; other YAML (a workflow a pre-commit hook passes) is not a recipe
+    recipe_paths = [p for p in paths if not _is_yaml(p)]
+    master_paths = [p for p in paths if _is_master_config(p)]
+    workflow_paths = [p for p in paths if _is_yaml(p) and not _is_master_config(p) and _is_dispatch_workflow(p)]
+    result.skipped = [p for p in paths if _is_yaml(p) and not _is_master_config(p) and p not in workflow_paths]
+    yaml_paths = master_paths + workflow_paths
+    config_list = list(opt.config_paths or []) + master_paths
+    if not config_list and st.configs:
+        config_list = [st.base / c for c in st.configs]
+    for p in config_list:
+        if not p.is_file():
+            raise UsageError(f"{p}: config file not found")
+    files = collect(recipe_paths, st, opt.force_exclude) if recipe_paths else []
+    cache_key = None
+    from recipelint.engines import facts
+
+    if opt.cache:
+        from recipelint.cache.results import cache_dir
+
+        cache_at = cache_dir()
+    else:
+        cache_at = None
+    facts.cache_in(cache_at)
+    if opt.cache and opt.diff_base is None and opt.points_for is None:
+        from recipelint.cache import results as cache
+
+        cache_key = cache.key(list(paths), [p for p, _ in files] + list(config_list), repr((
+            sel, ign, opt.use_suppressions, opt.use_configs, opt.force_exclude, st)))
+        hit = cache.load(cache_key) if cache_key else None
+        if hit is not None:
+            result.findings, result.file_count, result.suppressed, result.cached = hit.findings, hit.n_files, hit.suppressed, True
+            return result
+
+    from recipelint.lint.analysis import Analyzer
+    from recipelint.lint.registry import selected
+    from recipelint.lint.rulebase import FileContext, Project
+    from recipelint.sweep.points import default_points
+
+    rules = [r() for r in selected(sel or None, ign)]
+    analyzer = analyzer or Analyzer(cache_dir=cache_at)
+    cs = configs.ConfigSet(None)
+    if opt.use_configs and opt.points_for is None:
+        anchor = (recipe_paths or yaml_paths or [Path(".")])[0]
+        root = configs.find_root(anchor)
+        if config_list or root is not None:
+            # only recipe files (a pre-commit hook's changed recipes): entries that cannot run
+            # them are not parsed; a directory or a master config given means every entry
+            only = [p for p, _ in files] if files and not yaml_paths and all(p.is_file() for p in recipe_paths) else None
+            cs = configs.load(root, config_list or None, cache_at, recipes=only)
+        if yaml_paths:
+            # a changed master config: lint the recipes it runs
+            have = {str(p.resolve()) for p, _ in files}
+            for e in cs.entries:
+                if any(_same(e.path, y) for y in yaml_paths):
+                    for s in e.scripts:
+                        sp = (cs.root / s)
+                        if str(sp.resolve()) not in have and not (opt.force_exclude and st.excluded(sp)):
+                            have.add(str(sp.resolve()))
+                            files.append((sp, display_path(sp)))
+    result.configs = cs
+
+    def points(path: Path, display: str):
+        pts = cs.points_for(path) if opt.points_for is None else None
+        if pts:
+            return pts
+        if opt.points_for is not None:
+            return lambda text: opt.points_for(display, text)
+        return lambda text: default_points(display, text)
+
+    def analyze_file(path: Path, display: str) -> FileResult:
+        return analyzer.analyze(path, display, points(path, display))
+
+    def analyze_other(path: Path) -> FileResult:
+        return analyze_file(path, display_path(path))
+
+    def check_files(chunk) -> tuple[list[Finding], list[FileResult]]:
+        results = [analyze_file(path, display) for path, display in chunk]
+        project = Project(results, cs, analyze_other)
+        found = [f for res in results for rule in rules for f in rule.check(FileContext(res, project, rule))]
+        return found, results
+
+    raw: list[Finding] = []
+    jobs = _jobs(opt.jobs, len(files))
+    if jobs > 1:
+        found, result.files = _parallel(check_files, files, jobs, Project([], cs).sibling_key)
+    else:
+        found, result.files = check_files(files)
+    project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs))
+    for rule in rules:
+        raw.extend(rule.check_project(project))
+    raw.extend(found)
+    grouped = group([_display(f) for f in raw])
+    grouped = _overrides(grouped, st)
+    if opt.use_suppressions:
+        grouped, result.suppressed, unused = _suppress(grouped, result.files)
+        grouped = sorted(grouped + _unused_findings(unused, {r.code for r in rules}), key=Finding.sort_key)
+    if opt.diff_base:
+        from recipelint.gitdiff import changed_lines, keep_changed
+
+        grouped = keep_changed(grouped, changed_lines(opt.diff_base, anchor=(recipe_paths or yaml_paths or [Path(".")])[0]), result.files)
+    result.findings = grouped
+    result.file_count = len(result.files)
+    if cache_key:
+        cache.store(cache_key, grouped, result.file_count, result.suppressed)
+    return result
+
+
+def _entry_scope(paths: list[Path], cs):
+    """Whether a master-config entry belongs to a run over ``paths``: its config file, or a
+    recipe it runs (or names), is one of the paths or lies under one of them."""
+    roots = []
+    for p in paths:
+        try:
+            roots.append(os.path.realpath(p))
+        except (OSError, ValueError):
+            continue
+    prefixes = tuple(r.rstrip(os.sep) + os.sep for r in roots)
+    files: dict = {}
+
+    def under(x: str) -> bool:
+        return x in roots or x.startswith(prefixes)
+
+    def scope(e) -> bool:
+        try:
+            hit = files.get(e.path)
+            if hit is None:
+                hit = files[e.path] = under(os.path.realpath(e.path))
+            if hit or any(under(r) for r in e.resolved):
+                return True
+            return cs.root is not None and any(under(os.path.realpath(cs.root / m)) for m in e.missing)
+        except (OSError, ValueError):
+            return True
+
+    return scope
+
+
+#: below this many files a run stays in one process (starting workers costs more than it saves)
+PARALLEL_MIN_FILES = 24
+_WORK = None  # the chunk function, inherited by forked workers
+
+
+def _jobs(requested: int, n_files: int) -> int:
+    if requested == 1 or n_files < PARALLEL_MIN_FILES:
+        return 1
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(requested or cpus, cpus, n_files // 8))
+
+
+def _run_chunk(chunk):
+    found, results = _WORK(chunk)
+    for res in results:  # what the parent needs: sources (suppressions), points (--diff-base)
+        for pr in res.points:
+            pr.paths = []
+    return found, results
+
+
+def _parallel(work, files, jobs, sibling_key):
+    """Analyse and check files in ``jobs`` forked workers.  Files are handed out in small chunks
+    that keep siblings (B200/B300 variants of one recipe) together, so that a worker does not
+    analyse a sibling another worker has; findings and slim file results come back in order."""
+    global _WORK
+    import multiprocessing
+
+    groups: dict[str, list] = {}
+    for f in files:
+        groups.setdefault(sibling_key(f[0]), []).append(f)
+    size = max(1, -(-len(files) // (jobs * 48)))
+    chunks: list[list] = [[]]
+    for g in groups.values():
+        if chunks[-1] and len(chunks[-1]) + len(g) > size:
+            chunks.append([])
+        chunks[-1].extend(g)
+    # the largest chunks first, so that no worker is left with a long one at the end (the size of
+    # a recipe is a fair guess of its cost: long recipes launch several servers)
+    chunks.sort(key=lambda c: -sum(_size(p) for p, _ in c))
+    _WORK = work
+    import gc
+
+    gc.freeze()  # the parent's objects (configs, caches) are not scanned, so not copied, by the workers' collector
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            parts = pool.map(_run_chunk, chunks, chunksize=1)
+    finally:
+        _WORK = None
+        gc.unfreeze()
+    found, results = [], []
+    for f, r in parts:
+        found.extend(f)
+        results.extend(r)
+    # back in the order the files were given (chunks regrouped them)
+    pos = {str(path): i for i, (path, _) in enumerate(files)}
+    results.sort(key=lambda r: pos.get(str(r.path), 0))
+    return found, results
+
+
+def _size(p: Path) -> int:
+    try:
+        return p.stat().st_size
+    except OSError:
+        return 0
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def _display(f: Finding) -> Finding:
+    """Findings carry the path as the user named it (relative when possible)."""
+    f.span = replace(f.span, path=display_path(Path(f.span.path)))
+    f.related = [Related(replace(r.span, path=display_path(Path(r.span.path))), r.message) for r in f.related]
+    return f
+
+
+def _overrides(findings: list[Finding], st: Settings) -> list[Finding]:
+    out = []
+    for f in findings:
+        codes = st.ignored_codes(Path(f.span.path)) if st.per_file_ignores else []
+        if any(f.code.startswith(c) for c in codes):
+            continue
+        for code, sev in st.severity.items():
+            if f.code.startswith(code):
+                f.severity = sev
+        out.append(f)
+    return out
+
+
+def _suppress(findings: list[Finding], files: list[FileResult]):
+    from recipelint.lint.suppress import scan
+
+    sups: dict[str, FileSuppressions] = {}
+    for res in files:
+        if res.source is not None:
+            sups[display_path(res.path)] = scan(res.source.data.decode("utf-8", "replace"), res.blocks)
+    kept = []
+    n = 0
+    for f in findings:
+        s = sups.get(f.span.path)
+        hit = s.match(f.code, f.span.line) if s is not None else None
+        if hit is not None:
+            hit.used = True
+            n += 1
+            continue
+        kept.append(f)
+    unused = [(path, s) for path, fs in sups.items() for s in fs.items if not s.used]
+    return kept, n, unused
+
+
+def _unused_findings(unused, active: set[str]) -> list[Finding]:
+    """RL002 for suppressions that suppressed nothing — only when every code they name was
+    checked in this run (a suppression of a rule not selected is not unused)."""
+    from recipelint.lint.registry import by_code
+
+    rule = by_code("RL002")
+    if rule is None or "RL002" not in active:
+        return []
+    out = []
+    for path, s in unused:
+        if s.codes and not all(any(a.startswith(c) for a in active if a != "RL002") for c in s.codes):
+            continue
+        out.append(rule().unused(path, s))
+    return out

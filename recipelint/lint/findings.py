@@ -1,0 +1,80 @@
+"""Findings: what a rule reports, grouped across sweep points."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from recipelint.bash.source import Loc, Span
+
+SEVERITIES = ("info", "warning", "error")
+SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+
+
+@dataclass(slots=True)
+class Related:
+    span: Span
+    message: str
+
+    def to_dict(self) -> dict:
+        return dict(self.span.to_dict(), message=self.message)
+
+
+@dataclass(slots=True)
+class Finding:
+    code: str
+    name: str
+    severity: str
+    message: str
+    span: Span
+    points: list[str] = field(default_factory=list)
+    related: list[Related] = field(default_factory=list)
+    key: str = ""  # what makes two findings "the same" across sweep points (defaults to the message)
+
+    def __post_init__(self):
+        # one line per finding in every format: values quoted from a recipe may hold newlines
+        if "\n" in self.message or "\r" in self.message:
+            self.message = self.message.replace("\r\n", "\n").replace("\r", "\n").strip("\n").replace("\n", "\\n")
+
+    @property
+    def path(self) -> str:
+        return self.span.path
+
+    def sort_key(self):
+        return (self.span.path, self.span.line, self.span.col, self.code, self.message)
+
+    def to_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "message": self.message,
+            "location": self.span.to_dict(),
+            "points": list(self.points),
+            "related": [r.to_dict() for r in self.related],
+        }
+
+
+def span_of(loc: Loc | Span | None) -> Span | None:
+    if loc is None:
+        return None
+    if isinstance(loc, Span):
+        return loc
+    return loc.real().span
+
+
+def group(findings: list[Finding]) -> list[Finding]:
+    """One finding per (code, location, key): the sweep points it holds for are merged."""
+    out: dict[tuple, Finding] = {}
+    for f in findings:
+        k = (f.code, f.span.path, f.span.line, f.span.col, f.key or f.message)
+        have = out.get(k)
+        if have is None:
+            out[k] = f
+            continue
+        for p in f.points:
+            if p not in have.points:
+                have.points.append(p)
+        for r in f.related:
+            if all((r.span, r.message) != (x.span, x.message) for x in have.related):
+                have.related.append(r)
+    return sorted(out.values(), key=Finding.sort_key)

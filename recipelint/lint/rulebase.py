@@ -1,0 +1,447 @@
+"""The rule API: a small query layer over launches, so that each rule is a few lines.
+
+A rule is a class with a ``code`` (RL101), a kebab ``name``, a default ``severity`` and its
+documentation as its docstring, in fixed sections (What it does / Why is this bad? /
+Example / Use instead / Exceptions).  ``check(ctx)`` yields findings made with
+``ctx.finding(...)``.  Rules see launches, exits, guards, sweep points and siblings — never
+the bash tree.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from recipelint.bash.source import Loc
+from recipelint.engines import facts
+from recipelint.engines.launches import Launch
+from recipelint.lint.analysis import FileResult
+from recipelint.lint.findings import Finding, Related, span_of
+from recipelint.sweep.points import SweepPoint
+
+DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Exceptions")
+
+#: the most distinct words one rule suggests a correction for in one file: difflib compares a
+#: word with every candidate (~5 ms against a vLLM flag list), and a mutated recipe with 5,000
+#: unknown flags spent 140 s there (found by the fuzz suite)
+MAX_SUGGESTIONS = 64
+
+
+@functools.lru_cache(maxsize=4096)
+def _closest(word: str, candidates: tuple, cutoff: float) -> str | None:
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)
+    return close[0] if close else None
+
+
+class Rule:
+    code: str = ""
+    name: str = ""
+    severity: str = "warning"
+    #: "file" rules see one file at a time; "project" rules see every file (siblings)
+    scope: str = "file"
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        """Findings for one file."""
+        return ()
+
+    def check_project(self, project: Project) -> Iterable[Finding]:
+        """Findings about the run as a whole (master-config entries); called once."""
+        return ()
+
+    def project_finding(self, span, message: str, related=(), severity: str | None = None) -> Finding:
+        return Finding(self.code, self.name, severity or self.severity, message, span,
+                       related=[Related(s, m) for s, m in related])
+
+    @classmethod
+    def doc(cls) -> str:
+        import inspect
+
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first sentence of "What it does"."""
+        text = cls.doc()
+        m = re.search(r"## What it does\s*\n(.+?)(?:\n\n|\n##|$)", text, re.S)
+        first = " ".join((m.group(1) if m else text).split())
+        return first.split(". ")[0].rstrip(".:") + "."
+
+
+@dataclass(slots=True)
+class Use:
+    """A launch as seen under one sweep point."""
+
+    launch: Launch
+    point: SweepPoint
+
+    @property
+    def env(self) -> dict:
+        return self.point.env
+
+    def engine_version(self, engine: str | None = None):
+        """The engine release(s) this point's image runs (``recipelint.engines.versions.EngineVersion``) —
+        of the launch's engine, or of ``engine`` —, or None when there is no catalog to judge with:
+        the engine has none (TRT-LLM, ATOM), or the image's release is older than every one."""
+        from recipelint.engines.catalog import versions
+        from recipelint.engines.versions import of_point
+
+        engine = engine or self.launch.engine
+        if not versions(engine):
+            return None
+        ev = of_point(engine, self.point)
+        return ev if ev.versions else None
+
+
+class FileContext:
+    """What a rule sees of one file (and, for project rules, the others)."""
+
+    def __init__(self, result: FileResult, project: Project, rule: Rule):
+        self.result = result
+        self.project = project
+        self.rule = rule
+        self._suggested: set[str] = set()
+
+    def did_you_mean(self, word: str, candidates, cutoff: float = 0.75) -> str:
+        """`; did you mean `x`?` for the candidate closest to ``word`` (difflib), or "" — also
+        for words past the first ``MAX_SUGGESTIONS`` of the file."""
+        if word not in self._suggested:
+            if len(self._suggested) >= MAX_SUGGESTIONS:
+                return ""
+            self._suggested.add(word)
+        close = _closest(word, tuple(sorted(candidates)), cutoff)
+        return f"; did you mean `{close}`?" if close else ""
+
+    # -- launches ------------------------------------------------------------------------
+    @property
+    def path(self) -> Path:
+        return self.result.path
+
+    @property
+    def name(self) -> str:
+        return self.result.path.name
+
+    def uses(self, engine: str | None = None, benchmark: bool = True) -> Iterator[Use]:
+        """Every launch with the sweep point it ran under.  ``benchmark`` keeps only points
+        that run the benchmark (not an eval-only run)."""
+        for pr in self.result.points:
+            if benchmark and str(pr.point.env.get("EVAL_ONLY", "false")).lower() == "true":
+                continue
+            for lc in pr.launches:
+                if engine is None or lc.engine == engine:
+                    yield Use(lc, pr.point)
+
+    def config_points(self):
+        """(PointResult) for the sweep points that came from a master config."""
+        return [pr for pr in self.result.points if pr.point.config_key]
+
+    def stopped_points(self):
+        """Config sweep points that never launch because the script stops: (point result, path),
+        for exits every path of the point reaches (no assumption on unknown values)."""
+        out = []
+        for pr in self.config_points():
+            if pr.launches:
+                continue
+            certain = [p for p in pr.paths if not p.cond]
+            exits = [p for p in certain if p.exit is not None and p.exit.code not in (0, None)]
+            if exits and len(exits) == len(certain):
+                out.append((pr, exits[0]))
+        return out
+
+    def classify_stop(self, path) -> tuple[str, str]:
+        """Why a sweep point stops: ("missing", names) — a required variable is not set;
+        ("option", guard text) — a `case` default arm or a backend check rejects a value;
+        ("guard", guard text) — any other exit guard."""
+        ex = path.exit
+        if "unbound variable" in ex.reason:
+            return "missing", ex.reason.split(":", 1)[0]
+        if ex.reason and ex.reason.split(":", 1)[0].isidentifier() and not ex.reason.startswith("a command"):
+            return "missing", ex.reason.split(":", 1)[0]
+        for name, args, _ in ex.stack:
+            if name == "check_env_vars":
+                return "missing", " ".join(a for a in args if a)
+        for name, _, _ in ex.stack:
+            if "kv_offload" in name:
+                return "option", name
+        fired = [g for g in path.guards if g.fired]
+        if fired:
+            g = fired[-1]
+            if g.text.startswith("case ") and g.text.rstrip(")").endswith("*"):
+                return "option", g.text
+            return "guard", g.text
+        return "guard", ""
+
+    def exit_anchor(self, ex) -> Loc:
+        """Where an exit shows in this script: the exit itself, or the call in the script that
+        led into a helper library's exit."""
+        script = str(self.result.path.resolve())
+        if _same_file(ex.loc.real().source.path, script):
+            return ex.loc
+        for _name, _args, call_loc in ex.stack:
+            if _same_file(call_loc.real().source.path, script):
+                return call_loc
+        return ex.loc
+
+    def is_agentic(self, use: Use | None = None) -> bool:
+        if use is not None and str(use.env.get("SCENARIO_TYPE", "")) == "agentic-coding":
+            return True
+        return "agentic" in Path(self.result.display).parts or "/agentic/" in f"/{self.result.display}"
+
+    # -- source text (comments) ----------------------------------------------------------
+    def line_text(self, loc: Loc, line: int | None = None) -> str:
+        src = loc.real().source
+        sp = loc.real().span
+        return src.line_text(line if line is not None else sp.line) if hasattr(src, "line_text") else ""
+
+    def comment_near(self, locs, words: tuple[str, ...], above: int = 3) -> str | None:
+        """A ``#`` comment mentioning one of ``words`` on the line of one of ``locs`` or in the
+        ``above`` lines just above it."""
+        for loc in locs if isinstance(locs, (list, tuple)) else [locs]:
+            if loc is None:
+                continue
+            real = loc.real()
+            src = real.source
+            if not hasattr(src, "line_text"):
+                continue
+            line = real.span.line
+            for ln in range(line, max(1, line - above) - 1, -1):
+                text = src.line_text(ln)
+                i = text.find("#")
+                if i < 0:
+                    continue
+                comment = text[i + 1 :].lower()
+                if any(w in comment for w in words):
+                    return text[i:].strip()
+        return None
+
+    def source_text(self, loc: Loc) -> str:
+        """The source text a location covers (for rules that look at how a value was written)."""
+        real = loc.real()
+        src = real.source
+        return src.data[real.start : real.end].decode("utf-8", "replace") if hasattr(src, "data") else ""
+
+    # -- findings ------------------------------------------------------------------------
+    def finding(self, loc: Loc, message: str, point: SweepPoint | list[SweepPoint] | None = None, related=(), key: str = "",
+                code: str | None = None, severity: str | None = None) -> Finding:
+        span = span_of(loc)
+        rel = [Related(span_of(rl), msg) for rl, msg in related if rl is not None]
+        for p in (point if isinstance(point, list) else [point]):
+            origin = getattr(p, "origin", None)
+            if hasattr(origin, "line") and hasattr(origin, "path") and len(rel) < 8:
+                r = Related(origin, f"sweep point from `{p.config_key}`")
+                if all((r.span, r.message) != (x.span, x.message) for x in rel):
+                    rel.append(r)
+        return Finding(
+            code=code or self.rule.code,
+            name=self.rule.name,
+            severity=severity or self.rule.severity,
+            message=message,
+            span=span,
+            points=[p.label for p in (point if isinstance(point, list) else [point]) if p is not None],
+            related=rel,
+            key=key,
+        )
+
+
+class Project:
+    """All files of a run, with sibling lookup."""
+
+    def __init__(self, results: list[FileResult], configs=None, analyze=None, scope=None):
+        self.results = results
+        self.configs = configs
+        #: scope(entry) -> whether the run reports on a master-config entry (None: every entry)
+        self._scope = scope
+        self.by_path = {r.path.resolve(): r for r in results}
+        self._groups = facts.load("parity")["hardware_groups"]
+        #: analyze(path) -> FileResult for a sibling that is not part of the run (read, not reported)
+        self._analyze = analyze
+
+    def entries(self) -> list:
+        """The master-config entries this run reports on: those whose config file is among the
+        paths checked (or under a directory checked), and those that run a recipe checked.  A
+        one-recipe check (a pre-commit hook) is not answerable for unrelated entries."""
+        kept = self.__dict__.get("_entries")
+        if kept is None:
+            found = list(getattr(self.configs, "entries", None) or [])
+            kept = self._entries = found if self._scope is None else [e for e in found if self._scope(e)]
+        return kept
+
+    def policy_root(self, path: Path) -> Path | None:
+        """The repository root whose review checklist turns the RL7xx policies on."""
+        marker = facts.load("policy")["enabled_by"]
+        cache = self.__dict__.setdefault("_policy_roots", {})
+        start = path.resolve().parent
+        if start in cache:
+            return cache[start]
+        found = None
+        for d in [start, *start.parents]:
+            if (d / marker).is_file():
+                found = d
+                break
+        cache[start] = found
+        return found
+
+    def waivers(self, root: Path) -> list[tuple[Path, str]]:
+        """(path, text) of the waiver files under the root's waiver folder."""
+        cache = self.__dict__.setdefault("_waivers", {})
+        if root not in cache:
+            out = []
+            d = root / facts.load("policy")["waiver_dir"]
+            for p in sorted(d.glob("*.md")) if d.is_dir() else []:
+                try:
+                    out.append((p, p.read_text(encoding="utf-8", errors="replace")))
+                except OSError:
+                    continue
+            cache[root] = out
+        return cache[root]
+
+    def sibling_key(self, path: Path) -> str:
+        """Equal for a file and its siblings: the folder and the name with every hardware token
+        replaced by its group (for keeping siblings together when work is split)."""
+        tokens = re.split(r"([_.-])", path.name)
+        for i, tok in enumerate(tokens):
+            for g, group in enumerate(self._groups):
+                if tok.lower() in group:
+                    tokens[i] = f"<{g}>"
+        return f"{path.parent}/{''.join(tokens)}"
+
+    def siblings(self, result: FileResult) -> list[FileResult]:
+        """Files named like ``result`` with another hardware token of the same group; a
+        sibling on disk that was not passed to the run is analysed too (its findings are not
+        reported)."""
+        name = result.path.name
+        out = []
+        tokens = re.split(r"([_.-])", name)
+        for i, tok in enumerate(tokens):
+            for group in self._groups:
+                if tok.lower() in group:
+                    for other in group:
+                        if other == tok.lower():
+                            continue
+                        cand = (result.path.parent / "".join(tokens[:i] + [other] + tokens[i + 1 :]))
+                        key = cand.resolve()
+                        sib = self.by_path.get(key)
+                        if sib is None and self._analyze is not None and cand.is_file():
+                            sib = self._analyze(cand)
+                            self.by_path[key] = sib
+                        if sib is not None and sib is not result and sib not in out and not sib.error:
+                            out.append(sib)
+        return out
+
+
+# ---- small queries used by several rules -------------------------------------------------
+
+
+def int_value(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(text.strip())
+    except ValueError:
+        return None
+
+
+def env_int(point: SweepPoint, name: str) -> int | None:
+    v = point.env.get(name)
+    return int_value(v) if isinstance(v, str) else None
+
+
+def flag_int(launch: Launch, *keys: str) -> int | None:
+    for k in keys:
+        f = launch.get(k)
+        if f is not None:
+            return int_value(f.text)
+    return None
+
+
+def vllm_dp_size(launch: Launch) -> int | None:
+    v = flag_int(launch, "--data-parallel-size")
+    return 1 if v is None and not launch.has("--data-parallel-size") else v
+
+
+def vllm_world_size(launch: Launch) -> int | None:
+    """TP × PP × PCP of one vLLM engine (DP does not count)."""
+    total = 1
+    for key in ("--tensor-parallel-size", "--pipeline-parallel-size", "--prefill-context-parallel-size"):
+        present = launch.has(key)
+        v = flag_int(launch, key)
+        if present and v is None:
+            return None
+        total *= v or 1
+    return total
+
+
+def sglang_attention_dp(launch: Launch) -> int | None:
+    """The attention-DP size of an SGLang launch (1 without DP attention)."""
+    attn = flag_int(launch, "--attn-dp-size")
+    if attn is not None:
+        return attn
+    if not launch.has("--enable-dp-attention"):
+        return 1
+    f = launch.get("--dp-size")
+    return int_value(f.text) if f is not None else 1
+
+
+def kv_connector(launch: Launch):
+    """(connector name, extra-config JNode or None, the flag) of --kv-transfer-config."""
+    f = launch.get("--kv-transfer-config")
+    if f is None or f.json is None or f.json.kind != "object":
+        return None, None, f
+    name = f.json.get("kv_connector")
+    extra = f.json.get("kv_connector_extra_config")
+    return (name.value if name is not None else None), (extra if extra is not None and extra.kind == "object" else None), f
+
+
+def model_family(launch: Launch, file_name: str = "", parsers: bool = True) -> str | None:
+    """The model family a launch serves, from its model names (and, with ``parsers``, its
+    parser flags), else the recipe's file name."""
+    fams = facts.load("models")["families"]
+    texts = []
+    m = launch.model
+    if m is not None and m.text:
+        texts.append(m.text)
+    keys = ["--served-model-name", "--model", "--model-path", "--tokenizer-mode"]
+    if parsers:
+        keys += ["--reasoning-parser", "--tool-call-parser"]
+    for k in keys:
+        v = launch.value(k)
+        if v:
+            texts.append(v)
+    texts.append(file_name)
+    for text in texts:
+        low = text.lower()
+        for fam, spec in fams.items():
+            if any(pat in low for pat in spec.get("match", [])):
+                return fam
+    return None
+
+
+def related_flag(launch: Launch, key: str, msg: str | None = None):
+    f = launch.get(key)
+    if f is None:
+        return None
+    return (f.word.loc, msg or f"{f.name} is passed here")
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return str(Path(a).resolve()) == b
+    except OSError:
+        return False
+
+
+def uniq(items: Iterable) -> list:
+    seen = []
+    for i in items:
+        if i not in seen:
+            seen.append(i)
+    return seen
+
+
+__all__ = [
+    "DOC_SECTIONS", "FileContext", "Project", "Related", "Rule", "Use", "env_int", "flag_int", "int_value",
+    "kv_connector", "model_family", "related_flag", "sglang_attention_dp", "uniq", "vllm_dp_size", "vllm_world_size",
+]

@@ -1,0 +1,266 @@
+"""Project settings: ``[tool.recipelint]`` in ``pyproject.toml`` or ``.recipelint.yaml``.
+
+Found by walking up from the first scanned path (the nearest file wins; a ``pyproject.toml``
+without a ``[tool.recipelint]`` table is skipped).  Command-line options override settings.
+
+Keys::
+
+    select = ["RL"]                 # rule codes or prefixes to run (default: all)
+    extend-select = ["RL6"]         # added to select
+    ignore = ["RL401"]              # codes or prefixes to skip
+    per-file-ignores = {"benchmarks/deprecated/*" = ["RL4"]}   # globs relative to the settings file
+    severity = {RL401 = "info"}     # per-rule severity overrides (info, warning, error)
+    exclude = ["benchmarks/multi_node/**"]  # globs relative to the settings file
+    fail-on = "warning"             # lowest severity that makes `check` exit 1
+    output-format = "full"
+    configs = ["configs/nvidia-master.yaml"]   # master configs (default: configs/*-master.yaml)
+    sibling-groups = [["b200", "b300"]]        # added to the built-in hardware groups
+    hardware-specific-flags = ["--my-flag"]    # flags sibling recipes may differ in
+    connector-keys = {MyConnector = ["key_a"]}  # extra kv_connector_extra_config keys a connector reads
+    extra-flags = {vllm = ["--omni"]}          # flags a plugin or site build adds to an engine
+
+Unknown keys and bad values are errors (a one-line message, exit status 2).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from recipelint.bash.source import safe_resolve
+
+SEVERITIES = ("info", "warning", "error")
+FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif")
+CODE = re.compile(r"^(ALL|RL\d{0,3})$")
+
+
+class SettingsError(Exception):
+    pass
+
+
+@dataclass(slots=True)
+class Settings:
+    path: Path | None = None  # the settings file, when one was found
+    select: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    severity: dict[str, str] = field(default_factory=dict)
+    exclude: list[str] = field(default_factory=list)
+    fail_on: str = "warning"
+    output_format: str = "full"
+    configs: list[str] = field(default_factory=list)
+    sibling_groups: list[list[str]] = field(default_factory=list)
+    hardware_specific_flags: list[str] = field(default_factory=list)
+    connector_keys: dict[str, list[str]] = field(default_factory=dict)
+    extra_flags: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def base(self) -> Path:
+        return self.path.parent if self.path is not None else Path.cwd()
+
+    def _rel(self, path: Path) -> str | None:
+        try:
+            return safe_resolve(path).relative_to(safe_resolve(self.base)).as_posix()
+        except (ValueError, OSError):
+            return None
+
+    def excluded(self, path: Path) -> bool:
+        if not self.exclude:  # (resolving every path of a big tree costs ~50 ms)
+            return False
+        rel = self._rel(path)
+        if rel is None:
+            return False
+        return any(_glob(rel, g) for g in self.exclude)
+
+    def ignored_codes(self, path: Path) -> list[str]:
+        rel = self._rel(path)
+        if rel is None:
+            return []
+        out: list[str] = []
+        for g, codes in self.per_file_ignores.items():
+            if _glob(rel, g):
+                out.extend(codes)
+        return out
+
+
+def _glob(rel: str, pattern: str) -> bool:
+    pattern = pattern.rstrip("/")
+    if fnmatch.fnmatchcase(rel, pattern):
+        return True
+    # a directory pattern matches what is below it; `**/` matches any depth
+    if fnmatch.fnmatchcase(rel, pattern + "/*") or fnmatch.fnmatchcase(rel, pattern.replace("**/", "")):
+        return True
+    parts = rel.split("/")
+    return any(fnmatch.fnmatchcase("/".join(parts[:i]), pattern) for i in range(1, len(parts)))
+
+
+def find(start: Path) -> Path | None:
+    try:
+        cur = start.resolve()
+    except (OSError, RuntimeError):  # a symbolic-link loop
+        return None
+    if not cur.is_dir():
+        cur = cur.parent
+    for d in [cur, *cur.parents]:
+        y = d / ".recipelint.yaml"
+        if y.is_file():
+            return y
+        t = d / "pyproject.toml"
+        if t.is_file():
+            try:
+                import tomllib
+
+                data = tomllib.loads(t.read_text(encoding="utf-8"))
+            except (OSError, ValueError, UnicodeDecodeError):
+                continue
+            if "recipelint" in (data.get("tool") or {}):
+                return t
+    return None
+
+
+def load(path: Path | None) -> Settings:
+    if path is None:
+        return Settings()
+    name = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise SettingsError(f"{name}: cannot read settings ({e})") from None
+    if path.suffix == ".toml":
+        import tomllib
+
+        try:
+            data = tomllib.loads(text)
+        except ValueError as e:
+            raise SettingsError(f"{name}: invalid TOML: {e}") from None
+        raw = (data.get("tool") or {}).get("recipelint")
+        if raw is None:
+            raise SettingsError(f"{name}: no [tool.recipelint] table")
+        where = f"{name} [tool.recipelint]"
+    else:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.error import YAMLError
+
+        try:
+            raw = YAML(typ="safe").load(text)
+        except YAMLError as e:
+            raise SettingsError(f"{name}: invalid YAML: {' '.join(str(e).split())[:200]}") from None
+        where = name
+        if raw is None:
+            raw = {}
+    if not isinstance(raw, dict):
+        raise SettingsError(f"{where}: settings must be a table of keys")
+    return _validate(raw, where, path)
+
+
+def _codes(value, key, where) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SettingsError(f"{where}: `{key}` must be a list of rule codes")
+    out = []
+    for v in value:
+        v = v.strip().upper()
+        if not CODE.match(v):
+            raise SettingsError(f"{where}: `{key}`: '{v}' is not a rule code or prefix (like RL101 or RL1)")
+        out.append(v)
+    return out
+
+
+def _strings(value, key, where) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SettingsError(f"{where}: `{key}` must be a list of strings")
+    return list(value)
+
+
+def _validate(raw: dict, where: str, path: Path) -> Settings:
+    s = Settings(path=path)
+    for key, value in raw.items():
+        k = str(key).replace("_", "-")
+        if k == "select":
+            s.select = _codes(value, k, where)
+        elif k == "extend-select":
+            s.extend_select = _codes(value, k, where)
+        elif k == "ignore":
+            s.ignore = _codes(value, k, where)
+        elif k == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise SettingsError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")
+            s.per_file_ignores = {str(g): _codes(c, f"per-file-ignores.{g}", where) for g, c in value.items()}
+        elif k == "severity":
+            if not isinstance(value, dict):
+                raise SettingsError(f"{where}: `severity` must be a table of code = severity")
+            for code, sev in value.items():
+                c = _codes(code, "severity", where)[0]
+                if sev not in SEVERITIES:
+                    raise SettingsError(f"{where}: `severity.{code}` must be one of {', '.join(SEVERITIES)}, got {sev!r}")
+                s.severity[c] = sev
+        elif k == "exclude":
+            s.exclude = _strings(value, k, where)
+        elif k == "fail-on":
+            if value not in SEVERITIES:
+                raise SettingsError(f"{where}: `fail-on` must be one of {', '.join(SEVERITIES)}, got {value!r}")
+            s.fail_on = value
+        elif k == "output-format":
+            if value not in FORMATS:
+                raise SettingsError(f"{where}: `output-format` must be one of {', '.join(FORMATS)}, got {value!r}")
+            s.output_format = value
+        elif k == "configs":
+            s.configs = _strings(value, k, where)
+        elif k == "sibling-groups":
+            if not isinstance(value, list) or not all(isinstance(g, list) and all(isinstance(x, str) for x in g) for g in value):
+                raise SettingsError(f"{where}: `sibling-groups` must be a list of lists of hardware names")
+            s.sibling_groups = [[x.lower() for x in g] for g in value]
+        elif k == "hardware-specific-flags":
+            s.hardware_specific_flags = _strings(value, k, where)
+        elif k == "connector-keys":
+            if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
+                raise SettingsError(f"{where}: `connector-keys` must be a table of connector = [keys]")
+            s.connector_keys = {str(c): [str(x) for x in v] for c, v in value.items()}
+        elif k == "extra-flags":
+            s.extra_flags = _extra_flags(value, where)
+        else:
+            raise SettingsError(f"{where}: unknown key `{key}`")
+    return s
+
+
+def _extra_flags(value, where) -> dict[str, list[str]]:
+    if not isinstance(value, dict):
+        raise SettingsError(f"{where}: `extra-flags` must be a table of engine = [flags]")
+    from recipelint.engines.catalog import catalogs
+
+    engines = sorted(catalogs())  # the catalogued engines
+    out: dict[str, list[str]] = {}
+    for engine, flags in value.items():
+        if engine not in engines:
+            raise SettingsError(f"{where}: `extra-flags.{engine}`: engine must be one of {', '.join(engines)}")
+        flags = _strings(flags, f"extra-flags.{engine}", where)
+        for f in flags:
+            if not re.fullmatch(r"--[A-Za-z0-9][A-Za-z0-9_.-]*", f):
+                raise SettingsError(f"{where}: `extra-flags.{engine}`: '{f}' is not a long option (like --my-flag)")
+        out[engine] = flags
+    return out
+
+
+def apply_facts(s: Settings) -> None:
+    """Extend the engine facts the rules read with the settings' additions."""
+    from recipelint.engines import facts
+    from recipelint.engines.catalog import set_extra_flags
+
+    set_extra_flags(s.extra_flags)
+    if s.sibling_groups:
+        facts.extend("parity", lambda d: d["hardware_groups"].extend(s.sibling_groups))
+    if s.hardware_specific_flags:
+        facts.extend("parity", lambda d: d["hardware_specific_flags"].extend(s.hardware_specific_flags))
+    if s.connector_keys:
+        def add(d):
+            for conn, keys in s.connector_keys.items():
+                spec = d["vllm"].setdefault(conn, {"since": "0", "keys": {}})
+                spec.setdefault("keys", {})
+                for k in keys:
+                    spec["keys"].setdefault(k, {"parse": "any"})
+
+        facts.extend("connectors", add)

@@ -1,0 +1,554 @@
+"""Master configs: from ``configs/*-master.yaml`` entries to sweep points and recipes.
+
+The benchmark repository's launcher turns each ``search-space`` item of a master-config entry
+into one job per concurrency, sets environment variables from it, and picks the recipe by name
+(model prefix, precision, the runner's GPU, framework, ``_mtp``).  recipelint does the same,
+with the rules kept as data (``rules/data/inferencex.yaml``), and keeps the YAML line of every
+sweep point so findings can point at it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import json
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+from recipelint.engines import facts
+from recipelint.evaluate.values import Opaque
+from recipelint.sweep.points import SweepPoint
+from recipelint.bash.source import Span
+
+MAX_POINTS_PER_ITEM = 4096
+
+
+@dataclass(slots=True)
+class ConfigProblem:
+    span: Span
+    message: str
+
+
+@dataclass(slots=True)
+class ConfigEntry:
+    key: str
+    path: Path
+    line: int
+    runner: str
+    framework: str
+    multinode: bool
+    image: str = ""
+    image_line: int = 0
+    image_col: int = 1
+    scripts: list[str] = field(default_factory=list)  # repo-relative recipe paths it runs
+    resolved: list[str] = field(default_factory=list)  # the same, resolved (absolute, no links)
+    missing: list[str] = field(default_factory=list)  # recipe paths it names that do not exist
+    points: list[SweepPoint] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ConfigSet:
+    root: Path | None
+    files: list[Path] = field(default_factory=list)
+    problems: list[ConfigProblem] = field(default_factory=list)
+    entries: list[ConfigEntry] = field(default_factory=list)
+    by_script: dict[str, list[SweepPoint]] = field(default_factory=dict)  # resolved path -> points
+
+    def points_for(self, path: Path) -> list[SweepPoint] | None:
+        try:
+            key = str(path.resolve())
+        except OSError:
+            return None
+        return self.by_script.get(key)
+
+    @property
+    def found(self) -> bool:
+        return bool(self.files)
+
+
+def find_root(start: Path) -> Path | None:
+    """The benchmark repository root above ``start``: the first directory with master configs."""
+    spec = facts.load("inferencex")
+    try:
+        cur = start.resolve()
+    except (OSError, RuntimeError):  # a symbolic-link loop
+        return None
+    if cur.is_file():
+        cur = cur.parent
+    for d in [cur, *cur.parents]:
+        for pattern in spec["configs"]:
+            try:
+                if any(d.glob(pattern)):
+                    return d
+            except OSError:
+                continue
+    return None
+
+
+def load(root: Path | None, explicit: list[Path] | None = None, cache_dir: Path | None = None,
+         recipes: list[Path] | None = None) -> ConfigSet:
+    """Master configs → entries and sweep points.  ``cache_dir``: keep parsed YAML there.
+    ``recipes``: the run checks only these recipes — entries that cannot run any of them (their
+    model prefix does not start a recipe's name) are skipped before parsing (``sparse``)."""
+    wanted = None
+    if recipes is not None:
+        names = [p.name for p in recipes]
+
+        def wanted(prefix: str) -> bool:
+            return any(n.startswith(prefix + "_") for n in names)
+
+    spec = facts.load("inferencex")
+    files: list[Path] = []
+    if explicit:
+        files = list(explicit)
+    elif root is not None:
+        for pattern in spec["configs"]:
+            files.extend(sorted(root.glob(pattern)))
+    cs = ConfigSet(root)
+    if not files:
+        return cs
+    if root is None:
+        root = files[0].resolve().parent.parent
+        cs.root = root
+    runners = _load_yaml(root / spec["runners"], cs, required=False, cache_dir=cache_dir) or {}
+    labels = runners.get("labels") or {}
+    hardware = runners.get("hardware") or {}
+    for f in files:
+        data = _load_yaml(f, cs, required=True, cache_dir=cache_dir, wanted=wanted)
+        if data is None:
+            continue
+        cs.files.append(f)
+        if not hasattr(data, "items"):
+            cs.problems.append(ConfigProblem(Span(str(f), 1, 1, 1, 1), "a master config must be a mapping of entries"))
+            continue
+        for key, entry in data.items():
+            try:
+                _expand_entry(cs, f, str(key), entry, data, labels, hardware, root, spec)
+            except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as e:  # (`tp: .inf`, a Decimal of text)
+                line = _line(data, key)
+                cs.problems.append(ConfigProblem(Span(str(f), line, 1, line, 1), f"entry `{key}`: cannot expand ({_why(e)})"))
+    for wf in spec.get("dispatch_workflows") or []:
+        _load_workflow(cs, root, wf, cache_dir)
+    return cs
+
+
+def workflow_files(root: Path) -> list[Path]:
+    """The dispatch workflows (``rules/data/inferencex.yaml``) present under ``root``."""
+    out = []
+    for wf in facts.load("inferencex").get("dispatch_workflows") or []:
+        p = root / wf["file"]
+        if p.is_file():
+            out.append(p)
+    return out
+
+
+_EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+_INPUT = re.compile(r"inputs\.([A-Za-z_][A-Za-z0-9_-]*)")
+
+
+def _load_workflow(cs: ConfigSet, root: Path, wf: dict, cache_dir: Path | None) -> None:
+    """A workflow dispatched by hand that runs a recipe itself (``rules/data/inferencex.yaml``,
+    ``dispatch_workflows``): each recipe its script pattern matches gets one sweep point, the
+    workflow's environment with every ``${{ inputs.NAME }}`` at its default — the input the
+    pattern spans bound to the recipe's part of the name, and the inputs that go with that one
+    (``follows``: the model of the default model prefix) unknown for another recipe.  Other
+    expressions (secrets, variables) are unknown, set and non-empty."""
+    path = root / wf["file"]
+    if not path.is_file():
+        return
+    data = _load_yaml(path, cs, required=False, cache_dir=cache_dir)
+    if not hasattr(data, "get"):
+        return
+    cs.files.append(path)
+    name = path.name
+    trigger = data.get("on") or {}
+    dispatch = trigger.get("workflow_dispatch") if hasattr(trigger, "get") else None
+    inputs = (dispatch.get("inputs") if hasattr(dispatch, "get") else None) or {}
+    env = data.get("env") or {}
+    script_key = wf["script"]
+    raw = env.get(script_key) if hasattr(env, "get") else None
+    line, col = _value_pos(env, script_key, 1) if raw is not None else (1, 1)
+    bound = _INPUT.findall(str(raw or ""))
+    if raw is None or len(set(bound)) != 1 or not hasattr(inputs, "get"):
+        cs.problems.append(ConfigProblem(Span(str(path), line, col, line, col),
+                                         f"workflow `{name}`: `{script_key}` must name the recipe with one input"))
+        return
+    bound = bound[0]
+    defaults = {str(k): _input_default(v) for k, v in inputs.items()}
+    pattern = _EXPR.sub(lambda m: "\0", str(raw))
+    parts = pattern.split("/")
+    if pattern.startswith("/") or any(p in ("", ".", "..") for p in parts) or any(c in pattern for c in "*?[]\\"):
+        cs.problems.append(ConfigProblem(Span(str(path), line, col, line, col),
+                                         f"workflow `{name}`: `{script_key}` must name a recipe file inside the repository"))
+        return
+    rx = re.compile("^" + "([A-Za-z0-9._-]+)".join(re.escape(p) for p in pattern.split("\0")) + "$")
+    try:
+        found = sorted(p.relative_to(root).as_posix() for p in root.glob(pattern.replace("\0", "*")) if p.is_file())
+    except (OSError, ValueError):
+        found = []
+    # where the points' environment is written: the env entries and the inputs' defaults
+    lines = tuple(sorted({_value_pos(env, k, line)[0] for k in env}
+                         | {_value_pos(v, "default", line)[0] for v in inputs.values() if hasattr(v, "get") and "default" in v}))
+    ce = ConfigEntry(name, path, line, str(defaults.get("runner") or ""), str(env.get("FRAMEWORK", "")), False)
+    cs.entries.append(ce)
+    for rel in found:
+        m = rx.match(rel)
+        if m is None or len(set(m.groups())) != 1:
+            continue
+        value = m.group(1)
+        mine = dict(defaults)
+        mine[bound] = value
+        if value != defaults.get(bound):
+            for k in wf.get("follows") or []:
+                mine[str(k)] = Opaque()
+        penv = {str(k): _substitute(v, mine) for k, v in env.items()}
+        for k in wf.get("runner_env_opaque") or []:
+            penv.setdefault(str(k), Opaque())
+        if not ce.image and isinstance(penv.get("IMAGE"), str):
+            ce.image, ce.image_line, ce.image_col = penv["IMAGE"], *_value_pos(env, "IMAGE", line)
+        point = SweepPoint(f"{name}:{line}:{bound}={value}", penv, origin=Span(str(path), line, col, line, col),
+                           config_key=name, extra={"config": str(path), "lines": lines})
+        ce.points.append(point)
+        ce.scripts.append(rel)
+        key = str((root / rel).resolve())
+        ce.resolved.append(key)
+        cs.by_script.setdefault(key, []).append(point)
+
+
+def _input_default(spec):
+    d = spec.get("default") if hasattr(spec, "get") else None
+    if d is None:
+        return Opaque(nonempty=False)  # no default: whatever the dispatcher types, maybe nothing
+    if isinstance(d, bool):
+        return "true" if d else "false"
+    return str(d)
+
+
+def _substitute(value, inputs: dict):
+    """A workflow env value with its expressions replaced: str, or Opaque when one is unknown."""
+    text = "" if value is None else ("true" if value is True else "false" if value is False else str(value))
+    unknown = []
+
+    def sub(m):
+        k = _INPUT.fullmatch(m.group(1))
+        v = (inputs.get(k.group(1), "") if k else Opaque()) or ""  # an undeclared input is empty
+        if isinstance(v, str):
+            return v
+        unknown.append(v)
+        return ""
+
+    out = _EXPR.sub(sub, text)
+    if unknown:
+        return Opaque(nonempty=bool(out) or any(u.nonempty for u in unknown))
+    return out
+
+
+def _why(e: Exception) -> str:
+    if isinstance(e, KeyError):
+        return f"missing field {e.args[0]!r}"
+    return str(e).split("\n")[0][:120]
+
+
+_TOP_KEY = re.compile(r"[^\s#'\"{\[&*!|>%@`-][^:#]*:[ \t]*(?:#.*)?")
+_MODEL_PREFIX = re.compile(r"[ \t]+model-prefix:[ \t]*(['\"]?)([^'\"#\s]+)\1[ \t]*(?:#.*)?")
+#: what the plain shape excludes: anchors and aliases (`&a`, `*a` at a line's start or after a
+#: blank or flow punctuation), merge keys, directives and document markers (looked for with
+#: plain substring searches first: a regex scan of a 300 KB config costs milliseconds)
+_ANCHOR = re.compile(r"(?:^|[\s\[{,:])[&*][^\s]", re.M)
+
+
+def _not_plain(text: str) -> bool:
+    if "<<" in text or text.startswith(("---", "...", "%")) or "\n---" in text or "\n..." in text or "\n%" in text:
+        return True
+    for ch in "&*":
+        at = text.find(ch)
+        while at >= 0:
+            if _ANCHOR.match(text, at if at == 0 or text[at - 1] == "\n" else at - 1):
+                return True
+            at = text.find(ch, at + 1)
+    return False
+
+
+def sparse(text: str, wanted) -> str | None:
+    """The master config with every entry blanked out whose ``model-prefix`` lines all fail
+    ``wanted`` — line and column numbers unchanged, so what is parsed stays exact.  Entries
+    without a plain ``model-prefix:`` line are kept.  None (parse it all) unless the document has
+    the plain shape this relies on: top-level ``key:`` lines over block mappings, no anchors,
+    aliases, merge keys, directives or document markers."""
+    if _not_plain(text):
+        return None
+    lines = text.split("\n")
+    starts = []
+    for i, ln in enumerate(lines):
+        if not ln or ln[0] in " \t#":
+            continue
+        if not _TOP_KEY.fullmatch(ln.rstrip()):
+            return None
+        starts.append(i)
+    if not starts:
+        return None
+    # the model prefixes of each entry, from one scan of the text (by the line they are on)
+    line_at = list(itertools.accumulate((len(ln) + 1 for ln in lines), initial=0))
+    prefixes: dict[int, list[str]] = {}
+    at = text.find("model-prefix:")
+    while at >= 0:
+        line = bisect.bisect_right(line_at, at) - 1
+        m = _MODEL_PREFIX.fullmatch(lines[line])
+        k = bisect.bisect_right(starts, line) - 1
+        if m is not None and k >= 0:  # (not above the first entry, which is blanked)
+            prefixes.setdefault(starts[k], []).append(m.group(2))
+        at = text.find("model-prefix:", line_at[line + 1])
+    out = [""] * starts[0]  # comments above the first entry
+    for a, b in zip(starts, starts[1:] + [len(lines)]):
+        found = prefixes.get(a)
+        if not found or any(wanted(p) for p in found):
+            out.extend(lines[a:b])
+        else:
+            out.extend([""] * (b - a))
+    return "\n".join(out)  # blank when no entry is wanted
+
+
+def _load_yaml(path: Path, cs: ConfigSet, required: bool, cache_dir: Path | None = None, wanted=None):
+    from recipelint.sweep import yamlpos
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if required:
+            cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), "config file not found"))
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), f"cannot read config: {_why(e)}"))
+        return None
+    if wanted is not None:
+        cut = sparse(text, wanted)
+        if cut is not None and not cut.strip():
+            return {}  # entries, none of them wanted: an empty mapping, not an empty document
+        text = cut or text
+    try:
+        return yamlpos.load_cached(text, cache_dir) if cache_dir is not None else yamlpos.load(text)
+    except yamlpos.YAMLPosError as e:
+        line = (e.line or 0) + 1
+        col = (e.column or 0) + 1
+        cs.problems.append(ConfigProblem(Span(str(path), line, col, line, col), f"invalid YAML: {e}"))
+    except Exception as e:
+        # ruamel's errors, imported only when there is one (a parse from the cache needs no ruamel)
+        from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+        if isinstance(e, MarkedYAMLError):
+            mark = e.problem_mark or e.context_mark
+            line = mark.line + 1 if mark is not None else 1
+            col = mark.column + 1 if mark is not None else 1
+            msg = " ".join(str(e.problem or e.context or "invalid YAML").split())
+            cs.problems.append(ConfigProblem(Span(str(path), line, col, line, col), f"invalid YAML: {msg}"))
+        elif isinstance(e, (YAMLError, RecursionError, ValueError)):
+            cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), f"invalid YAML: {_why(e)}"))
+        else:
+            raise
+    return None
+
+
+def _line(mapping, key) -> int:
+    try:
+        return mapping.lc.key(key)[0] + 1
+    except (AttributeError, KeyError, TypeError):
+        return 1
+
+
+def _value_pos(mapping, key, default_line) -> tuple[int, int]:
+    """1-based (line, column) of the value of ``key``."""
+    try:
+        ln, col = mapping.lc.value(key)
+        return ln + 1, col + 1
+    except (AttributeError, KeyError, TypeError):
+        return default_line, 1
+
+
+def _item_line(seq, i) -> int:
+    try:
+        return seq.lc.item(i)[0] + 1
+    except (AttributeError, KeyError, TypeError, IndexError):
+        return 1
+
+
+def _conc_values(item, step: int, where: str) -> list[int]:
+    conc_list = item.get("conc-list")
+    if conc_list:
+        vals = [int(c) for c in conc_list]
+    else:
+        start, end = int(item["conc-start"]), int(item["conc-end"])
+        vals = []
+        conc = start
+        while conc <= end and len(vals) < MAX_POINTS_PER_ITEM:
+            vals.append(conc)
+            if conc == end:
+                break
+            conc *= step
+            if conc > end:
+                conc = end
+    if len(vals) > MAX_POINTS_PER_ITEM:
+        raise ValueError(f"{where}: more than {MAX_POINTS_PER_ITEM} concurrencies")
+    return vals
+
+
+def _seq_len_str(isl: int, osl: int) -> str:
+    names = {(1024, 1024): "1k1k", (1024, 8192): "1k8k", (8192, 1024): "8k1k"}
+    return names.get((isl, osl), f"{isl}_{osl}")
+
+
+def _dram_gb(hw: dict | None, utilization, gpus: int, cap: int) -> int | None:
+    if not hw:
+        return None
+    avail = hw.get("available-cpu-dram-mib")
+    per_node = hw.get("gpus-per-node")
+    if avail is None or not per_node:
+        return None
+    avail = min(int(avail), cap)
+    value = Decimal(avail) * 1024 * 1024 * Decimal(str(utilization)) * gpus / int(per_node)
+    return int(value / 1_000_000_000)
+
+
+def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> None:
+    if not hasattr(entry, "get"):
+        return
+    line = _line(top, key)
+    runner = str(entry.get("runner", ""))
+    framework = str(entry.get("framework", ""))
+    ce = ConfigEntry(key, path, line, runner, framework, bool(entry.get("multinode", False)),
+                     str(entry.get("image", "")), *_value_pos(entry, "image", line))
+    cs.entries.append(ce)
+    if ce.multinode:
+        return  # multi-node jobs run recipes through their own orchestration; not mapped here
+    model_prefix = str(entry["model-prefix"])
+    precision = str(entry["precision"])
+    base_env = {
+        "IMAGE": str(entry.get("image", "")), "MODEL": str(entry.get("model", "")), "MODEL_PREFIX": model_prefix,
+        "PRECISION": precision, "FRAMEWORK": framework,
+    }
+    for k, v in (spec.get("job_env") or {}).items():
+        base_env[k] = str(v)
+    for k in spec.get("job_env_opaque") or []:
+        base_env[k] = Opaque()
+    scenarios = entry.get("scenarios") or {}
+    step = int(spec.get("conc_step", 2))
+    cap = int(spec.get("max_available_cpu_dram_mib", 2861022))
+    hw = hardware.get(runner)
+    launchers = _launchers_for(runner, labels, spec)
+    for scenario, groups in scenarios.items():
+        agentic = scenario == "agentic-coding"
+        subdir = spec["scenario_dirs"].get(scenario)
+        if subdir is None:
+            continue
+        for group in groups or []:
+            space = group.get("search-space") or []
+            for i, item in enumerate(space):
+                item_line = _item_line(space, i)
+                tp = int(item["tp"])
+                pp = int(item.get("pp", 1))
+                pcp = int(item.get("pcp-size", 1))
+                dcp = int(item.get("dcp-size", 1))
+                ep = item.get("ep")
+                dpa = bool(item.get("dp-attn", False))
+                sd = str(item.get("spec-decoding", "none"))
+                env = dict(base_env)
+                env.update({
+                    "TP": str(tp), "PP_SIZE": str(pp), "DCP_SIZE": str(dcp), "PCP_SIZE": str(pcp),
+                    "EP_SIZE": str(int(ep) if ep is not None else 1), "DP_ATTENTION": "true" if dpa else "false",
+                    "SPEC_DECODING": sd, "GPU_COUNT": str(tp * pp * pcp), "SCENARIO_TYPE": scenario,
+                    "SCENARIO_SUBDIR": subdir, "IS_AGENTIC": "1" if agentic else "0",
+                })
+                router = item.get("router", entry.get("router"))
+                p2p = item.get("kv-p2p-transfer", entry.get("kv-p2p-transfer"))
+                env["ROUTER_METADATA"] = json.dumps(_plain(router)) if router is not None else ""
+                env["KV_P2P_TRANSFER"] = str(p2p) if p2p is not None else ""
+                if agentic:
+                    kv = str(item.get("kv-offloading", "none"))
+                    # `{name: hicache, ...}` (with metadata the job passes as JSON), or the older
+                    # schema's bare name (`kv-offload-backend: native`, before July 2026)
+                    backend = item.get("kv-offload-backend")
+                    bname = str(backend["name"]) if hasattr(backend, "get") else str(backend) if backend else ""
+                    env.update({"ISL": "0", "OSL": "0", "MAX_MODEL_LEN": "0", "DURATION": "3600", "KV_OFFLOADING": kv,
+                                "KV_OFFLOAD_BACKEND": bname,
+                                "KV_OFFLOAD_BACKEND_METADATA": json.dumps(_plain(backend)) if hasattr(backend, "get") else ""})
+                    if kv == "dram":
+                        gb = _dram_gb(hw, group.get("dram-utilization", 1), tp * pp * pcp, cap)
+                        env["TOTAL_CPU_DRAM_GB"] = str(gb) if gb is not None else Opaque()
+                    else:
+                        env["TOTAL_CPU_DRAM_GB"] = "0"
+                    suffix = "kvnone" if kv == "none" else f"kv{kv}-{bname}"
+                    exp = f"{model_prefix}_tp{{tp}}_conc{{conc}}_{suffix}" + (f"_spec-{sd}" if sd != "none" else "")
+                    tag = f"tp{tp}-ep{env['EP_SIZE']}-dpa{env['DP_ATTENTION']}" + (f"-{env['KV_OFFLOAD_BACKEND']}" if env["KV_OFFLOAD_BACKEND"] else "")
+                else:
+                    isl, osl = int(group["isl"]), int(group["osl"])
+                    env.update({"ISL": str(isl), "OSL": str(osl), "MAX_MODEL_LEN": str(isl + osl + 256),
+                                "KV_OFFLOADING": "", "KV_OFFLOAD_BACKEND": "", "TOTAL_CPU_DRAM_GB": ""})
+                    exp = f"{model_prefix}_{_seq_len_str(isl, osl)}"
+                    tag = f"{_seq_len_str(isl, osl)}-tp{tp}-ep{env['EP_SIZE']}-dpa{env['DP_ATTENTION']}"
+                try:
+                    cl, cc = item.lc.key("conc-list" if "conc-list" in item else "conc-start")
+                    cl, cc = cl + 1, cc + 1
+                except (AttributeError, KeyError, TypeError):
+                    cl, cc = item_line, 1
+                item_points = []
+                for conc in _conc_values(item, step, f"{key} search-space item at line {item_line}"):
+                    penv = dict(env)
+                    penv["CONC"] = str(conc)
+                    penv["EXP_NAME"] = exp.replace("{tp}", str(tp)).replace("{conc}", str(conc))
+                    label = f"{path.name}:{item_line}:{tag}-conc{conc}"
+                    origin = Span(str(path), cl, cc, cl, cc)
+                    item_points.append(SweepPoint(label, penv, origin=origin, config_key=key,
+                                                  extra={"item_line": item_line, "config": str(path)}))
+                ce.points.extend(item_points)
+                _resolve_scripts(cs, ce, item_points, launchers, subdir, model_prefix, precision, framework, sd, root, spec)
+
+
+def _plain(v):
+    if hasattr(v, "items"):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _launchers_for(runner: str, labels: dict, spec: dict) -> list[dict]:
+    """Launcher specs for the nodes a runner label schedules on (``launch_${NODE%%_*}.sh``)."""
+    table = spec.get("launchers") or {}
+    nodes = labels.get(runner) or []
+    prefixes = []
+    for node in nodes:
+        p = str(node).split("_", 1)[0]
+        if p not in prefixes:
+            prefixes.append(p)
+    if not prefixes:
+        bare = runner.split(":", 1)[-1]
+        prefixes = [bare]
+    out = []
+    for p in prefixes:
+        s = table.get(p)
+        if s is None:
+            # an unknown launcher: the GPU is the name's first token; try the framework-tagged name first
+            s = {"gpu": p.split("-", 1)[0], "framework_first": True, "suffix": {"trt": "_trt", "atom": "_atom"}}
+        if s not in out:
+            out.append(s)
+    return out
+
+
+def _resolve_scripts(cs, ce, points, launchers, subdir, model_prefix, precision, framework, sd, root, spec) -> None:
+    spec_suffix = "_mtp" if sd == "mtp" else ""
+    for ls in launchers:
+        base = f"{spec['scripts']}/{subdir}{model_prefix}_{precision}_{ls['gpu']}"
+        suffix = (ls.get("suffix") or {}).get(framework, "")
+        fallback = f"{base}{suffix}{spec_suffix}.sh"
+        candidates = [f"{base}_{framework}{spec_suffix}.sh", fallback] if ls.get("framework_first") else [fallback]
+        chosen = next((c for c in candidates if (root / c).is_file()), None)
+        if chosen is None:
+            if fallback not in ce.missing:
+                ce.missing.append(fallback)
+            continue
+        key = str((root / chosen).resolve())
+        if chosen not in ce.scripts:
+            ce.scripts.append(chosen)
+            ce.resolved.append(key)
+        cs.by_script.setdefault(key, []).extend(points)
