@@ -60,8 +60,8 @@ def render(
 ):
     """Print the serve launches a recipe would run: the shell-quoted command and each flag with its source line."""
     from recipelint.lint.analysis import Analyzer
-    from recipelint.sweep.points import default_points, point_from_overrides
     from recipelint.report.launches import render_json, render_text
+    from recipelint.sweep.points import default_points, point_from_overrides
 
     if fmt not in ("text", "json"):
         _fail(f"--format must be text or json, got '{fmt}'")
@@ -124,9 +124,24 @@ def check(
     from recipelint.gitdiff import DiffError
     from recipelint.lint.check import Options, UsageError, lint
     from recipelint.lint.registry import known_codes
-    from recipelint.report.findings import (FORMATS, render_concise, render_full, render_github, render_json, render_json_lines,
-                         render_sarif, render_statistics, summary)
-    from recipelint.lint.settings import SEVERITIES, SettingsError, apply_facts, find, load
+    from recipelint.lint.settings import (
+        SEVERITIES,
+        SettingsError,
+        apply_facts,
+        find,
+        load,
+    )
+    from recipelint.report.findings import (
+        FORMATS,
+        render_concise,
+        render_full,
+        render_github,
+        render_json,
+        render_json_lines,
+        render_sarif,
+        render_statistics,
+        summary,
+    )
 
     paths = list(paths or [Path(".")])
     try:
@@ -192,9 +207,9 @@ def sweep(
     fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
 ):
     """List the master-config sweep points that run a recipe, with the launch each one makes."""
-    from recipelint.sweep import configs as configs_mod
     from recipelint.lint.analysis import Analyzer, FileResult
     from recipelint.report.launches import render_json, render_text
+    from recipelint.sweep import configs as configs_mod
 
     if fmt not in ("text", "json"):
         _fail(f"--format must be text or json, got '{fmt}'")

@@ -6,7 +6,6 @@ first on PATH (the product itself never executes anything).
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile

@@ -259,8 +259,8 @@ def _value2(draw):
         f'"${{{v}-unset}}"', f'"${{{v}+alt}}"',
         f'"$(basename "${v}")"', f'"$(dirname "${v}")"', f'"$(echo "${v}" | tr a-c A-C)"',
         f'"$(( {n} > 1 ? {n} : 7 ))"', f'"$(( ${{#{v}}} * {n} ))"', f'"$(printf "%03d" {abs(n)})"',
-        f'"$(echo -n "${v}")"', f"${v}", f'"${{A[-1]}}"', f'"${{A[@]:1:2}}"',
-        f'"${{#A[@]}}"', f'"${{M[{lit or "k"}]}}"', f'"$(seq 1 {abs(n)} | paste -sd, -)"', f'"${{{v}@Q}}"',
+        f'"$(echo -n "${v}")"', f"${v}", '"${A[-1]}"', '"${A[@]:1:2}"',
+        '"${#A[@]}"', f'"${{M[{lit or "k"}]}}"', f'"$(seq 1 {abs(n)} | paste -sd, -)"', f'"${{{v}@Q}}"',
     ]))
 
 
@@ -276,7 +276,7 @@ def _stmt2(draw, depth=0):
         return f"{v}={draw(_value2())}"
     if k == "emit":
         return draw(hs.sampled_from([f'emit "${v}" "${w}"', f'emit ${v}', 'emit "${A[@]}"', 'emit "${!M[@]}"',
-                                     'emit "${M[@]}"', f'emit "$?"', 'emit "${#A[@]}" "${A[0]}"']))
+                                     'emit "${M[@]}"', 'emit "$?"', 'emit "${#A[@]}" "${A[0]}"']))
     if k == "misc":
         return draw(hs.sampled_from([
             f'IFS=, read -r {v} {w} <<< "${v}"',
@@ -299,7 +299,7 @@ def _stmt2(draw, depth=0):
             f'{v}=$(echo "${w}" | sort)',
             f'{v}="$(printf "%s\\n" "${w}" "${v}" | tail -n 1)"',
             f'A+=("${v}")',
-            f'unset "A[0]"',
+            'unset "A[0]"',
             f'{v}=${{#{w}}}',
             f'local_test() {{ local -a L=(1 2 "{lit}"); emit "${{#L[@]}}" "${{L[2]}}"; }}; local_test',
             f'{v}="{lit}"; {v}=${{{v}// /_}}',
@@ -322,11 +322,11 @@ def _stmt2(draw, depth=0):
             f'{v}=${{{w}:+"${w}"}}',
             f'emit {{a,b}}{n} {{1..3}}',
             f'OLD=$IFS; IFS=:; set -- ${v}:x; IFS=$OLD; emit "$#" "$1"',
-            f'IFS=-; emit "${{A[*]}}" "$*"; unset IFS',
-            f'set -- a b c d; shift 2; emit "$@" "$#"',
+            'IFS=-; emit "${A[*]}" "$*"; unset IFS',
+            'set -- a b c d; shift 2; emit "$@" "$#"',
             f'readonly R{n}=x; emit "$R{n}"',
-            f'declare -a D=(1 2); D[5]=z; emit "${{#D[@]}}" "${{!D[@]}}"',
-            f'emit "${{!V@}}"',
+            'declare -a D=(1 2); D[5]=z; emit "${#D[@]}" "${!D[@]}"',
+            'emit "${!V@}"',
             f'case "${v}" in [0-9]*) emit num;; [a-c]|x) emit abc;; ?) emit one;; *) emit other;; esac',
             f'{v}=$(echo "${w}" | tr -d " " | tr "[:lower:]" "[:upper:]")',
             f'declare -n REF{n}={v}; REF{n}="{lit}"; emit "$REF{n}" "${{!REF{n}}}" "${v}"',
@@ -362,7 +362,7 @@ def _stmt2(draw, depth=0):
     if k == "loop":
         return draw(hs.sampled_from([
             f'for ((i{depth}=0; i{depth}<{n}; i{depth}++)); do {body}; done',
-            f'for x in "${{A[@]}}"; do emit "$x"; done',
+            'for x in "${A[@]}"; do emit "$x"; done',
             f'for x in ${v}; do [ "$x" = b ] && continue; {body}; done',
             f'for x in 1 2 3; do [ $x -eq {n} ] && break; {body}; done',
         ]))
@@ -1303,7 +1303,7 @@ def _errexit_stmt(draw, depth=0):
         f"case x in x) {c};; esac; emit case{n}", f"for i in 1; do {c}; done; emit for{n}",
         f"[ -n \"$( {c})\" ] || emit empty{n}",
         f"{c} | {e}", f"{c} | {e} | cat", f"set -o pipefail; {c} | true; emit pf{n}",
-        f"set +o pipefail", f"if {c} | {e}; then emit pt{n}; else emit pe{n}; fi",
+        "set +o pipefail", f"if {c} | {e}; then emit pt{n}; else emit pe{n}; fi",
         f"emit st$( {c} | {e}; echo $?)", f"( set -o pipefail; {c} | true ) || emit psub{n}",
     ]
     return draw(hs.sampled_from(opts))

@@ -8,8 +8,9 @@ import os
 import pytest
 from helpers import evaluate
 
-from recipelint.bash.parse import MAX_DEPTH, parse
+from recipelint.bash.parse import parse
 from recipelint.bash.source import InputError, SourceFile, read_source
+from recipelint.bash.tree import MAX_DEPTH
 from recipelint.lint.analysis import Analyzer
 from recipelint.sweep.points import SweepPoint
 
@@ -421,7 +422,7 @@ def test_a_shift_in_arithmetic_is_no_here_document_start():
 def test_a_here_document_line_recipelint_cannot_rebuild_is_reported(monkeypatch):
     # were a `<<` read as a here-document's start that the other repairs then undo, the rest of
     # its line and an operator ending it would hold no statement to go to: reported, never dropped
-    import recipelint.bash.parse as parse_mod
+    import recipelint.bash.repairs.heredocs as parse_mod
 
     def every_start(tree, data):
         for n in parse_mod.tree_sitter.QueryCursor(parse_mod._query("heredoc_starts", "(heredoc_start) @s")).captures(

@@ -5,7 +5,6 @@ allowlist."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 from helpers import ROOT
 

@@ -87,8 +87,8 @@ def code_fingerprint() -> str:
 
 
 def project_root(paths: list[Path]) -> Path | None:
-    from recipelint.sweep.configs import find_root
     from recipelint.bash.source import safe_resolve
+    from recipelint.sweep.configs import find_root
 
     anchor = paths[0] if paths else Path(".")
     root = find_root(anchor)
@@ -199,8 +199,8 @@ def key(paths: list[Path], files: list[Path], options: str) -> str | None:
 
 
 def load(k: str) -> Cached | None:
-    from recipelint.lint.findings import Finding, Related
     from recipelint.bash.source import Span
+    from recipelint.lint.findings import Finding, Related
 
     try:
         data = json.loads((cache_dir() / f"{k}.json").read_text(encoding="utf-8"))

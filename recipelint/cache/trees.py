@@ -12,8 +12,9 @@ is the file that changed, and one tree per recipe would crowd the libraries out 
 
 from __future__ import annotations
 
-from recipelint.bash.parse import Node, Parsed, ParseProblem, parse
+from recipelint.bash.parse import parse
 from recipelint.bash.source import Loc
+from recipelint.bash.tree import Node, Parsed, ParseProblem
 
 FORMAT = 1
 #: trees up to this many nodes are kept (a library beyond it is parsed every run)

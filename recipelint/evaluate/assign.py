@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from recipelint.bash.parse import Node
+from recipelint.bash.tree import Node
 from recipelint.evaluate import summaries as memo
 from recipelint.evaluate.quoting import _QUOTING
 from recipelint.evaluate.state import _NAME, State, _CmdError, _ReadonlyError

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from recipelint.bash.parse import Node
+from recipelint.bash.tree import Node
 from recipelint.evaluate import summaries as memo
 from recipelint.evaluate.builtins import (
     _BUILTINS,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from recipelint.bash import arith
-from recipelint.bash.parse import Node
 from recipelint.bash.patterns import compiled, glob_match, try_limit
+from recipelint.bash.tree import Node
 from recipelint.evaluate.quoting import _QUOTING
 from recipelint.evaluate.state import (
     _NAME,

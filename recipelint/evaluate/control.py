@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from recipelint.bash.parse import Node
 from recipelint.bash.patterns import glob_match
+from recipelint.bash.tree import Node
 from recipelint.evaluate import summaries as memo
 from recipelint.evaluate.joins import _value_key
 from recipelint.evaluate.state import Decision, _CmdError, _Exit

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from recipelint.bash.parse import MAX_DEPTH, Node, Parsed
+from recipelint.bash.tree import MAX_DEPTH, Node, Parsed
 from recipelint.evaluate.assign import Assignments
 from recipelint.evaluate.commands import Commands
 from recipelint.evaluate.conditions import Conditions

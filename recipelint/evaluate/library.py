@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from recipelint.bash.parse import Parsed, parse
+from recipelint.bash.parse import parse
 from recipelint.bash.source import SourceFile
+from recipelint.bash.tree import Parsed
 from recipelint.evaluate.support import _FUNCS_VERSION
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from recipelint.bash.parse import Node, parse
+from recipelint.bash.parse import parse
 from recipelint.bash.patterns import (
     MAX_WILDCARD_TEXT,
     glob_match,
@@ -13,6 +13,7 @@ from recipelint.bash.patterns import (
     strip_pattern,
 )
 from recipelint.bash.source import VirtualSource
+from recipelint.bash.tree import Node
 from recipelint.evaluate import summaries as memo
 from recipelint.evaluate.quoting import (
     _ESCAPED_END,

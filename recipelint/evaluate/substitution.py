@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 
-from recipelint.bash.parse import Node, escaped, parse
+from recipelint.bash.convert import escaped
+from recipelint.bash.parse import parse
 from recipelint.bash.source import Loc
+from recipelint.bash.tree import Node
 from recipelint.evaluate.builtins import _virtual_source, _without_final_newlines
 from recipelint.evaluate.joins import _merge_outputs
 from recipelint.evaluate.quoting import (

@@ -3,8 +3,8 @@ and arithmetic substitution, field splitting), each resulting chunk keeping its 
 
 from __future__ import annotations
 
-from recipelint.bash.parse import Node
 from recipelint.bash.source import Loc, VirtualSource
+from recipelint.bash.tree import Node
 from recipelint.evaluate.braces import _comma_braces, brace_expand
 from recipelint.evaluate.fields import _fields, _is_at_expansion
 from recipelint.evaluate.quoting import (

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from recipelint.bash.parse import Parsed, ParseProblem, parse
+from recipelint.bash.parse import parse
 from recipelint.bash.source import InputError, SourceFile, read_source
+from recipelint.bash.tree import Parsed, ParseProblem
 from recipelint.engines import changes as commands
 from recipelint.engines import launches as launches_mod
 from recipelint.engines.launches import Launch

@@ -38,11 +38,11 @@ def render_json(res: FileResult) -> dict:
 
 
 def render_text(res: FileResult) -> None:
+    import shutil
+
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
-
-    import shutil
 
     con = Console(highlight=False, soft_wrap=True, width=max(shutil.get_terminal_size((160, 24)).columns, 120))
     for p in res.problems:

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
+from recipelint.bash.source import Span
 from recipelint.engines import facts
 from recipelint.evaluate.values import Opaque
 from recipelint.sweep.points import SweepPoint
-from recipelint.bash.source import Span
 
 MAX_POINTS_PER_ITEM = 4096
 
