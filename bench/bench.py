@@ -125,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'measurement':28} {'median':>9} {'min':>8} {'max':>8} {'cpu':>8} {'peak RSS':>9}  vs ShellCheck")
     for name, r in res.items():
         ratio = "" if name.startswith("shellcheck") or "one-file" in name else f"{sc_med / r['median_s']:.1f}x faster"
-        print(f"{name:28} {r['median_s']:8.3f}s {r['min_s']:7.3f}s {r['max_s']:7.3f}s {r['cpu_s']:7.2f}s {r['peak_rss_mb']:7.0f}MB  {ratio}")
+        print(
+            f"{name:28} {r['median_s']:8.3f}s {r['min_s']:7.3f}s {r['max_s']:7.3f}s {r['cpu_s']:7.2f}s {r['peak_rss_mb']:7.0f}MB  {ratio}"
+        )
     if args.json:
         args.json.write_text(json.dumps({"repo": str(repo), "runs": args.runs, "one_file": one, "results": res}, indent=2))
     return 0

@@ -43,20 +43,25 @@ def _cpu() -> float:
 def _startup(rl: str) -> float:
     with tempfile.TemporaryDirectory(prefix="recipelint-floor-") as empty:
         t0 = time.perf_counter()
-        subprocess.run([rl, "check", ".", "--no-cache", "-o", "concise"], cwd=empty, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            [rl, "check", ".", "--no-cache", "-o", "concise"],
+            cwd=empty,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
         return time.perf_counter() - t0
 
 
 def _phases(repo: Path) -> tuple[dict[str, float], int]:
     """CPU seconds by phase, and the number of sweep points evaluated."""
-    from recipelint.lint import analysis
     from recipelint import cli
-    from recipelint.sweep import configs
+    from recipelint.lint import analysis
     from recipelint.lint import check as lint
-    from recipelint.sweep.points import default_points
     from recipelint.lint.registry import selected
     from recipelint.lint.rulebase import FileContext, Project
+    from recipelint.sweep import configs
+    from recipelint.sweep.points import default_points
 
     out = dict.fromkeys(("configs", "parse", "first", "later", "rules"), 0.0)
 
@@ -88,8 +93,10 @@ def _phases(repo: Path) -> tuple[dict[str, float], int]:
         cs = configs.load(configs.find_root(Path("benchmarks")), None, None)
         out["configs"] = _cpu() - t
         an = Timed()
-        results = [an.analyze(path, display, cs.points_for(path) or (lambda text, d=display: default_points(d, text)))
-                   for path, display in lint.collect([Path("benchmarks")])]
+        results = [
+            an.analyze(path, display, cs.points_for(path) or (lambda text, d=display: default_points(d, text)))
+            for path, display in lint.collect([Path("benchmarks")])
+        ]
         t = _cpu()
         rules = [r() for r in selected(None, [])]
         project = Project(results, cs, lambda p: an.analyze(p, lint.display_path(p), []))
@@ -139,8 +146,10 @@ def main(argv: list[str] | None = None) -> int:
             subprocess.run([sc, "-f", "gcc", *scripts], cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             walls.append(time.perf_counter() - t0)
         budget = statistics.median(walls) / args.ratio
-        print(f"shellcheck {budget * args.ratio:.3f}s: a {args.ratio:g}x target leaves {budget:.3f}s, "
-              f"{'less' if budget < floor else 'more'} than the floor")
+        print(
+            f"shellcheck {budget * args.ratio:.3f}s: a {args.ratio:g}x target leaves {budget:.3f}s, "
+            f"{'less' if budget < floor else 'more'} than the floor"
+        )
     return 0
 
 

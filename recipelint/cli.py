@@ -55,7 +55,12 @@ def _parse_env(items: list[str]) -> dict[str, str]:
 @app.command()
 def render(
     script: Path = typer.Argument(..., help="The recipe to evaluate.", show_default=False),
-    env: list[str] = typer.Option([], "--env", "-e", help="Set a variable for the evaluation (KEY=VALUE; repeatable). Without --env, the default environment matrix is used."),
+    env: list[str] = typer.Option(
+        [],
+        "--env",
+        "-e",
+        help="Set a variable for the evaluation (KEY=VALUE; repeatable). Without --env, the default environment matrix is used.",
+    ),
     fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
 ):
     """Print the serve launches a recipe would run: the shell-quoted command and each flag with its source line."""
@@ -103,20 +108,46 @@ def _codes(values: list[str]) -> list[str]:
 
 @app.command()
 def check(
-    paths: list[Path] = typer.Argument(None, help="Recipes or directories (walked for *.sh), and master configs (*-master.yaml). Default: the current directory.", show_default=False),
-    output_format: Optional[str] = typer.Option(None, "--output-format", "-o", help="full (default), concise, json, json-lines, github or sarif."),
+    paths: list[Path] = typer.Argument(
+        None,
+        help="Recipes or directories (walked for *.sh), and master configs (*-master.yaml). Default: the current directory.",
+        show_default=False,
+    ),
+    output_format: Optional[str] = typer.Option(
+        None, "--output-format", "-o", help="full (default), concise, json, json-lines, github or sarif."
+    ),
     output_file: Optional[Path] = typer.Option(None, "--output-file", help="Write the report to this file instead of stdout."),
-    select: list[str] = typer.Option([], "--select", help="Only rules whose code starts with one of these (comma-separated or repeated)."),
+    select: list[str] = typer.Option(
+        [], "--select", help="Only rules whose code starts with one of these (comma-separated or repeated)."
+    ),
     ignore: list[str] = typer.Option([], "--ignore", help="Skip rules whose code starts with one of these."),
-    statistics: bool = typer.Option(False, "--statistics", help="Print how many findings each rule has, instead of the findings."),
-    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="Lowest severity that makes the exit status 1: info, warning (default) or error."),
+    statistics: bool = typer.Option(
+        False, "--statistics", help="Print how many findings each rule has, instead of the findings."
+    ),
+    fail_on: Optional[str] = typer.Option(
+        None, "--fail-on", help="Lowest severity that makes the exit status 1: info, warning (default) or error."
+    ),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
-    no_ignores: bool = typer.Option(False, "--no-ignores", help="Report findings even where a suppression comment would hide them."),
-    force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply the settings' `exclude` to files named on the command line too (for pre-commit)."),
-    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Report only findings on lines added or changed since this git revision (and sweep points from changed config lines)."),
-    config: list[Path] = typer.Option([], "--config", help="A master config (repeatable). Default: configs/*-master.yaml above the first path."),
+    no_ignores: bool = typer.Option(
+        False, "--no-ignores", help="Report findings even where a suppression comment would hide them."
+    ),
+    force_exclude: bool = typer.Option(
+        False, "--force-exclude", help="Apply the settings' `exclude` to files named on the command line too (for pre-commit)."
+    ),
+    diff_base: Optional[str] = typer.Option(
+        None,
+        "--diff-base",
+        help="Report only findings on lines added or changed since this git revision (and sweep points from changed config lines).",
+    ),
+    config: list[Path] = typer.Option(
+        [], "--config", help="A master config (repeatable). Default: configs/*-master.yaml above the first path."
+    ),
     no_config: bool = typer.Option(False, "--no-config", help="Ignore master configs: use the default environment matrix."),
-    settings_file: Optional[Path] = typer.Option(None, "--settings", help="recipelint settings file (pyproject.toml with \\[tool.recipelint], or .recipelint.yaml). Default: found upward from the first path."),
+    settings_file: Optional[Path] = typer.Option(
+        None,
+        "--settings",
+        help="recipelint settings file (pyproject.toml with \\[tool.recipelint], or .recipelint.yaml). Default: found upward from the first path.",
+    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Analyse everything, even when an identical earlier run is cached."),
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes for large trees (0: one per CPU, 1: none).", min=0),
 ):
@@ -162,9 +193,18 @@ def check(
         if c.upper() != "ALL" and not any(k.startswith(c.upper()) for k in known):
             _fail(f"unknown rule code or prefix '{c}' (see `recipelint rule --all`)")
     apply_facts(st)
-    opts = Options(select=sel or None, ignore=ign, use_suppressions=not no_ignores,
-                   config_paths=list(config) or None, use_configs=not no_config, force_exclude=force_exclude,
-                   diff_base=diff_base, settings=st, jobs=jobs, cache=not no_cache)
+    opts = Options(
+        select=sel or None,
+        ignore=ign,
+        use_suppressions=not no_ignores,
+        config_paths=list(config) or None,
+        use_configs=not no_config,
+        force_exclude=force_exclude,
+        diff_base=diff_base,
+        settings=st,
+        jobs=jobs,
+        cache=not no_cache,
+    )
     try:
         result = lint(paths, options=opts)
     except (UsageError, DiffError) as e:
@@ -202,8 +242,12 @@ def check(
 @app.command()
 def sweep(
     script: Path = typer.Argument(..., help="A recipe run by master-config entries.", show_default=False),
-    point: Optional[int] = typer.Option(None, "--point", "-p", help="Render the launch of this sweep point (its number in the list)."),
-    config: list[Path] = typer.Option([], "--config", help="A master config (repeatable). Default: configs/*-master.yaml above the script."),
+    point: Optional[int] = typer.Option(
+        None, "--point", "-p", help="Render the launch of this sweep point (its number in the list)."
+    ),
+    config: list[Path] = typer.Option(
+        [], "--config", help="A master config (repeatable). Default: configs/*-master.yaml above the script."
+    ),
     fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
 ):
     """List the master-config sweep points that run a recipe, with the launch each one makes."""
@@ -242,7 +286,9 @@ def sweep(
         return
     if point is not None:
         pr = res.points[0]
-        typer.echo(f"sweep point {point}: {pr.point.config_key}  {pr.point.describe()}  ({_rel(pr.point.origin.path)}:{pr.point.origin.line})")
+        typer.echo(
+            f"sweep point {point}: {pr.point.config_key}  {pr.point.describe()}  ({_rel(pr.point.origin.path)}:{pr.point.origin.line})"
+        )
         render_text(res)
         return
     for i, pr in enumerate(res.points, 1):
@@ -251,7 +297,7 @@ def sweep(
             what = "; ".join(f"{lc.engine} at line {lc.loc.real().span.line}" for lc in lcs)
         else:
             exits = [p.exit for p in pr.paths if p.exit is not None]
-            what = (f"stops: exit {exits[0].code} at line {exits[0].loc.real().span.line}" if exits else "no launch")
+            what = f"stops: exit {exits[0].code} at line {exits[0].loc.real().span.line}" if exits else "no launch"
         origin = pr.point.origin
         typer.echo(f"{i:3d}  {pr.point.config_key}  {pr.point.describe()}  [{_rel(origin.path)}:{origin.line}]  -> {what}")
 
@@ -311,7 +357,7 @@ def _run() -> int:
     except RecursionError:
         typer.echo("recipelint: internal error: input nested too deeply", err=True)
         return 2
-    except Exception as e:  # noqa: BLE001 - a linter never shows users a traceback
+    except Exception as e:
         where = ""
         tb = e.__traceback__
         while tb is not None and tb.tb_next is not None:

@@ -1,6 +1,6 @@
+from recipelint.bash.source import Span
 from recipelint.lint.findings import Finding
 from recipelint.lint.rulebase import Rule
-from recipelint.bash.source import Span
 
 
 class UnusedSuppression(Rule):
@@ -34,7 +34,10 @@ class UnusedSuppression(Rule):
     def unused(self, path: str, s) -> Finding:
         """The finding for one unused suppression (the report stage decides which are unused)."""
         what = ", ".join(s.codes) if s.codes else "all codes"
-        where = "in this file" if s.kind == "file-ignore" else (
-            f"on line {s.first}" if s.first == s.last else f"on lines {s.first}-{s.last}")
+        where = (
+            "in this file"
+            if s.kind == "file-ignore"
+            else (f"on line {s.first}" if s.first == s.last else f"on lines {s.first}-{s.last}")
+        )
         msg = f"this suppression of {what} suppresses nothing {where}"
         return Finding(self.code, self.name, self.severity, msg, Span(path, s.line, s.col, s.line, s.col + 1))

@@ -1,6 +1,6 @@
+from recipelint.bash.source import Span
 from recipelint.lint.findings import Finding
 from recipelint.lint.rulebase import Rule
-from recipelint.bash.source import Span
 
 
 class UnreadableFile(Rule):

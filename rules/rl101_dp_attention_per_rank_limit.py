@@ -1,4 +1,4 @@
-from recipelint.lint.rulebase import Rule, env_int, flag_int, int_value, vllm_dp_size
+from recipelint.lint.rulebase import Rule, env_int, flag_int, vllm_dp_size
 
 
 class DpAttentionPerRankLimit(Rule):
@@ -76,24 +76,34 @@ class DpAttentionPerRankLimit(Rule):
             cc = lc.get("--compilation-config")
             if cc is not None and cc.json is not None and cc.json.kind == "object":
                 sizes = cc.json.get("cudagraph_capture_sizes")
-                if sizes is not None and sizes.kind == "array" and sizes.elements and all(e.integer is not None for e in sizes.elements):
+                if (
+                    sizes is not None
+                    and sizes.kind == "array"
+                    and sizes.elements
+                    and all(e.integer is not None for e in sizes.elements)
+                ):
                     largest = max(sizes.elements, key=lambda e: e.integer)
                     # a computed list (its entries come from expansions) rather than a literal ladder
                     computed = ctx.source_text(largest.loc).lstrip('"').startswith("$") if largest.loc else False
                     if largest.integer >= conc * (1 + extra_tokens) and (computed or self._from_conc(ctx, largest.loc)):
                         origin = largest.loc or cc.value_loc
                         by_origin.setdefault((origin.real().source.path, origin.real().start), (origin, []))[1].append(
-                            (cc, largest.integer))
+                            (cc, largest.integer)
+                        )
             for origin, items in by_origin.values():
-                names = " and ".join(f"`{f.name}`" if f.name != "--compilation-config" else "`cudagraph_capture_sizes`" for f, _ in items)
+                names = " and ".join(
+                    f"`{f.name}`" if f.name != "--compilation-config" else "`cudagraph_capture_sizes`" for f, _ in items
+                )
                 v = items[0][1]
                 suggested = -(-v // dp)  # at least one request per rank
                 if suggested >= v:
                     continue  # nothing to divide: a cap of 1 (CONC=1) is already the smallest
                 shown = f"{v // conc}·CONC/DP" if v % conc == 0 else "CONC/DP-scaled"  # (exact: v may be huge)
                 verb = "are" if len(items) > 1 else "is"
-                msg = (f"{names} {verb} {v} for each of the {dp} DP engines at CONC={conc}: vLLM applies it per engine, "
-                       f"so every rank gets the whole sweep point's budget; size it per DP rank (≈ {suggested} = {shown})")
+                msg = (
+                    f"{names} {verb} {v} for each of the {dp} DP engines at CONC={conc}: vLLM applies it per engine, "
+                    f"so every rank gets the whole sweep point's budget; size it per DP rank (≈ {suggested} = {shown})"
+                )
                 related = [(f.word.loc, f"{f.name} is passed here") for f, _ in items]
                 dpf = lc.get("--data-parallel-size")
                 if dpf is not None:

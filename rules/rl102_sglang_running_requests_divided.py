@@ -52,8 +52,9 @@ class SglangRunningRequestsDivided(Rule):
             if "/" not in ctx.source_text(f.value_loc):
                 continue
             per_worker = max(1, v // dp)
-            msg = (f"`--max-running-requests` is {v} with {dp} DP-attention workers while CONC={conc}: SGLang already "
-                   f"divides it by the DP size, so each worker admits only {per_worker}; pass the global value "
-                   f"(e.g. {v * dp})")
-            yield ctx.finding(f.value_loc, msg, point, [(f.word.loc, f"--max-running-requests {v} is passed here")],
-                              key=f"{dp}")
+            msg = (
+                f"`--max-running-requests` is {v} with {dp} DP-attention workers while CONC={conc}: SGLang already "
+                f"divides it by the DP size, so each worker admits only {per_worker}; pass the global value "
+                f"(e.g. {v * dp})"
+            )
+            yield ctx.finding(f.value_loc, msg, point, [(f.word.loc, f"--max-running-requests {v} is passed here")], key=f"{dp}")

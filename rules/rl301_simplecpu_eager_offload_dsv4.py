@@ -54,7 +54,9 @@ class SimpleCpuEagerOffloadDsv4(Rule):
             # the setting's line, the JSON's first line (a heredoc), and the lines above each
             if ctx.comment_near([lazy.loc, flag.value_loc], ("lazy", "eager"), above=4):
                 continue
-            msg = ("`lazy_offload: false` makes SimpleCPUOffloadConnector offload eagerly, which crashes DeepSeek-V4 "
-                   "with a popleft_n AssertionError at low/mid concurrency; set `\"lazy_offload\": true` (the default is "
-                   "also eager), or document the choice in a comment")
+            msg = (
+                "`lazy_offload: false` makes SimpleCPUOffloadConnector offload eagerly, which crashes DeepSeek-V4 "
+                "with a popleft_n AssertionError at low/mid concurrency; set `\"lazy_offload\": true` (the default is "
+                "also eager), or document the choice in a comment"
+            )
             yield ctx.finding(lazy.loc, msg, use.point, [(flag.word.loc, "--kv-transfer-config is passed here")])

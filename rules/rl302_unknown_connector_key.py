@@ -76,15 +76,19 @@ class UnknownConnectorKey(Rule):
                     if _reads(lo, hi, ev.versions):
                         continue
                     span = f"{lo}–{hi}" if hi else f"{lo} and later"
-                    msg = (f"{name} reads `{key}` only in vLLM {span}, not in {ev.label}: vLLM ignores unknown "
-                           f"kv_connector_extra_config keys silently, so this setting has no effect")
+                    msg = (
+                        f"{name} reads `{key}` only in vLLM {span}, not in {ev.label}: vLLM ignores unknown "
+                        f"kv_connector_extra_config keys silently, so this setting has no effect"
+                    )
                     yield ctx.finding(key_node.loc, msg, use.point, key=f"{key}|{ev.versions}")
                     continue
                 if spec.get("open"):
                     continue
                 hint = ctx.did_you_mean(key, known, cutoff=0.6)
-                msg = (f"{name} does not read `{key}` from kv_connector_extra_config ({ev.label}): vLLM ignores "
-                       f"unknown keys silently, so this setting has no effect{hint}")
+                msg = (
+                    f"{name} does not read `{key}` from kv_connector_extra_config ({ev.label}): vLLM ignores "
+                    f"unknown keys silently, so this setting has no effect{hint}"
+                )
                 yield ctx.finding(key_node.loc, msg, use.point, key=key)
 
 

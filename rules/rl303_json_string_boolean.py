@@ -49,8 +49,10 @@ class JsonStringBoolean(Rule):
                 s = val.value.strip().lower()
                 if parse == "bool" and s in _BOOL_WORDS:
                     truth = "true" if val.value else "false"
-                    msg = (f"`{key_node.value}` is the string \"{val.value}\", read with bool(): any non-empty string is "
-                           f"{truth}; write the JSON boolean {s if s in ('true', 'false') else ('true' if s in ('1', 'yes', 'on') else 'false')}")
+                    msg = (
+                        f"`{key_node.value}` is the string \"{val.value}\", read with bool(): any non-empty string is "
+                        f"{truth}; write the JSON boolean {s if s in ('true', 'false') else ('true' if s in ('1', 'yes', 'on') else 'false')}"
+                    )
                     yield ctx.finding(val.loc, msg, use.point, key=key_node.value)
                 elif parse == "int" and not s.isdigit():
                     msg = f"`{key_node.value}` is the string \"{val.value}\", read with int(): vLLM fails at startup; write a JSON number"

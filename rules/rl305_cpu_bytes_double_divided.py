@@ -61,8 +61,10 @@ class CpuBytesDoubleDivided(Rule):
             for unit in (GB, GIB):
                 if any(_close(value * n, total * unit) for n in {gpus, ws} if n > 1):
                     per_rank = value // ws
-                    msg = (f"`cpu_bytes_to_use` is {value / GB:.0f} GB, already the per-GPU share of TOTAL_CPU_DRAM_GB={total}; "
-                           f"vLLM divides it again by the world size {ws}, so each rank gets {per_rank / GB:.0f} GB and only "
-                           f"1/{ws} of the budget is used; pass it as `cpu_bytes_to_use_per_rank` or pass the server-wide total")
+                    msg = (
+                        f"`cpu_bytes_to_use` is {value / GB:.0f} GB, already the per-GPU share of TOTAL_CPU_DRAM_GB={total}; "
+                        f"vLLM divides it again by the world size {ws}, so each rank gets {per_rank / GB:.0f} GB and only "
+                        f"1/{ws} of the budget is used; pass it as `cpu_bytes_to_use_per_rank` or pass the server-wide total"
+                    )
                     yield ctx.finding(node.loc, msg, point, key=str(ws))
                     break

@@ -1,8 +1,8 @@
 import re
 
 from recipelint.engines.jsonpos import decode
-from recipelint.lint.rulebase import Rule, env_int, flag_int, kv_connector
 from recipelint.evaluate.values import file_key, text_of
+from recipelint.lint.rulebase import Rule, env_int, flag_int, kv_connector
 
 GB = 10**9
 GIB = 1024**3
@@ -63,8 +63,10 @@ class ByteUnits(Rule):
                 f = lc.get("--kv-offloading-size")
                 v = flag_int(lc, "--kv-offloading-size")
                 if f is not None and v is not None and v in shares:
-                    msg = (f"`--kv-offloading-size {v}` is read in GiB, but {v} comes from the decimal-GB budget "
-                           f"TOTAL_CPU_DRAM_GB={total}: {OVER:.1f} % over budget; convert (×10⁹/2³⁰)")
+                    msg = (
+                        f"`--kv-offloading-size {v}` is read in GiB, but {v} comes from the decimal-GB budget "
+                        f"TOTAL_CPU_DRAM_GB={total}: {OVER:.1f} % over budget; convert (×10⁹/2³⁰)"
+                    )
                     yield ctx.finding(f.value_loc, msg, point, key="kv-offloading-size")
                 _, extra, _ = kv_connector(lc)
                 if extra is not None:
@@ -74,8 +76,10 @@ class ByteUnits(Rule):
                             continue
                         value = node.integer
                         if any(value == s * GIB for s in shares) or any(value * n == total * GIB for n in (gpus, tp) if n > 1):
-                            msg = (f"`{key}` is {value} bytes = TOTAL_CPU_DRAM_GB in GiB (×1024³), but the budget is decimal "
-                                   f"GB (×10⁹): {OVER:.1f} % over budget")
+                            msg = (
+                                f"`{key}` is {value} bytes = TOTAL_CPU_DRAM_GB in GiB (×1024³), but the budget is decimal "
+                                f"GB (×10⁹): {OVER:.1f} % over budget"
+                            )
                             yield ctx.finding(node.loc, msg, point, key=key)
 
     def _mooncake(self, ctx, use, shares, total):
@@ -94,7 +98,9 @@ class ByteUnits(Rule):
         m = re.fullmatch(r"\s*(\d+)\s*(GB|G|gb|g)\s*", seg.value)
         if m and int(m.group(1)) in shares:
             n = int(m.group(1))
-            msg = (f"`global_segment_size: \"{seg.value}\"` is parsed by Mooncake as {n} GiB (binary units), but {n} is "
-                   f"a decimal-GB share of TOTAL_CPU_DRAM_GB={total}: each segment is {OVER:.1f} % over budget; "
-                   f"give the size in bytes")
+            msg = (
+                f"`global_segment_size: \"{seg.value}\"` is parsed by Mooncake as {n} GiB (binary units), but {n} is "
+                f"a decimal-GB share of TOTAL_CPU_DRAM_GB={total}: each segment is {OVER:.1f} % over budget; "
+                f"give the size in bytes"
+            )
             yield ctx.finding(seg.loc, msg, use.point, key="global_segment_size")

@@ -17,8 +17,11 @@ def _shape(point) -> tuple:
     env = point.env
     ep = env.get("EP_SIZE")
     return (
-        str(env.get("DP_ATTENTION", "")), (ep not in (None, "", "1", "0")) if isinstance(ep, str) else None,
-        str(env.get("KV_OFFLOADING", "")), str(env.get("KV_OFFLOAD_BACKEND", "")), str(env.get("SPEC_DECODING", "")),
+        str(env.get("DP_ATTENTION", "")),
+        (ep not in (None, "", "1", "0")) if isinstance(ep, str) else None,
+        str(env.get("KV_OFFLOADING", "")),
+        str(env.get("KV_OFFLOAD_BACKEND", "")),
+        str(env.get("SPEC_DECODING", "")),
     )
 
 
@@ -114,10 +117,17 @@ class SiblingParity(Rule):
                 msg = f"sibling {sib.path.name} passes {names} but this recipe does not"
                 yield ctx.finding(first_use.launch.loc, msg, points, related, key=f"flags|{sib.path.name}|{names}")
             for norm, (g, use) in guards.items():
-                msg = (f"sibling {sib.path.name} stops the run when `{g.text}` (line {g.loc.real().span.line}); "
-                       f"this recipe has no such check")
-                yield ctx.finding(use.launch.loc, msg, guard_points, [(g.loc, f"{sib.path.name} guards with an exit here")],
-                                  key=f"guard|{sib.path.name}|{norm}")
+                msg = (
+                    f"sibling {sib.path.name} stops the run when `{g.text}` (line {g.loc.real().span.line}); "
+                    f"this recipe has no such check"
+                )
+                yield ctx.finding(
+                    use.launch.loc,
+                    msg,
+                    guard_points,
+                    [(g.loc, f"{sib.path.name} guards with an exit here")],
+                    key=f"guard|{sib.path.name}|{norm}",
+                )
 
     def _flags(self, result, skip, cache: dict) -> dict:
         """(engine, shape) -> (flags by key, a launch, points, guards by normalised text) over the

@@ -54,7 +54,8 @@ class RejectedSweepOption(Rule):
                 continue
             ex = path.exit
             values = mentioned_values(text, pr.point.env) or " ".join(
-                f"{k}={pr.point.env.get(k)}" for k in ("KV_OFFLOADING", "KV_OFFLOAD_BACKEND") if pr.point.env.get(k))
+                f"{k}={pr.point.env.get(k)}" for k in ("KV_OFFLOADING", "KV_OFFLOAD_BACKEND") if pr.point.env.get(k)
+            )
             why = f" (“{ex.message}”)" if ex.message else ""
             where = f"`{text}`" if not text.startswith("require") else f"`{text}`"
             msg = f"the recipe rejects the sweep point's {values or 'options'}: {where} exits {ex.code}{why}"

@@ -1,7 +1,13 @@
 from recipelint.lint.rulebase import Rule
 
-PER_RANK_KEYS = ("--max-num-seqs", "--max-running-requests", "--max-cudagraph-capture-size", "--cuda-graph-max-bs",
-                 "--max-num-batched-tokens", "--max_batch_size")
+PER_RANK_KEYS = (
+    "--max-num-seqs",
+    "--max-running-requests",
+    "--max-cudagraph-capture-size",
+    "--cuda-graph-max-bs",
+    "--max-num-batched-tokens",
+    "--max_batch_size",
+)
 
 
 class SweepPointStops(Rule):
@@ -66,11 +72,18 @@ class SweepPointStops(Rule):
             real = f.value_loc.real()
             hit = inexact.get((real.source.path, real.start))
             if f.key in PER_RANK_KEYS and f.text is not None and f.text.strip() == "0":
-                yield ctx.finding(f.value_loc, f"`{f.name}` is 0 at sweep point {pr.point.describe()}", pr.point,
-                                  [(f.word.loc, f"{f.name} is passed here")], key=f"zero|{f.name}")
+                yield ctx.finding(
+                    f.value_loc,
+                    f"`{f.name}` is 0 at sweep point {pr.point.describe()}",
+                    pr.point,
+                    [(f.word.loc, f"{f.name} is passed here")],
+                    key=f"zero|{f.name}",
+                )
             elif hit is not None and f.key in PER_RANK_KEYS and "CONC" in hit.text:
                 exact = hit.exact
                 shown = f"{float(exact):g}" if exact is not None else f"{hit.dividend}/{hit.divisor}"
-                msg = (f"`{hit.text}` is {shown} at sweep point {pr.point.describe()}, not a whole number: bash "
-                       f"truncates it to {hit.value} for `{f.name}`")
+                msg = (
+                    f"`{hit.text}` is {shown} at sweep point {pr.point.describe()}, not a whole number: bash "
+                    f"truncates it to {hit.value} for `{f.name}`"
+                )
                 yield ctx.finding(hit.loc, msg, pr.point, [(f.word.loc, f"{f.name} is passed here")], key=f"inexact|{f.name}")

@@ -1,6 +1,6 @@
+from recipelint.bash.source import Span
 from recipelint.lint.findings import Finding
 from recipelint.lint.rulebase import Rule
-from recipelint.bash.source import Span
 
 
 class ConfigRecipeMismatch(Rule):
@@ -37,7 +37,6 @@ class ConfigRecipeMismatch(Rule):
     severity = "error"
 
     def check_project(self, project):
-        cs = project.configs
         for e in project.entries():
             for missing in e.missing:
                 if e.scripts:
@@ -55,5 +54,6 @@ class ConfigRecipeMismatch(Rule):
         dirs = {d.strip("/") for d in facts.load("inferencex")["scenario_dirs"].values()}
         if ctx.result.path.resolve().parent.name not in dirs:
             return
-        yield Finding(self.code, self.name, "info", "no master-config entry runs this recipe",
-                      Span(str(ctx.result.path), 1, 1, 1, 1))
+        yield Finding(
+            self.code, self.name, "info", "no master-config entry runs this recipe", Span(str(ctx.result.path), 1, 1, 1, 1)
+        )

@@ -59,8 +59,10 @@ class UnknownFlag(Rule):
                 if key in engine_flags(OTHER[lc.engine]):
                     continue  # RL202
                 if candidates:
-                    msg = (f"`{key}` is ambiguous in {ev.label}: it abbreviates {', '.join(f'`{c}`' for c in candidates[:4])}"
-                           f"{' …' if len(candidates) > 4 else ''}; argparse stops with `ambiguous option`")
+                    msg = (
+                        f"`{key}` is ambiguous in {ev.label}: it abbreviates {', '.join(f'`{c}`' for c in candidates[:4])}"
+                        f"{' …' if len(candidates) > 4 else ''}; argparse stops with `ambiguous option`"
+                    )
                 else:
                     elsewhere = [v for v in versions(lc.engine) if key in engine_flags(lc.engine, v)]
                     if elsewhere:

@@ -1,8 +1,10 @@
 from recipelint.engines.catalog import parsers
 from recipelint.lint.rulebase import Rule
 
-KINDS = {"--tool-call-parser": ("tool_call_parsers", "--tool-parser-plugin", "tool-call"),
-         "--reasoning-parser": ("reasoning_parsers", "--reasoning-parser-plugin", "reasoning")}
+KINDS = {
+    "--tool-call-parser": ("tool_call_parsers", "--tool-parser-plugin", "tool-call"),
+    "--reasoning-parser": ("reasoning_parsers", "--reasoning-parser-plugin", "reasoning"),
+}
 
 
 def _squash(name: str) -> str:

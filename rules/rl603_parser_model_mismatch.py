@@ -45,10 +45,13 @@ class ParserModelMismatch(Rule):
                 f = lc.get(flag)
                 if f is None or f.text is None or not expected.get(kind) or f.text == expected[kind]:
                     continue
-                owner = next((name for name, spec in fams.items()
-                              if name != fam and (spec.get(lc.engine) or {}).get(kind) == f.text), None)
+                owner = next(
+                    (name for name, spec in fams.items() if name != fam and (spec.get(lc.engine) or {}).get(kind) == f.text), None
+                )
                 if owner is None:
                     continue
-                msg = (f"the `{f.text}` {kind.replace('_', ' ')} is for {owner} models, but this launch serves a {fam} model "
-                       f"(expected `{expected[kind]}`)")
+                msg = (
+                    f"the `{f.text}` {kind.replace('_', ' ')} is for {owner} models, but this launch serves a {fam} model "
+                    f"(expected `{expected[kind]}`)"
+                )
                 yield ctx.finding(f.value_loc, msg, use.point, [(f.word.loc, f"{flag} is passed here")], key=f"{flag}|{f.text}")

@@ -50,10 +50,17 @@ class DuplicateFlag(Rule):
                 for o in occ[:-1]:
                     if o.text == last.text:
                         continue
-                    msg = (f"`{full}` is given more than once: {_shown(o.text)} here is overridden by {_shown(last.text)} "
-                           f"at line {last.word.loc.real().span.line} (the last one wins)")
-                    yield ctx.finding(o.word.loc, msg, use.point, [(last.word.loc, f"{last.name} {_shown(last.text)} wins")],
-                                      key=f"{full}|{o.text}|{last.text}")
+                    msg = (
+                        f"`{full}` is given more than once: {_shown(o.text)} here is overridden by {_shown(last.text)} "
+                        f"at line {last.word.loc.real().span.line} (the last one wins)"
+                    )
+                    yield ctx.finding(
+                        o.word.loc,
+                        msg,
+                        use.point,
+                        [(last.word.loc, f"{last.name} {_shown(last.text)} wins")],
+                        key=f"{full}|{o.text}|{last.text}",
+                    )
 
 
 def _shown(text: str) -> str:

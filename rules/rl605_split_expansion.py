@@ -54,6 +54,8 @@ class SplitExpansion(Rule):
                 w = f.value if f.value is not None else f.word
                 if w.split is None or w.text is None or not _broken(w.text):
                     continue
-                msg = (f"this unquoted expansion is split at spaces inside a JSON or quoted value: `{f.name}` receives "
-                       f"only `{w.text[:40]}`; quote it, or build the command as an array")
+                msg = (
+                    f"this unquoted expansion is split at spaces inside a JSON or quoted value: `{f.name}` receives "
+                    f"only `{w.text[:40]}`; quote it, or build the command as an array"
+                )
                 yield ctx.finding(w.split, msg, use.point, [(f.word.loc, f"{f.name} is passed here")], key=f.name)

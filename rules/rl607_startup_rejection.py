@@ -37,18 +37,32 @@ class StartupRejection(Rule):
             lc = use.launch
             auto = lc.get("--enable-auto-tool-choice")
             if auto is not None and not lc.has("--tool-call-parser") and lc.complete:
-                yield ctx.finding(auto.word.loc, "`--enable-auto-tool-choice` without `--tool-call-parser`: vLLM stops "
-                                  "at startup (`--enable-auto-tool-choice requires --tool-call-parser`)", use.point, key="auto")
+                yield ctx.finding(
+                    auto.word.loc,
+                    "`--enable-auto-tool-choice` without `--tool-call-parser`: vLLM stops "
+                    "at startup (`--enable-auto-tool-choice requires --tool-call-parser`)",
+                    use.point,
+                    key="auto",
+                )
             name, _extra, kv = kv_connector(lc)
             if kv is not None and kv.json is not None and kv.json.kind == "object" and name and kv.json.get("kv_role") is None:
-                yield ctx.finding(kv.json.key_node("kv_connector").loc, f"`--kv-transfer-config` names `{name}` but no "
-                                  "`kv_role`: vLLM stops at startup (kv_role is required with kv_connector)", use.point, key="role")
+                yield ctx.finding(
+                    kv.json.key_node("kv_connector").loc,
+                    f"`--kv-transfer-config` names `{name}` but no "
+                    "`kv_role`: vLLM stops at startup (kv_role is required with kv_connector)",
+                    use.point,
+                    key="role",
+                )
             yield from self._capture(ctx, use)
 
     def _capture(self, ctx, use):
         lc = use.launch
         cc = lc.get("--compilation-config")
-        sizes_node = cc.json.get("cudagraph_capture_sizes") if cc is not None and cc.json is not None and cc.json.kind == "object" else None
+        sizes_node = (
+            cc.json.get("cudagraph_capture_sizes")
+            if cc is not None and cc.json is not None and cc.json.kind == "object"
+            else None
+        )
         if sizes_node is None or sizes_node.kind != "array" or not sizes_node.elements:
             return
         if not all(e.integer is not None for e in sizes_node.elements):
@@ -70,6 +84,8 @@ class StartupRejection(Rule):
             return
         for value, loc in maxima[-1:]:
             if value != max(kept):
-                msg = (f"max_cudagraph_capture_size is {value} but the largest kept cudagraph_capture_sizes entry is "
-                       f"{max(kept)}: vLLM stops at startup (they must be consistent)")
+                msg = (
+                    f"max_cudagraph_capture_size is {value} but the largest kept cudagraph_capture_sizes entry is "
+                    f"{max(kept)}: vLLM stops at startup (they must be consistent)"
+                )
                 yield ctx.finding(loc, msg, use.point, key=f"capture|{value}|{max(kept)}")

@@ -52,6 +52,8 @@ class EnginePatch(Rule):
                     names = {ctx.result.path.name, Path(ev.loc.real().source.path).name}
                     if any(n in text for _, text in waivers for n in names):
                         continue
-                    msg = (f"{ev.detail} — the pinned image must run as shipped; add a waiver under "
-                           f"docs/waiver/ naming this recipe, or drop the change")
+                    msg = (
+                        f"{ev.detail} — the pinned image must run as shipped; add a waiver under "
+                        f"docs/waiver/ naming this recipe, or drop the change"
+                    )
                     yield ctx.finding(ev.loc, msg, pr.point, key=ev.detail)

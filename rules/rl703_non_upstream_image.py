@@ -1,6 +1,6 @@
+from recipelint.bash.source import Span
 from recipelint.engines import facts
 from recipelint.lint.rulebase import Rule
-from recipelint.bash.source import Span
 
 
 class NonUpstreamImage(Rule):
@@ -55,6 +55,8 @@ class NonUpstreamImage(Rule):
             if any(image.startswith(p) for p in prefixes):
                 continue
             line, col = e.image_line, e.image_col
-            msg = (f"`{e.key}` runs {engine} from `{image}`, not from the upstream image repository "
-                   f"({', '.join(p + '…' for p in prefixes)})")
+            msg = (
+                f"`{e.key}` runs {engine} from `{image}`, not from the upstream image repository "
+                f"({', '.join(p + '…' for p in prefixes)})"
+            )
             yield self.project_finding(Span(str(e.path), line, col, line, col + len(image)), msg)

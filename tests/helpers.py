@@ -95,8 +95,9 @@ def _make_stubs(d: Path) -> None:
         p.chmod(0o755)
 
 
-def run_bash(script: Path | None = None, src: str | None = None, env: dict | None = None, timeout: float = 20.0,
-             as_file: bool = False):
+def run_bash(
+    script: Path | None = None, src: str | None = None, env: dict | None = None, timeout: float = 20.0, as_file: bool = False
+):
     """Run a fixture (or snippet) with real bash; return (records, returncode).  It is sourced
     (background jobs are waited for), or with ``as_file`` run as ``bash FILE`` (what differs:
     an error assigning an integer drops the rest of a sourced file, and of the line sourcing it).
@@ -120,7 +121,10 @@ def run_bash(script: Path | None = None, src: str | None = None, env: dict | Non
                 full_env[k] = str(v)
         proc = subprocess.run(
             [bash, str(script)] if as_file else [bash, "-c", '. "$0"; wait', str(script)],
-            env=full_env, cwd=tmp, capture_output=True, timeout=timeout,
+            env=full_env,
+            cwd=tmp,
+            capture_output=True,
+            timeout=timeout,
         )
         data = log.read_bytes()
     records = []

@@ -11,7 +11,7 @@ from helpers import FIXTURES, ROOT
 from recipelint.lint.check import Options, lint
 
 sys.path.insert(0, str(ROOT / "bench"))
-import floor  # noqa: E402
+import floor
 
 
 def test_the_floor_tool_evaluates_the_sweep_points_a_check_does(tmp_path, monkeypatch):

@@ -100,7 +100,7 @@ def test_nothing_is_cached_outside_a_project(tmp_path, monkeypatch):
 
 
 def test_the_stat_index_trusts_only_files_older_than_their_hashing(tmp_path, monkeypatch):
-    from recipelint.cache import results as cache_mod
+    from recipelint.cache import store as cache_mod
 
     monkeypatch.setenv("RECIPELINT_CACHE_DIR", str(tmp_path / "c"))
     f = tmp_path / "a.sh"
@@ -152,8 +152,10 @@ def test_changing_a_dispatch_workflow_misses(repo):
     root, cache = repo
     wf = root / ".github" / "workflows" / "speedbench-al.yml"
     wf.parent.mkdir(parents=True)
-    wf.write_text("on:\n  workflow_dispatch:\n    inputs:\n      p: {default: mdl}\n"
-                  "env:\n  TP: '8'\n  BENCH_SCRIPT_OVERRIDE: benchmarks/single_node/${{ inputs.p }}_x.sh\n")
+    wf.write_text(
+        "on:\n  workflow_dispatch:\n    inputs:\n      p: {default: mdl}\n"
+        "env:\n  TP: '8'\n  BENCH_SCRIPT_OVERRIDE: benchmarks/single_node/${{ inputs.p }}_x.sh\n"
+    )
     _check()
     _check()
     assert len(list(cache.glob("*.json"))) == 1
@@ -171,15 +173,18 @@ def _tree(parsed) -> list:
     return out + [(p.loc.start, p.loc.end, p.message) for p in parsed.problems] + [parsed.depth]
 
 
-@pytest.mark.parametrize("text", [
-    b"",
-    b"x=1\nf() { local a=$1; echo \"${a%% *}\" | tr a b > /dev/null 2>&1; }\n",
-    b"echo '{'\\\n'\"a\": 1}' $((1 + \\\n 2))\n",  # (joined lines: nodes whose text is not the file's bytes)
-    b"python3 - <<'PY'\nprint(1)\nPY\n",  # (a token the grammar drops, recovered as an extra word)
-    b"if [ 1 = 1 ]; then\n  echo (\nfi\ncase $x in a|b) :;; *\" s \"*) :;; esac\n",  # (a syntax error)
-    b"[[ a && $x =~ ^b || ! -f c ]] && d > e 2>&1 | f\n",
-    b"f() {\n" * 300 + b"}\n" * 300,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"",
+        b"x=1\nf() { local a=$1; echo \"${a%% *}\" | tr a b > /dev/null 2>&1; }\n",
+        b"echo '{'\\\n'\"a\": 1}' $((1 + \\\n 2))\n",  # (joined lines: nodes whose text is not the file's bytes)
+        b"python3 - <<'PY'\nprint(1)\nPY\n",  # (a token the grammar drops, recovered as an extra word)
+        b"if [ 1 = 1 ]; then\n  echo (\nfi\ncase $x in a|b) :;; *\" s \"*) :;; esac\n",  # (a syntax error)
+        b"[[ a && $x =~ ^b || ! -f c ]] && d > e 2>&1 | f\n",
+        b"f() {\n" * 300 + b"}\n" * 300,
+    ],
+)
 def test_a_kept_tree_is_the_tree_parse_gives(text):
     from recipelint.bash.parse import parse
     from recipelint.bash.source import SourceFile
@@ -224,7 +229,7 @@ def test_the_code_fingerprint_covers_the_parser_binaries(tmp_path, monkeypatch):
     # library trees must not outlive it
     from importlib.machinery import ModuleSpec
 
-    from recipelint.cache import results as cache_mod
+    from recipelint.cache import store as cache_mod
 
     pkg = tmp_path / "tree_sitter_bash"
     pkg.mkdir()

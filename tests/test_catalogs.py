@@ -13,7 +13,7 @@ import pytest
 from helpers import ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
-import gen_catalogs  # noqa: E402
+import gen_catalogs
 
 CATALOGS = ROOT / "rules" / "data" / "catalogs"
 REFERENCE = ROOT.parent / "shared" / "facts" / "engine-lists"
@@ -26,8 +26,16 @@ def catalogs():
 @pytest.mark.parametrize("path", catalogs(), ids=lambda p: p.stem)
 def test_catalog_schema(path):
     data = json.loads(path.read_text())
-    assert set(data) <= {"engine", "version", "source", "flags", "tool_call_parsers", "reasoning_parsers", "json_keys",
-                         "abbreviations"}
+    assert set(data) <= {
+        "engine",
+        "version",
+        "source",
+        "flags",
+        "tool_call_parsers",
+        "reasoning_parsers",
+        "json_keys",
+        "abbreviations",
+    }
     assert data["engine"] in ("vllm", "sglang", "trtllm") and path.stem == f"{data['engine']}-{data['version']}"
     assert set(data["source"]) == {"wheel", "sha256", "generator"} and len(data["source"]["sha256"]) == 64
     wheel_name = {"trtllm": "tensorrt_llm"}.get(data["engine"], data["engine"])
@@ -43,8 +51,11 @@ def test_catalog_schema(path):
 
 
 def _reference(engine: str, version: str):
-    flags = {ln.strip() for ln in (REFERENCE / f"{engine}-{version}-serve-flags.txt").read_text().splitlines()
-             if ln.strip() and not ln.startswith("#")}
+    flags = {
+        ln.strip()
+        for ln in (REFERENCE / f"{engine}-{version}-serve-flags.txt").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    }
     lines = (REFERENCE / f"{engine}-{version}-parsers.txt").read_text().splitlines()
     tools = set(next(ln for ln in lines if ln.startswith("tool-call-parser:")).split(":", 1)[1].split())
     reasoning = set(next(ln for ln in lines if ln.startswith("reasoning-parser:")).split(":", 1)[1].split())
@@ -121,9 +132,19 @@ def _wheel(tmp_path: Path, enable_disable: bool) -> Path:
 def test_generator_reads_flags_the_way_argparse_builds_them(tmp_path):
     w = gen_catalogs.Wheel(_wheel(tmp_path, enable_disable=False))
     assert gen_catalogs.vllm_flags(w) == [
-        "--enable-auto-tool-choice", "--enable-thing", "--headless", "--model", "--no-enable-auto-tool-choice",
-        "--no-enable-thing", "--no-plain", "--no-trust-remote-code", "--plain", "--port", "--quantization",
-        "--tool-call-parser", "--trust-remote-code",
+        "--enable-auto-tool-choice",
+        "--enable-thing",
+        "--headless",
+        "--model",
+        "--no-enable-auto-tool-choice",
+        "--no-enable-thing",
+        "--no-plain",
+        "--no-trust-remote-code",
+        "--plain",
+        "--port",
+        "--quantization",
+        "--tool-call-parser",
+        "--trust-remote-code",
     ]
     assert gen_catalogs.vllm_parsers(w) == (["hermes", "deepseek_v4"], ["qwen3"])
     assert gen_catalogs.vllm_json_keys(w) == {"--attention-config": ["backend", "use_fp4_indexer_cache"]}
@@ -187,7 +208,13 @@ def test_generator_reads_trtllm_click_options(tmp_path):
     with zipfile.ZipFile(p, "w") as z:
         z.writestr("tensorrt_llm/commands/serve.py", TRT_SERVE)
     assert gen_catalogs.trtllm_flags(gen_catalogs.Wheel(p)) == [
-        "--help", "--host", "--no_trust_remote_code", "--tool_parser", "--tp_size", "--trust_remote_code"]
+        "--help",
+        "--host",
+        "--no_trust_remote_code",
+        "--tool_parser",
+        "--tp_size",
+        "--trust_remote_code",
+    ]
     out = tmp_path / "out"
     gen_catalogs.main(["--trtllm", "9.9.9rc1", "--wheels", str(tmp_path), "--out", str(out)])
     data = json.loads((out / "trtllm-9.9.9rc1.json").read_text())
@@ -198,8 +225,11 @@ def test_generator_reads_trtllm_click_options(tmp_path):
 def test_click_catalogs_take_no_abbreviations(monkeypatch):
     from recipelint.engines import catalog
 
-    cats = {"trtllm": {"1.0.0": {"engine": "trtllm", "version": "1.0.0", "abbreviations": False,
-                                 "flags": ["--tp_size", "--max_batch_size"]}}}
+    cats = {
+        "trtllm": {
+            "1.0.0": {"engine": "trtllm", "version": "1.0.0", "abbreviations": False, "flags": ["--tp_size", "--max_batch_size"]}
+        }
+    }
     monkeypatch.setattr(catalog, "catalogs", lambda: cats)
     catalog.engine_flags.cache_clear()
     catalog.expand.cache_clear()

@@ -102,8 +102,9 @@ def test_suppression_of_another_code_does_not_apply(tmp_path):
 
 
 def test_file_level_suppression_and_no_ignores(tmp_path):
-    f = _recipe(tmp_path, "# recipelint: file-ignore[RL101] whole-point sizing is intended here\n"
-                + DEP.format(sup_above="", sup_line=""))
+    f = _recipe(
+        tmp_path, "# recipelint: file-ignore[RL101] whole-point sizing is intended here\n" + DEP.format(sup_above="", sup_line="")
+    )
     assert runner.invoke(app, ["check", str(f), "-o", "concise"]).exit_code == 0
     r = runner.invoke(app, ["check", str(f), "-o", "concise", "--no-ignores"])
     assert r.exit_code == 1 and "RL101" in r.output

@@ -43,7 +43,10 @@ def test_render_json():
     flags = {f["flag"]: f for f in lc["flags"]}
     assert flags["--max-num-seqs"]["value"] == "16"
     assert flags["--max-num-seqs"]["written_line"] == 65 and flags["--max-num-seqs"]["value_line"] == 42
-    assert flags["--compilation-config"]["json"] == {"cudagraph_mode": "FULL_DECODE_ONLY", "cudagraph_capture_sizes": [2, 4, 6, 8, 10, 12, 14, 16]}
+    assert flags["--compilation-config"]["json"] == {
+        "cudagraph_mode": "FULL_DECODE_ONLY",
+        "cudagraph_capture_sizes": [2, 4, 6, 8, 10, 12, 14, 16],
+    }
     assert flags["--port"]["value_path"].endswith("lib/benchmark_lib.sh")
 
 

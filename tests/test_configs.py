@@ -67,7 +67,9 @@ def test_framework_tagged_name_first(tmp_path):
 
 
 def test_fallback_name_and_trt_suffix(tmp_path):
-    assert scripts_of(tmp_path, entry(), ["fixed_seq_len/m_fp8_b200.sh"])[0] == ["benchmarks/single_node/fixed_seq_len/m_fp8_b200.sh"]
+    assert scripts_of(tmp_path, entry(), ["fixed_seq_len/m_fp8_b200.sh"])[0] == [
+        "benchmarks/single_node/fixed_seq_len/m_fp8_b200.sh"
+    ]
 
 
 def test_trt_fallback(tmp_path):
@@ -82,7 +84,9 @@ def test_draft_model_gets_no_suffix(tmp_path):
 
 def test_launchers_without_framework_names(tmp_path):
     # h100 launchers never try the framework-tagged name
-    got = scripts_of(tmp_path, entry(gpu="h100", runner="h100"), ["fixed_seq_len/m_fp8_h100_vllm.sh", "fixed_seq_len/m_fp8_h100.sh"])
+    got = scripts_of(
+        tmp_path, entry(gpu="h100", runner="h100"), ["fixed_seq_len/m_fp8_h100_vllm.sh", "fixed_seq_len/m_fp8_h100.sh"]
+    )
     assert got[0] == ["benchmarks/single_node/fixed_seq_len/m_fp8_h100.sh"]
 
 
@@ -97,18 +101,51 @@ def test_unknown_launcher_uses_its_name(tmp_path):
 
 
 def test_point_env_and_dram_budget(tmp_path):
-    master = entry(scenario="agentic-coding", extra="ep: 8, dp-attn: true, kv-offloading: dram, kv-offload-backend: { name: vllm-simple }, ")
+    master = entry(
+        scenario="agentic-coding", extra="ep: 8, dp-attn: true, kv-offloading: dram, kv-offload-backend: { name: vllm-simple }, "
+    )
     cs = configs.load(repo(tmp_path, master, ["agentic/m_fp8_b200_vllm.sh"]))
     (e,) = cs.entries
     (p,) = e.points
     env = p.env
-    assert {k: env[k] for k in ("TP", "EP_SIZE", "DP_ATTENTION", "CONC", "KV_OFFLOADING", "KV_OFFLOAD_BACKEND",
-                                 "TOTAL_CPU_DRAM_GB", "GPU_COUNT", "SCENARIO_TYPE", "SCENARIO_SUBDIR", "IS_AGENTIC",
-                                 "SPEC_DECODING", "EXP_NAME", "MODEL", "FRAMEWORK", "PRECISION")} == {
-        "TP": "8", "EP_SIZE": "8", "DP_ATTENTION": "true", "CONC": "4", "KV_OFFLOADING": "dram",
-        "KV_OFFLOAD_BACKEND": "vllm-simple", "TOTAL_CPU_DRAM_GB": "2849", "GPU_COUNT": "8",
-        "SCENARIO_TYPE": "agentic-coding", "SCENARIO_SUBDIR": "agentic/", "IS_AGENTIC": "1", "SPEC_DECODING": "none",
-        "EXP_NAME": "m_tp8_conc4_kvdram-vllm-simple", "MODEL": "org/m", "FRAMEWORK": "vllm", "PRECISION": "fp8"}
+    assert {
+        k: env[k]
+        for k in (
+            "TP",
+            "EP_SIZE",
+            "DP_ATTENTION",
+            "CONC",
+            "KV_OFFLOADING",
+            "KV_OFFLOAD_BACKEND",
+            "TOTAL_CPU_DRAM_GB",
+            "GPU_COUNT",
+            "SCENARIO_TYPE",
+            "SCENARIO_SUBDIR",
+            "IS_AGENTIC",
+            "SPEC_DECODING",
+            "EXP_NAME",
+            "MODEL",
+            "FRAMEWORK",
+            "PRECISION",
+        )
+    } == {
+        "TP": "8",
+        "EP_SIZE": "8",
+        "DP_ATTENTION": "true",
+        "CONC": "4",
+        "KV_OFFLOADING": "dram",
+        "KV_OFFLOAD_BACKEND": "vllm-simple",
+        "TOTAL_CPU_DRAM_GB": "2849",
+        "GPU_COUNT": "8",
+        "SCENARIO_TYPE": "agentic-coding",
+        "SCENARIO_SUBDIR": "agentic/",
+        "IS_AGENTIC": "1",
+        "SPEC_DECODING": "none",
+        "EXP_NAME": "m_tp8_conc4_kvdram-vllm-simple",
+        "MODEL": "org/m",
+        "FRAMEWORK": "vllm",
+        "PRECISION": "fp8",
+    }
     assert p.origin.line == 14 and p.config_key == "m-fp8-b200-vllm"
 
 
@@ -119,7 +156,10 @@ def test_older_schema_names_the_offload_backend_bare(tmp_path):
     assert not cs.problems, cs.problems
     (p,) = cs.entries[0].points
     assert (p.env["KV_OFFLOAD_BACKEND"], p.env["KV_OFFLOAD_BACKEND_METADATA"], p.env["EXP_NAME"]) == (
-        "native", "", "m_tp8_conc4_kvdram-native")
+        "native",
+        "",
+        "m_tp8_conc4_kvdram-native",
+    )
     assert p.label.endswith("tp8-ep1-dpafalse-native-conc4")
 
 
@@ -153,7 +193,8 @@ def test_entry_without_tp_is_a_problem(tmp_path):
 def test_alias_heavy_yaml_stays_bounded(tmp_path):
     bomb = "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
-        for i in range(8))
+        for i in range(8)
+    )
     cs = configs.load(repo(tmp_path, bomb, []))
     assert cs.entries == [] or all(not e.points for e in cs.entries)
 
@@ -199,10 +240,25 @@ def test_parsed_configs_are_cached_by_content(tmp_path):
     root = FIXTURES / "rules" / "RL5xx"
 
     def snapshot(cs):
-        return [(e.key, e.line, e.image_line, e.image_col, tuple(e.scripts),
-                 [(p.label, sorted((k, repr(v)) for k, v in p.env.items()), getattr(p.origin, "line", None),
-                   sorted(p.extra.items())) for p in e.points]) for e in cs.entries], \
-               [(str(p.span), p.message) for p in cs.problems]
+        return [
+            (
+                e.key,
+                e.line,
+                e.image_line,
+                e.image_col,
+                tuple(e.scripts),
+                [
+                    (
+                        p.label,
+                        sorted((k, repr(v)) for k, v in p.env.items()),
+                        getattr(p.origin, "line", None),
+                        sorted(p.extra.items()),
+                    )
+                    for p in e.points
+                ],
+            )
+            for e in cs.entries
+        ], [(str(p.span), p.message) for p in cs.problems]
 
     plain = snapshot(cfg.load(root))
     first = snapshot(cfg.load(root, None, tmp_path))
@@ -245,8 +301,10 @@ def test_sparse_gives_up_on_shapes_it_cannot_cut_safely():
         "x: {model-prefix: alpha}\n",  # a flow mapping at the top
         "version: 2\nx:\n  model-prefix: alpha\n",  # a top-level scalar
         "---\nx:\n  model-prefix: alpha\n",  # a document marker
-        "x:\n  model-prefix: alpha\n...\n", "%YAML 1.2\nx:\n  model-prefix: alpha\n",  # an end marker, a directive
-        "x:\n  model-prefix: alpha\n  y: [*a]\n", "&a\nx:\n  model-prefix: alpha\n",  # aliases and anchors anywhere
+        "x:\n  model-prefix: alpha\n...\n",
+        "%YAML 1.2\nx:\n  model-prefix: alpha\n",  # an end marker, a directive
+        "x:\n  model-prefix: alpha\n  y: [*a]\n",
+        "&a\nx:\n  model-prefix: alpha\n",  # aliases and anchors anywhere
         "- x\n",  # a sequence
     ):
         assert configs.sparse(doc, lambda p: False) is None, doc
@@ -307,8 +365,16 @@ jobs: {}
 
 def workflow_repo(tmp_path: Path, text: str = WORKFLOW) -> Path:
     tmp_path.mkdir(parents=True, exist_ok=True)
-    root = repo(tmp_path, entry(), ["fixed_seq_len/m_fp8_b200_vllm.sh", "al/alpha_fp4_b300_vllm.sh", "al/beta.2_fp4_b300_vllm.sh",
-                                    "al/beta_fp4_b300_vllm_extra.sh"])
+    root = repo(
+        tmp_path,
+        entry(),
+        [
+            "fixed_seq_len/m_fp8_b200_vllm.sh",
+            "al/alpha_fp4_b300_vllm.sh",
+            "al/beta.2_fp4_b300_vllm.sh",
+            "al/beta_fp4_b300_vllm_extra.sh",
+        ],
+    )
     (root / ".github" / "workflows").mkdir(parents=True)
     (root / ".github" / "workflows" / "speedbench-al.yml").write_text(textwrap.dedent(text))
     return root
@@ -331,8 +397,13 @@ def test_dispatch_workflow_runs_each_recipe_its_script_pattern_matches(tmp_path)
     assert alpha.extra["lines"] == (8, 11, 14, 17, *range(21, 30))
     # the default recipe: every input at its default
     assert {k: alpha.env[k] for k in ("MODEL", "MODEL_PREFIX", "IMAGE", "EXP_NAME", "TP", "LEVELS")} == {
-        "MODEL": "org/Alpha-1", "MODEL_PREFIX": "alpha", "IMAGE": "vllm/vllm-openai:v0.21.0", "EXP_NAME": "alpha_al",
-        "TP": "8", "LEVELS": "1 2"}
+        "MODEL": "org/Alpha-1",
+        "MODEL_PREFIX": "alpha",
+        "IMAGE": "vllm/vllm-openai:v0.21.0",
+        "EXP_NAME": "alpha_al",
+        "TP": "8",
+        "LEVELS": "1 2",
+    }
     # another recipe: the bound input from its name; the model and image of the default are not its own
     assert (beta.env["MODEL_PREFIX"], beta.env["EXP_NAME"], beta.env["LEVELS"]) == ("beta.2", "beta.2_al", "1 2")
     assert isinstance(beta.env["MODEL"], Opaque) and beta.env["MODEL"].nonempty
@@ -341,7 +412,9 @@ def test_dispatch_workflow_runs_each_recipe_its_script_pattern_matches(tmp_path)
     assert isinstance(alpha.env["HF_TOKEN"], Opaque) and alpha.env["HF_TOKEN"].nonempty
     assert isinstance(alpha.env["NOTE"], Opaque) and not alpha.env["NOTE"].nonempty
     # the master config's recipes are untouched
-    assert [p.config_key for p in cs.points_for(root / "benchmarks/single_node/fixed_seq_len/m_fp8_b200_vllm.sh")] == ["m-fp8-b200-vllm"]
+    assert [p.config_key for p in cs.points_for(root / "benchmarks/single_node/fixed_seq_len/m_fp8_b200_vllm.sh")] == [
+        "m-fp8-b200-vllm"
+    ]
 
 
 def test_dispatch_workflow_problems_are_findings_not_crashes(tmp_path):
@@ -352,14 +425,23 @@ def test_dispatch_workflow_problems_are_findings_not_crashes(tmp_path):
     root2 = workflow_repo(tmp_path / "b", "env: [unclosed\n")
     assert [x.message.split(":")[0] for x in configs.load(root2).problems] == ["invalid YAML"]
     # a pattern that reaches outside the repository, or globs, is refused (never a traceback)
-    for i, bad in enumerate(["/abs/${{ inputs.p }}.sh", "../${{ inputs.p }}.sh", "a/**/${{ inputs.p }}.sh",
-                             "a/[${{ inputs.p }}.sh", "a//${{ inputs.p }}.sh"]):
+    for i, bad in enumerate(
+        [
+            "/abs/${{ inputs.p }}.sh",
+            "../${{ inputs.p }}.sh",
+            "a/**/${{ inputs.p }}.sh",
+            "a/[${{ inputs.p }}.sh",
+            "a//${{ inputs.p }}.sh",
+        ]
+    ):
         text = "on:\n  workflow_dispatch:\n    inputs:\n      p: {default: x}\nenv:\n  BENCH_SCRIPT_OVERRIDE: '%s'\n" % bad
         (p,) = configs.load(workflow_repo(tmp_path / f"bad{i}", text)).problems
         assert (p.span.line, p.span.col) == (6, 26) and "must name a recipe file inside the repository" in p.message
     # no env, no points
     root3 = workflow_repo(tmp_path / "c", "name: x\n")
-    assert [x.message for x in configs.load(root3).problems] == ["workflow `speedbench-al.yml`: `BENCH_SCRIPT_OVERRIDE` must name the recipe with one input"]
+    assert [x.message for x in configs.load(root3).problems] == [
+        "workflow `speedbench-al.yml`: `BENCH_SCRIPT_OVERRIDE` must name the recipe with one input"
+    ]
 
 
 def test_check_evaluates_workflow_recipes_under_their_workflow_point(tmp_path):

@@ -41,8 +41,14 @@ CASES = {
         emit x "${E[@]}" y
         """,
         {},
-        [["one", "two three", "four", "six"], ["one two three four six"], ["4", "two three", "six"],
-         ["one", "two", "three", "four", "six"], ["two three", "four"], ["x", "y"]],
+        [
+            ["one", "two three", "four", "six"],
+            ["one two three four six"],
+            ["4", "two three", "six"],
+            ["one", "two", "three", "four", "six"],
+            ["two three", "four"],
+            ["x", "y"],
+        ],
     ),
     "assoc-arrays": (
         """
@@ -80,12 +86,22 @@ CASES = {
         emit "${!N}"
         """,
         {},
-        [["path/to/file.tar.gz", "d", "d", "", "alt", "", ""],
-         ["path/to/file.tar", "path/to/file", "to/file.tar.gz", "file.tar.gz", "paTh/to/file.tar.gz",
-          "paTh/To/file.Tar.gz", "P/to/file.tar.gz", "path/to/file.tar.GZ"],
-         ["path/to/file.tar.gz", "PATH/TO/FILE.TAR.GZ", "19", "to", "gz"],
-         ["assigned", "assigned"],
-         ["path/to/file.tar.gz"]],
+        [
+            ["path/to/file.tar.gz", "d", "d", "", "alt", "", ""],
+            [
+                "path/to/file.tar",
+                "path/to/file",
+                "to/file.tar.gz",
+                "file.tar.gz",
+                "paTh/to/file.tar.gz",
+                "paTh/To/file.Tar.gz",
+                "P/to/file.tar.gz",
+                "path/to/file.tar.GZ",
+            ],
+            ["path/to/file.tar.gz", "PATH/TO/FILE.TAR.GZ", "19", "to", "gz"],
+            ["assigned", "assigned"],
+            ["path/to/file.tar.gz"],
+        ],
     ),
     "arithmetic": (
         """
@@ -101,8 +117,14 @@ CASES = {
         emit $(( (B += (B = 1)) )) "$B"
         """,
         {},
-        [["9", "5", "14", "3", "1", "49", "-3"], ["1", "0", "1", "7"], ["20", "10", "16", "8", "5"], ["11"], ["20"],
-         ["21", "21"]],
+        [
+            ["9", "5", "14", "3", "1", "49", "-3"],
+            ["1", "0", "1", "7"],
+            ["20", "10", "16", "8", "5"],
+            ["11"],
+            ["20"],
+            ["21", "21"],
+        ],
     ),
     "tests": (
         """
@@ -121,8 +143,20 @@ CASES = {
         test "$N" -ne 4 && emit test-builtin
         """,
         {},
-        [["eq"], ["ne"], ["glob"], ["quoted-glob"], ["regex"], ["nz"], ["ints"], ["compound"], ["arith"],
-         ["set"], ["negated"], ["test-builtin"]],
+        [
+            ["eq"],
+            ["ne"],
+            ["glob"],
+            ["quoted-glob"],
+            ["regex"],
+            ["nz"],
+            ["ints"],
+            ["compound"],
+            ["arith"],
+            ["set"],
+            ["negated"],
+            ["test-builtin"],
+        ],
     ),
     "if-elif-else": (
         """
@@ -441,8 +475,33 @@ CASES = {
         emit "$X"
         """,
         {},
-        [["a.yaml", "b.yaml", "gpu0", "gpu1", "gpu2", "gpu3", "08", "10", "12", "c", "b", "a", "{a,b}", "a{b", "{c}",
-          "xz", "y1z", "y2z", "a{b,c}", "a"], ["1", "p", "q", "r"], ["2", "p", "q", "r"], ["{a,b}"]],
+        [
+            [
+                "a.yaml",
+                "b.yaml",
+                "gpu0",
+                "gpu1",
+                "gpu2",
+                "gpu3",
+                "08",
+                "10",
+                "12",
+                "c",
+                "b",
+                "a",
+                "{a,b}",
+                "a{b",
+                "{c}",
+                "xz",
+                "y1z",
+                "y2z",
+                "a{b,c}",
+                "a",
+            ],
+            ["1", "p", "q", "r"],
+            ["2", "p", "q", "r"],
+            ["{a,b}"],
+        ],
     ),
     # word splitting at a changed IFS (bash starts with IFS set: saving and restoring it works)
     "ifs-splitting": (
@@ -529,8 +588,18 @@ CASES = {
         printf '%s\\n' p q | while read -r l; do emit "$l"; done
         """,
         {},
-        [["x", "y"], ["x", "y,,"], ["x", "y , z"], ["3", "x", "", "y"], ["4", "8"], ["  a  "],
-         ["one=1"], ["two=2 2"], ["p"], ["q"]],
+        [
+            ["x", "y"],
+            ["x", "y,,"],
+            ["x", "y , z"],
+            ["3", "x", "", "y"],
+            ["4", "8"],
+            ["  a  "],
+            ["one=1"],
+            ["two=2 2"],
+            ["p"],
+            ["q"],
+        ],
     ),
     # tree-sitter-bash nests `> out` of `cat <<EOF > out` in the here-document and reads
     # `$(( ))` in one as a command substitution
@@ -769,8 +838,10 @@ def test_opaque_nonempty_values_decide_emptiness_tests():
 def test_names_the_system_sets_are_unknown_and_not_empty():
     # bash or the login sets HOME, PATH, PWD, USER ... (they read as empty: `$HOME/.cache` was a
     # known, wrong `/.cache`, and `set -u` ended the script on them)
-    src = ('set -u\nemit "$HOME/.cache" "${PWD:+set}" "${USER:-nobody}"\n[ -n "$PATH" ] && emit path\n'
-           'emit "$(( UID + 0 ))"\nHOME=/x; emit "$HOME"\n')
+    src = (
+        'set -u\nemit "$HOME/.cache" "${PWD:+set}" "${USER:-nobody}"\n[ -n "$PATH" ] && emit path\n'
+        'emit "$(( UID + 0 ))"\nHOME=/x; emit "$HOME"\n'
+    )
     assert emits(src) == [[None, "set", None], ["path"], [None], ["/x"]]
     assert emits('emit "$HOME"', {"HOME": "/home/ci"}) == [["/home/ci"]]
 
@@ -798,9 +869,11 @@ def test_source_follows_a_library_file(tmp_path):
 
 def test_source_of_a_file_the_script_wrote_runs_what_it_wrote(tmp_path):
     # `cat > env.sh <<EOF ... EOF; source env.sh` (the file on disk does not exist, or is older)
-    src = ('cat > /tmp/rl-not-there/env.sh <<EOF\nexport TP=$N\nEOF\n'
-           'echo "vllm serve m --tensor-parallel-size \\$TP" >> /tmp/rl-not-there/env.sh\n'
-           'source /tmp/rl-not-there/env.sh\nemit "$TP"\n')
+    src = (
+        'cat > /tmp/rl-not-there/env.sh <<EOF\nexport TP=$N\nEOF\n'
+        'echo "vllm serve m --tensor-parallel-size \\$TP" >> /tmp/rl-not-there/env.sh\n'
+        'source /tmp/rl-not-there/env.sh\nemit "$TP"\n'
+    )
     _, commands = evaluate(src, {"N": "8"})
     assert [c[0] for c in commands] == [["vllm", "serve", "m", "--tensor-parallel-size", "8"], ["emit", "8"]]
     launch = commands[0][2]
@@ -808,14 +881,24 @@ def test_source_of_a_file_the_script_wrote_runs_what_it_wrote(tmp_path):
     assert emits(src, {"N": "8"}) == bash_emits(src.replace("/tmp/rl-not-there", str(tmp_path)), {"N": "8"})[-1:]
 
 
-@pytest.mark.parametrize("src", ['printf "a b\\n\\n" > /tmp/rl-f1; V=$(< /tmp/rl-f1); emit "$V"; rm -f /tmp/rl-f1',
-                                 'echo q > /tmp/rl-f2; V="$( < /tmp/rl-f2 )"; emit "$V"; rm -f /tmp/rl-f2'])
+@pytest.mark.parametrize(
+    "src",
+    [
+        'printf "a b\\n\\n" > /tmp/rl-f1; V=$(< /tmp/rl-f1); emit "$V"; rm -f /tmp/rl-f1',
+        'echo q > /tmp/rl-f2; V="$( < /tmp/rl-f2 )"; emit "$V"; rm -f /tmp/rl-f2',
+    ],
+)
 def test_command_substitution_of_a_file_written_reads_it(src):
     assert emits(src) == bash_emits(src)
 
 
-@pytest.mark.parametrize("src", ['echo "X=in; emit \\$X \\$P \\$1" > /tmp/rl-s1.sh; P=p bash /tmp/rl-s1.sh a; emit "${X-unset}"; rm -f /tmp/rl-s1.sh',
-                                 'printf "f() { emit f \\"\\$@\\"; }\\n" > /tmp/rl-s2.sh; . /tmp/rl-s2.sh x; f y; rm -f /tmp/rl-s2.sh'])
+@pytest.mark.parametrize(
+    "src",
+    [
+        'echo "X=in; emit \\$X \\$P \\$1" > /tmp/rl-s1.sh; P=p bash /tmp/rl-s1.sh a; emit "${X-unset}"; rm -f /tmp/rl-s1.sh',
+        'printf "f() { emit f \\"\\$@\\"; }\\n" > /tmp/rl-s2.sh; . /tmp/rl-s2.sh x; f y; rm -f /tmp/rl-s2.sh',
+    ],
+)
 def test_a_script_the_run_wrote_runs_as_written(src):
     assert emits(src) == bash_emits(src)
 
@@ -1026,13 +1109,15 @@ def test_bash_other_script_is_a_new_process(tmp_path):
     # functions, no `set -u` of its parent (checked against real bash)
     (tmp_path / "other.sh").write_text('emit "${PLAIN-unset}" "$EXP" "${PRE-unset}" "$1" "$NOPE"\nf\n')
     main = tmp_path / "main.sh"
-    main.write_text(dedent("""
+    main.write_text(
+        dedent("""
         PLAIN=p
         export EXP=e
         f() { emit fn; }
         set -u
         PRE=x bash "$(dirname "$0")/other.sh" arg
-        """))
+        """)
+    )
     expected = [["unset", "e", "x", "arg", ""]]
     _, commands = evaluate(main.read_text(), path=str(main))
     assert [argv[1:] for argv, _, _ in commands if argv and argv[0] == "emit"] == expected
@@ -1091,14 +1176,16 @@ def test_paths_that_differ_only_in_engine_changes_are_joined(tmp_path):
     from recipelint.sweep.points import SweepPoint
 
     script = tmp_path / "r.sh"
-    script.write_text(dedent("""\
+    script.write_text(
+        dedent("""\
         apply_one() {
           if grep -qF "$2" "/opt/engine/$1" 2>/dev/null; then echo "skip $1"; return; fi
           git apply "/patches/$1.diff"
         }
         for f in a b c d e g; do apply_one "$f" MARKER; done
         if [[ -d /opt/engine/extra ]]; then vllm serve m --max-num-seqs 8; else vllm serve m --max-num-seqs 16; fi
-        """))
+        """)
+    )
     an = Analyzer()
     res = an.analyze(script, "r.sh", [SweepPoint("p", {})])
     paths = res.points[0].paths
@@ -1152,5 +1239,7 @@ def test_a_division_is_inexact_only_where_bash_truncated_it():
     src = f'X=$(( CONC * {big} % 7 / 2 )); Y=$(( CONC * 3 / 2 )); Z=$(( CONC * 4 / 2 )); W=$(( -CONC % 3 * 3 / 4 ))'
     paths, _ = evaluate(src, {"CONC": "5"})
     assert [(i.text, i.value, str(i.exact)) for i in paths[0].inexact] == [
-        ("$(( CONC * 3 / 2 ))", 7, "15/2"), ("$(( -CONC % 3 * 3 / 4 ))", -1, "-3/2")]
+        ("$(( CONC * 3 / 2 ))", 7, "15/2"),
+        ("$(( -CONC % 3 * 3 / 4 ))", -1, "-3/2"),
+    ]
     assert emits(src + '; emit "$Y" "$W"', {"CONC": "5"}) == bash_emits(src + '; emit "$Y" "$W"', {"CONC": "5"})

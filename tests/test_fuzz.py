@@ -38,19 +38,126 @@ TEXTS = [p.read_text(encoding="utf-8", errors="replace") for p in SOURCES]
 TOKEN = re.compile(r"\s+|[;&|<>()]+|[^\s;&|<>()]+")
 
 VOCABULARY = [
-    "'", '"', "`", "\\", "$(", "${", "$((", "))", "((", "[[", "]]", "{", "}", "(", ")", ";", ";;", "&", "&&",
-    "||", "|", "\n", " ", "<<EOF", "<<-'PY'", "EOF", "do", "done", "if", "then", "fi", "else", "case", "esac",
-    "in", "for", "while", "until", "function", "local", "export", "declare -A", "set -euo pipefail", "shift 9",
-    '"$@"', "${!x}", "${x:?boom}", "${#a[@]}", "${a[@]:1:2}", "$((1/0))", "$((2**64))", "exit 3", "return",
-    "break 99", "eval \"$X\"", "source \"$0\"", ". \"${BASH_SOURCE[0]}\"", "bash -c \"$CMD\"", "export -f", "bash \"$0\"", "vllm serve",
-    "python3 -m sglang.launch_server", "--max-num-seqs", "--kv-transfer-config '{\"kv_connector\":'",
-    "--speculative-config \"{$X}\"", "=", "+=", "[0]=", "~", "*", "?", "!", "#", "%q", "\x00", "\udcff",
-    "[[ $X =~ ^(a+)+$ ]]", "${X//*a*a*b/c}", "${X%%+(a|aa)}", "*a*a*a*b)", "printf '%*s' 9", "{1..5000}",
-    "declare -n R=R", "local -n X=$1", "unset -n", "-a", "-o", "set -o pipefail", "! a | b |",
-    "[ ", " ]", "\\<", "\\(", "[ ! = x ]", " = ", "[[ $A = x* && $B = y ]]", "${X:$o:$n+1}", "${X::}", "for x do",
+    "'",
+    '"',
+    "`",
+    "\\",
+    "$(",
+    "${",
+    "$((",
+    "))",
+    "((",
+    "[[",
+    "]]",
+    "{",
+    "}",
+    "(",
+    ")",
+    ";",
+    ";;",
+    "&",
+    "&&",
+    "||",
+    "|",
+    "\n",
+    " ",
+    "<<EOF",
+    "<<-'PY'",
+    "EOF",
+    "do",
+    "done",
+    "if",
+    "then",
+    "fi",
+    "else",
+    "case",
+    "esac",
+    "in",
+    "for",
+    "while",
+    "until",
+    "function",
+    "local",
+    "export",
+    "declare -A",
+    "set -euo pipefail",
+    "shift 9",
+    '"$@"',
+    "${!x}",
+    "${x:?boom}",
+    "${#a[@]}",
+    "${a[@]:1:2}",
+    "$((1/0))",
+    "$((2**64))",
+    "exit 3",
+    "return",
+    "break 99",
+    "eval \"$X\"",
+    "source \"$0\"",
+    ". \"${BASH_SOURCE[0]}\"",
+    "bash -c \"$CMD\"",
+    "export -f",
+    "bash \"$0\"",
+    "vllm serve",
+    "python3 -m sglang.launch_server",
+    "--max-num-seqs",
+    "--kv-transfer-config '{\"kv_connector\":'",
+    "--speculative-config \"{$X}\"",
+    "=",
+    "+=",
+    "[0]=",
+    "~",
+    "*",
+    "?",
+    "!",
+    "#",
+    "%q",
+    "\x00",
+    "\udcff",
+    "[[ $X =~ ^(a+)+$ ]]",
+    "${X//*a*a*b/c}",
+    "${X%%+(a|aa)}",
+    "*a*a*a*b)",
+    "printf '%*s' 9",
+    "{1..5000}",
+    "declare -n R=R",
+    "local -n X=$1",
+    "unset -n",
+    "-a",
+    "-o",
+    "set -o pipefail",
+    "! a | b |",
+    "[ ",
+    " ]",
+    "\\<",
+    "\\(",
+    "[ ! = x ]",
+    " = ",
+    "[[ $A = x* && $B = y ]]",
+    "${X:$o:$n+1}",
+    "${X::}",
+    "for x do",
     "--compilation-config '{\"cudagraph_capture_sizes\":[1e999, NaN], \"max_cudagraph_capture_size\": -Infinity}'",
     "'{\"kv_connector\":\"SimpleCPUOffloadConnector\",\"kv_connector_extra_config\":{\"cpu_bytes_to_use\":1e999}}'",
-    "2>/dev/null X=1", "[[ -v A[$i] ]]", 'x${n}y)', '*" -S "*)', "|v${A}.${B}", "(", "! if", "! local", "! ((", "${X:+($X)}", "declare -F", '== *" on "*', "== x${o}y", "=~ ^a$ ||", "! $x =~", '"$ "', "${X%% *}", '=~ "a.b"', "=~ ^${p}(x)$",
+    "2>/dev/null X=1",
+    "[[ -v A[$i] ]]",
+    'x${n}y)',
+    '*" -S "*)',
+    "|v${A}.${B}",
+    "(",
+    "! if",
+    "! local",
+    "! ((",
+    "${X:+($X)}",
+    "declare -F",
+    '== *" on "*',
+    "== x${o}y",
+    "=~ ^a$ ||",
+    "! $x =~",
+    '"$ "',
+    "${X%% *}",
+    '=~ "a.b"',
+    "=~ ^${p}(x)$",
 ]
 
 SNIPPETS = [
@@ -108,9 +215,14 @@ def _well_formed(result, n_lines: int) -> None:
 
 # no `explain` phase: it re-runs a failing case under line tracing, which on a deep evaluation
 # grew the test process past 18 GB instead of reporting the case
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-          phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=not RANDOM,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+)
 @given(mutated())
 def test_mutated_recipes_never_crash(text):
     with tempfile.TemporaryDirectory() as d:
@@ -130,23 +242,47 @@ def test_mutated_recipes_never_crash(text):
         for fa, fb in zip(result.files, plain.files):
             for pa, pb in zip(fa.points, fb.points):
                 assert dump(pa) == dump(pb)
-        assert [(f.code, f.span, f.message) for f in result.findings] == \
-            [(f.code, f.span, f.message) for f in plain.findings]
+        assert [(f.code, f.span, f.message) for f in result.findings] == [(f.code, f.span, f.message) for f in plain.findings]
 
 
 # -- dispatch workflows (recipelint.sweep.configs._load_workflow): any YAML shape, no exception --------
 
-_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(
-    ["", "x", "${{ inputs.p }}", "a/${{ inputs.p }}_x.sh", "${{ secrets.T }}", "${{ inputs.q }}-${{ inputs.p }}",
-     "/abs/${{ inputs.p }}", "../${{ inputs.p }}", "a/*/${{ inputs.p }}", "${{", "}}", "${{ inputs. }}"]))
-_YAMLISH = st.recursive(_SCALARS, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(
-        ["on", "workflow_dispatch", "inputs", "p", "q", "default", "env", "BENCH_SCRIPT_OVERRIDE", "IMAGE"]),
-        inner, max_size=4)), max_leaves=12)
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from(
+        [
+            "",
+            "x",
+            "${{ inputs.p }}",
+            "a/${{ inputs.p }}_x.sh",
+            "${{ secrets.T }}",
+            "${{ inputs.q }}-${{ inputs.p }}",
+            "/abs/${{ inputs.p }}",
+            "../${{ inputs.p }}",
+            "a/*/${{ inputs.p }}",
+            "${{",
+            "}}",
+            "${{ inputs. }}",
+        ]
+    ),
+)
+_YAMLISH = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(
+            st.sampled_from(["on", "workflow_dispatch", "inputs", "p", "q", "default", "env", "BENCH_SCRIPT_OVERRIDE", "IMAGE"]),
+            inner,
+            max_size=4,
+        ),
+    ),
+    max_leaves=12,
+)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None, suppress_health_check=list(HealthCheck))
 @given(_YAMLISH)
 def test_any_dispatch_workflow_document_gives_points_or_problems(doc):
     from recipelint.sweep import configs
@@ -171,14 +307,58 @@ def test_any_dispatch_workflow_document_gives_points_or_problems(doc):
 # -- master configs (recipelint.sweep.configs): hostile values in any field, a finding and no exception --
 
 _CONFIG_FIELDS = {
-    "image": "vllm/vllm-openai:v0.33.0", "model": "org/m", "model-prefix": "x", "runner": "b200", "precision": "fp8",
-    "framework": "vllm", "multinode": "false", "isl": "1024", "osl": "1024", "dram-utilization": "0.9", "tp": "8",
-    "ep": "8", "pp": "1", "dp-attn": "true", "conc-list": "[4, 8]", "conc-start": "4", "conc-end": "16",
-    "kv-offloading": "dram", "kv-offload-backend": "{ name: vllm-simple }", "spec-decoding": "mtp", "router": "{ name: r }",
+    "image": "vllm/vllm-openai:v0.33.0",
+    "model": "org/m",
+    "model-prefix": "x",
+    "runner": "b200",
+    "precision": "fp8",
+    "framework": "vllm",
+    "multinode": "false",
+    "isl": "1024",
+    "osl": "1024",
+    "dram-utilization": "0.9",
+    "tp": "8",
+    "ep": "8",
+    "pp": "1",
+    "dp-attn": "true",
+    "conc-list": "[4, 8]",
+    "conc-start": "4",
+    "conc-end": "16",
+    "kv-offloading": "dram",
+    "kv-offload-backend": "{ name: vllm-simple }",
+    "spec-decoding": "mtp",
+    "router": "{ name: r }",
 }
-_CONFIG_VALUES = [".inf", "-.inf", ".nan", "1e999", "abc", "[1, 2]", "{a: 1}", "null", "true", "-1", "0", "''", "[]",
-                  "{}", "99999999999999999999999", "0x10", "1.5", "[.inf]", "[abc]", "{ name: 1 }", "[[1]]", "'8'", "*a",
-                  "&a x", "!!binary aGk=", "!!python/object:os.system x", "\"x: y\"", "[4, .nan, -3]"]
+_CONFIG_VALUES = [
+    ".inf",
+    "-.inf",
+    ".nan",
+    "1e999",
+    "abc",
+    "[1, 2]",
+    "{a: 1}",
+    "null",
+    "true",
+    "-1",
+    "0",
+    "''",
+    "[]",
+    "{}",
+    "99999999999999999999999",
+    "0x10",
+    "1.5",
+    "[.inf]",
+    "[abc]",
+    "{ name: 1 }",
+    "[[1]]",
+    "'8'",
+    "*a",
+    "&a x",
+    "!!binary aGk=",
+    "!!python/object:os.system x",
+    "\"x: y\"",
+    "[4, .nan, -3]",
+]
 
 
 @st.composite
@@ -187,16 +367,21 @@ def hostile_master_config(draw):
     for k in draw(st.lists(st.sampled_from(sorted(_CONFIG_FIELDS)), min_size=1, max_size=3, unique=True)):
         vals[k] = draw(st.sampled_from(_CONFIG_VALUES))
     scenario = draw(st.sampled_from(["agentic-coding", "fixed-seq-len"]))
-    top = "".join(f"  {k}: {vals[k]}\n" for k in ("image", "model", "model-prefix", "runner", "precision", "framework", "multinode"))
+    top = "".join(
+        f"  {k}: {vals[k]}\n" for k in ("image", "model", "model-prefix", "runner", "precision", "framework", "multinode")
+    )
     conc = draw(st.sampled_from(["conc-list", "conc-start"]))
-    item = ", ".join(f"{k}: {vals[k]}" for k in ("tp", "ep", "pp", "dp-attn", conc, "conc-end", "kv-offloading",
-                                                  "kv-offload-backend", "spec-decoding", "router"))
-    return (f"x-fp8-b200-vllm:\n{top}  scenarios:\n    {scenario}:\n    - isl: {vals['isl']}\n      osl: {vals['osl']}\n"
-            f"      dram-utilization: {vals['dram-utilization']}\n      search-space:\n      - {{ {item} }}\n")
+    item = ", ".join(
+        f"{k}: {vals[k]}"
+        for k in ("tp", "ep", "pp", "dp-attn", conc, "conc-end", "kv-offloading", "kv-offload-backend", "spec-decoding", "router")
+    )
+    return (
+        f"x-fp8-b200-vllm:\n{top}  scenarios:\n    {scenario}:\n    - isl: {vals['isl']}\n      osl: {vals['osl']}\n"
+        f"      dram-utilization: {vals['dram-utilization']}\n      search-space:\n      - {{ {item} }}\n"
+    )
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None, suppress_health_check=list(HealthCheck))
 @given(hostile_master_config())
 def test_hostile_master_configs_give_findings_not_exceptions(master):
     # found by this kind of input: `tp: .inf`, `ep: 1e999` and `dram-utilization: abc` were
@@ -205,11 +390,14 @@ def test_hostile_master_configs_give_findings_not_exceptions(master):
         root = Path(d)
         (root / "configs").mkdir()
         (root / "configs" / "runners.yaml").write_text(
-            "labels:\n  b200: [b200-dgxc_00]\nhardware:\n  b200:\n    available-cpu-dram-mib: 100000\n    gpus-per-node: 8\n")
+            "labels:\n  b200: [b200-dgxc_00]\nhardware:\n  b200:\n    available-cpu-dram-mib: 100000\n    gpus-per-node: 8\n"
+        )
         (root / "configs" / "t-master.yaml").write_text(master)
         for sub in ("agentic", "fixed_seq_len"):
             rec = root / "benchmarks" / "single_node" / sub
             rec.mkdir(parents=True)
-            (rec / "x_fp8_b200_vllm.sh").write_text('#!/usr/bin/env bash\nvllm serve m --tensor-parallel-size "$TP" --max-num-seqs "$CONC"\n')
+            (rec / "x_fp8_b200_vllm.sh").write_text(
+                '#!/usr/bin/env bash\nvllm serve m --tensor-parallel-size "$TP" --max-num-seqs "$CONC"\n'
+            )
         result = lint([root / "benchmarks", root / "configs"], options=Options(jobs=1, cache=False))
         _well_formed(result, 40)

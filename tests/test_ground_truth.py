@@ -23,10 +23,30 @@ CASES = [
     ("launcher_vllm.sh", {"TP": "2", "CONC": "4096", "PORT": "9000"}),
     ("array_vllm.sh", {"TP": "8", "CONC": "64", "DP_ATTENTION": "false", "EP_SIZE": "1"}),
     ("array_vllm.sh", {"TP": "8", "CONC": "64", "DP_ATTENTION": "true", "EP_SIZE": "8"}),
-    ("array_vllm.sh", {"TP": "8", "CONC": "8", "DP_ATTENTION": "true", "EP_SIZE": "8",
-                       "KV_OFFLOADING": "dram", "KV_OFFLOAD_BACKEND": "simple", "TOTAL_CPU_DRAM_GB": "2849"}),
-    ("array_vllm.sh", {"TP": "4", "CONC": "3", "DP_ATTENTION": "false", "EP_SIZE": "1",
-                       "KV_OFFLOADING": "dram", "KV_OFFLOAD_BACKEND": "native", "TOTAL_CPU_DRAM_GB": "1424"}),
+    (
+        "array_vllm.sh",
+        {
+            "TP": "8",
+            "CONC": "8",
+            "DP_ATTENTION": "true",
+            "EP_SIZE": "8",
+            "KV_OFFLOADING": "dram",
+            "KV_OFFLOAD_BACKEND": "simple",
+            "TOTAL_CPU_DRAM_GB": "2849",
+        },
+    ),
+    (
+        "array_vllm.sh",
+        {
+            "TP": "4",
+            "CONC": "3",
+            "DP_ATTENTION": "false",
+            "EP_SIZE": "1",
+            "KV_OFFLOADING": "dram",
+            "KV_OFFLOAD_BACKEND": "native",
+            "TOTAL_CPU_DRAM_GB": "1424",
+        },
+    ),
     ("eval_trt.sh", {"TP": "8", "CONC": "64", "EP_SIZE": "8", "DP_ATTENTION": "true"}),
     ("eval_trt.sh", {"TP": "4", "CONC": "4", "EP_SIZE": "1"}),
 ]
@@ -48,7 +68,7 @@ def test_launch_argv_matches_real_bash(name, env):
     launches = res.launches
     assert len(launches) == len(serve), [lc.command_line() for lc in launches]
     for (argv, real_env), lc in zip(serve, launches):
-        ours = [w.text for w in lc.argv[lc.start:]]
+        ours = [w.text for w in lc.argv[lc.start :]]
         assert None not in ours, lc.command_line()
         assert os.path.basename(ours[0]) == argv[0]
         assert ours[1:] == argv[1:]
@@ -61,8 +81,16 @@ def test_launch_argv_matches_real_bash(name, env):
 
 def test_exit_matches_real_bash():
     """A sweep point the script rejects: bash exits 1 without a launch, and so does the evaluation."""
-    env = dict(BASE, TP="8", CONC="8", DP_ATTENTION="false", EP_SIZE="1", KV_OFFLOADING="dram",
-               KV_OFFLOAD_BACKEND="mooncake", TOTAL_CPU_DRAM_GB="100")
+    env = dict(
+        BASE,
+        TP="8",
+        CONC="8",
+        DP_ATTENTION="false",
+        EP_SIZE="1",
+        KV_OFFLOADING="dram",
+        KV_OFFLOAD_BACKEND="mooncake",
+        TOTAL_CPU_DRAM_GB="100",
+    )
     records, rc = run_bash(script=RENDER / "array_vllm.sh", env=env)
     assert rc == 1 and not records
     res = analyze(RENDER / "array_vllm.sh", env)
@@ -84,8 +112,13 @@ from recipelint.evaluate.state import Limits  # noqa: E402
 
 #: the generated tests: RECIPELINT_FUZZ_EXAMPLES programs each (40 by default), the same ones every
 #: run unless RECIPELINT_FUZZ_RANDOM is set
-_GENERATED = settings(max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
-                      derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"), suppress_health_check=[HealthCheck.too_slow])
+_GENERATED = settings(
+    max_examples=int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40")),
+    deadline=None,
+    database=None,
+    derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"),
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 _VALUES = ["1", '"a b"', "$V0", "$((2 + 3))", "''", "x$V1"]
 _ENDS = ["", "  # note", " ;"]
@@ -144,11 +177,27 @@ _LIT = ["a", "b c", "3", "ab", "", "x y z", "12", "a-c"]
 def _value(draw):
     v = draw(hs.sampled_from(_V))
     lit = draw(hs.sampled_from(_LIT))
-    return draw(hs.sampled_from([
-        f'"{lit}"', f"'{lit}'", f'"${v}"', f'"${{{v}:-{lit or "d"}}}"', f'"${{{v}#a}}"', f'"${{{v}%c}}"',
-        f'"${{{v}/a/Q}}"', f'"${{#{v}}}"', f'"$(echo x${v})"', f'"$(printf "%s-" {v} ${v})"', f'"${{{v}:+set}}"',
-        f'"${{{v}^^}}"', f'"${{{v}:1}}"', f'"pre${v}post"', f'"$(({draw(hs.integers(0, 9))} + 2))"',
-    ]))
+    return draw(
+        hs.sampled_from(
+            [
+                f'"{lit}"',
+                f"'{lit}'",
+                f'"${v}"',
+                f'"${{{v}:-{lit or "d"}}}"',
+                f'"${{{v}#a}}"',
+                f'"${{{v}%c}}"',
+                f'"${{{v}/a/Q}}"',
+                f'"${{#{v}}}"',
+                f'"$(echo x${v})"',
+                f'"$(printf "%s-" {v} ${v})"',
+                f'"${{{v}:+set}}"',
+                f'"${{{v}^^}}"',
+                f'"${{{v}:1}}"',
+                f'"pre${v}post"',
+                f'"$(({draw(hs.integers(0, 9))} + 2))"',
+            ]
+        )
+    )
 
 
 @hs.composite
@@ -169,28 +218,42 @@ def _stmt(draw, depth=0):
         return f'A=({draw(_value())} x ${v})' if draw(hs.booleans()) else f'A+=({draw(_value())})'
     if k == "misc":
         n = draw(hs.integers(0, 5))
-        return draw(hs.sampled_from([
-            f'printf -v {v} "%s_%s" "${w}" {n}',
-            f'{v}="${{{w},,}}"',
-            f'{v}="${{{w}//b/x}}"',
-            f'( {v}=sub; emit "${v}" )',
-            f'{{ {v}=grp; }}',
-            f'[[ "${v}" < "${w}" ]] && emit lt || emit ge',
-            f'set -- "${v}" x "${w}"; shift; emit "$@" "$#"',
-            f'i=0; while [ $i -lt {n} ]; do i=$((i + 1)); {v}="${v}$i"; done',
-            f'declare -i N={n}; N+=2; emit "$N"',
-            f'{v}=${{{w}:-}}',
-            f'export {v}; emit "${v}"',
-            f'{v}=$(({n} * 3 + ${{#{w}}}))',
-            f'unset {v}',
-            f'{v}+="-add"',
-        ]))
+        return draw(
+            hs.sampled_from(
+                [
+                    f'printf -v {v} "%s_%s" "${w}" {n}',
+                    f'{v}="${{{w},,}}"',
+                    f'{v}="${{{w}//b/x}}"',
+                    f'( {v}=sub; emit "${v}" )',
+                    f'{{ {v}=grp; }}',
+                    f'[[ "${v}" < "${w}" ]] && emit lt || emit ge',
+                    f'set -- "${v}" x "${w}"; shift; emit "$@" "$#"',
+                    f'i=0; while [ $i -lt {n} ]; do i=$((i + 1)); {v}="${v}$i"; done',
+                    f'declare -i N={n}; N+=2; emit "$N"',
+                    f'{v}=${{{w}:-}}',
+                    f'export {v}; emit "${v}"',
+                    f'{v}=$(({n} * 3 + ${{#{w}}}))',
+                    f'unset {v}',
+                    f'{v}+="-add"',
+                ]
+            )
+        )
     if k == "arrayemit":
         return draw(hs.sampled_from(['emit "${A[@]}"', 'emit "${#A[@]}"', 'emit ${A[@]}', 'emit "${A[1]}"', 'emit "${A[*]}"']))
     body = "; ".join(draw(hs.lists(_stmt(depth + 1), min_size=1, max_size=3)))
     if k == "if":
-        test = draw(hs.sampled_from([f'[[ "${v}" == a* ]]', f'[ -z "${v}" ]', f'[[ -n "${v}" && "${w}" != b ]]', f'[ "${v}" = "${w}" ]',
-                                     f'[[ ${v} = a* && ${w} = b ]]', f'[[ ${v} = ${w} || ${w} = *b ]]']))
+        test = draw(
+            hs.sampled_from(
+                [
+                    f'[[ "${v}" == a* ]]',
+                    f'[ -z "${v}" ]',
+                    f'[[ -n "${v}" && "${w}" != b ]]',
+                    f'[ "${v}" = "${w}" ]',
+                    f'[[ ${v} = a* && ${w} = b ]]',
+                    f'[[ ${v} = ${w} || ${w} = *b ]]',
+                ]
+            )
+        )
         other = "; ".join(draw(hs.lists(_stmt(depth + 1), min_size=1, max_size=2)))
         return f"if {test}; then {body}; else {other}; fi"
     if k == "case":
@@ -226,6 +289,7 @@ def _agrees(got, want) -> bool:
             k = g.index(None)
             return g[:k] == w[:k]
         return g == w
+
     return len(got) == len(want) and all(same(g, w) for g, w in zip(got, want))
 
 
@@ -250,18 +314,44 @@ _LIT2 = ["a", "b c", "3", "ab", "", "x/y.z", "12", "a-c", "p.q.r", "-n", "a,b,c"
 
 @hs.composite
 def _value2(draw):
-    v, w = draw(hs.sampled_from(_V)), draw(hs.sampled_from(_V))
+    v, _w = draw(hs.sampled_from(_V)), draw(hs.sampled_from(_V))
     lit, n = draw(hs.sampled_from(_LIT2)), draw(hs.integers(-2, 4))
-    return draw(hs.sampled_from([
-        f'"{lit}"', f'"${{{v}%%.*}}"', f'"${{{v}##*/}}"', f'"${{{v}#*.}}"', f'"${{{v}%.*}}"',
-        f'"${{{v}/#a/Q}}"', f'"${{{v}/%c/Q}}"', f'"${{{v}//[ab]/_}}"', f'"${{{v},}}"', f'"${{{v}^}}"',
-        f'"${{{v}:{n}}}"', f'"${{{v}:0:{abs(n)}}}"', f'"${{{v}: -2}}"', f'"${{{v}:={lit}}}"',
-        f'"${{{v}-unset}}"', f'"${{{v}+alt}}"',
-        f'"$(basename "${v}")"', f'"$(dirname "${v}")"', f'"$(echo "${v}" | tr a-c A-C)"',
-        f'"$(( {n} > 1 ? {n} : 7 ))"', f'"$(( ${{#{v}}} * {n} ))"', f'"$(printf "%03d" {abs(n)})"',
-        f'"$(echo -n "${v}")"', f"${v}", '"${A[-1]}"', '"${A[@]:1:2}"',
-        '"${#A[@]}"', f'"${{M[{lit or "k"}]}}"', f'"$(seq 1 {abs(n)} | paste -sd, -)"', f'"${{{v}@Q}}"',
-    ]))
+    return draw(
+        hs.sampled_from(
+            [
+                f'"{lit}"',
+                f'"${{{v}%%.*}}"',
+                f'"${{{v}##*/}}"',
+                f'"${{{v}#*.}}"',
+                f'"${{{v}%.*}}"',
+                f'"${{{v}/#a/Q}}"',
+                f'"${{{v}/%c/Q}}"',
+                f'"${{{v}//[ab]/_}}"',
+                f'"${{{v},}}"',
+                f'"${{{v}^}}"',
+                f'"${{{v}:{n}}}"',
+                f'"${{{v}:0:{abs(n)}}}"',
+                f'"${{{v}: -2}}"',
+                f'"${{{v}:={lit}}}"',
+                f'"${{{v}-unset}}"',
+                f'"${{{v}+alt}}"',
+                f'"$(basename "${v}")"',
+                f'"$(dirname "${v}")"',
+                f'"$(echo "${v}" | tr a-c A-C)"',
+                f'"$(( {n} > 1 ? {n} : 7 ))"',
+                f'"$(( ${{#{v}}} * {n} ))"',
+                f'"$(printf "%03d" {abs(n)})"',
+                f'"$(echo -n "${v}")"',
+                f"${v}",
+                '"${A[-1]}"',
+                '"${A[@]:1:2}"',
+                '"${#A[@]}"',
+                f'"${{M[{lit or "k"}]}}"',
+                f'"$(seq 1 {abs(n)} | paste -sd, -)"',
+                f'"${{{v}@Q}}"',
+            ]
+        )
+    )
 
 
 @hs.composite
@@ -275,80 +365,105 @@ def _stmt2(draw, depth=0):
     if k == "assign":
         return f"{v}={draw(_value2())}"
     if k == "emit":
-        return draw(hs.sampled_from([f'emit "${v}" "${w}"', f'emit ${v}', 'emit "${A[@]}"', 'emit "${!M[@]}"',
-                                     'emit "${M[@]}"', 'emit "$?"', 'emit "${#A[@]}" "${A[0]}"']))
+        return draw(
+            hs.sampled_from(
+                [
+                    f'emit "${v}" "${w}"',
+                    f'emit ${v}',
+                    'emit "${A[@]}"',
+                    'emit "${!M[@]}"',
+                    'emit "${M[@]}"',
+                    'emit "$?"',
+                    'emit "${#A[@]}" "${A[0]}"',
+                ]
+            )
+        )
     if k == "misc":
-        return draw(hs.sampled_from([
-            f'IFS=, read -r {v} {w} <<< "${v}"',
-            f'read -r {v} <<< "${w}"',
-            f'mapfile -t A <<< "${v}"',
-            f'A=(${v})',
-            f'A=("${v}" "${w}")',
-            f'declare -A M; M[{lit or "k"}]="${v}"',
-            f'declare -A M=([a]=1 [b]="${w}")',
-            f'(( N = {n} + 2 )); emit "$N"',
-            f'N={n}; (( N++ )); (( N += 3 )); emit "$N"',
-            f'let "N = {n} * 2"; emit "$N"',
-            f'[[ "${v}" =~ ^([a-z]+)(.*)$ ]] && emit "${{BASH_REMATCH[1]}}" "${{BASH_REMATCH[2]}}" || emit nomatch',
-            f'[[ "${v}" == *.* ]] && emit dot',
-            f'{v}=$(cat <<EOF\nh ${w} $(( {n} + 1 ))\nEOF\n)',
-            f"{v}=$(cat <<'EOF'\nraw ${w}\nEOF\n)",
-            f'{v}="${{{w}:-${{V0:-dflt}}}}"',
-            f'set -- a "b c" {lit or "d"}; emit "$*" "$#"; IFS=,; emit "$*"; unset IFS',
-            f'printf -v {v} "%s|%d" "${w}" {n}',
-            f'{v}=$(echo "${w}" | sort)',
-            f'{v}="$(printf "%s\\n" "${w}" "${v}" | tail -n 1)"',
-            f'A+=("${v}")',
-            'unset "A[0]"',
-            f'{v}=${{#{w}}}',
-            f'local_test() {{ local -a L=(1 2 "{lit}"); emit "${{#L[@]}}" "${{L[2]}}"; }}; local_test',
-            f'{v}="{lit}"; {v}=${{{v}// /_}}',
-            f'export {v}="{lit}"',
-            f'[ -n "${v}" ] || {v}=empty',
-            f': "${{{v}:=defd}}"',
-            f'echo "${v}" > rl_file; {w}=$(cat rl_file)',
-            f'{v}=$(printf "%5s|%-3s|%x|%%|%03d" "${w}" ab {n + 10} {n})',
-            f'{v}=$(echo -e "a\\tb")',
-            f'{v}=$(( {n} ** 2 + 7 / 2 - -7 % 3 + (1 << {n}) ))',
-            f'{v}=$(( {n} > 2 && {n} < 4 ))',
-            f'(( {n} )) && emit nonzero || emit zero',
-            f'let "{v} = {n} - {n}"; emit "$?"',
-            f'[[ {n} -eq $(( 2 + {n} - 2 )) ]] && emit eq',
-            f'{v}=$(echo $(echo "${w}" x))',
-            f'{v}=$(basename "/a/${w}.sh" .sh)',
-            f'{v}=${{{w}//\\//_}}',
-            f'{v}=${{{w}/#/pre}}',
-            f'{v}=${{{w}/$V0/R}}; {w}="${{{v}#"$V1"}}"; {v}=${{{w}%$V2*}}; {w}=${{{v}//$\'\\t\'/ }}',
-            f'{v}=${{{w}:+"${w}"}}',
-            f'emit {{a,b}}{n} {{1..3}}',
-            f'OLD=$IFS; IFS=:; set -- ${v}:x; IFS=$OLD; emit "$#" "$1"',
-            'IFS=-; emit "${A[*]}" "$*"; unset IFS',
-            'set -- a b c d; shift 2; emit "$@" "$#"',
-            f'readonly R{n}=x; emit "$R{n}"',
-            'declare -a D=(1 2); D[5]=z; emit "${#D[@]}" "${!D[@]}"',
-            'emit "${!V@}"',
-            f'case "${v}" in [0-9]*) emit num;; [a-c]|x) emit abc;; ?) emit one;; *) emit other;; esac',
-            f'{v}=$(echo "${w}" | tr -d " " | tr "[:lower:]" "[:upper:]")',
-            f'declare -n REF{n}={v}; REF{n}="{lit}"; emit "$REF{n}" "${{!REF{n}}}" "${v}"',
-            f'set_ref() {{ local -n out=$1; out="${{2:-x}}${w}"; }}; set_ref {v} "{lit}"',
-            f'add_ref() {{ local -n arr=$1; arr+=("${v}"); emit "${{#arr[@]}}"; }}; add_ref A',
-            f'[ -n "${v}" -a "${w}" != "{lit}" ] && emit both || emit notboth',
-            f'[ -z "${v}" -o {n} -gt 2 -a ! -n "${w}" ] && emit ao || emit notao',
-            f'[ "${v}" \\< "${w}" ] && emit lt || emit notlt',
-            f'[ \\( "${v}" = "{lit}" \\) -o ! -n "${w}" ] && emit par || emit nopar',
-            f'[ ! = "${v}" ] && emit bang || emit nobang',
-            f'[ "${v}" \\> "{lit}" -a -n "${w}" ] && emit gt || emit notgt',
-            f'[ "${v}" = "{lit}" || emit nobracket',
-            f'[ "${v}" > /dev/null ] && emit nonempty || emit empty',
-            f'emit "${v}" > /dev/null "${w}" 2>&1 {lit or "z"}',
-            f'[ -n "${v}" ]; {v}=$?; emit "${v}" "$?"',
-            f'[ "${v}" -eq {n} ] 2>/dev/null; emit "$?"; [[ 0{n} -eq {n} ]]; emit "$?"; [ 0{n} -eq {n} ]; emit "$?"',
-        ]))
+        return draw(
+            hs.sampled_from(
+                [
+                    f'IFS=, read -r {v} {w} <<< "${v}"',
+                    f'read -r {v} <<< "${w}"',
+                    f'mapfile -t A <<< "${v}"',
+                    f'A=(${v})',
+                    f'A=("${v}" "${w}")',
+                    f'declare -A M; M[{lit or "k"}]="${v}"',
+                    f'declare -A M=([a]=1 [b]="${w}")',
+                    f'(( N = {n} + 2 )); emit "$N"',
+                    f'N={n}; (( N++ )); (( N += 3 )); emit "$N"',
+                    f'let "N = {n} * 2"; emit "$N"',
+                    f'[[ "${v}" =~ ^([a-z]+)(.*)$ ]] && emit "${{BASH_REMATCH[1]}}" "${{BASH_REMATCH[2]}}" || emit nomatch',
+                    f'[[ "${v}" == *.* ]] && emit dot',
+                    f'{v}=$(cat <<EOF\nh ${w} $(( {n} + 1 ))\nEOF\n)',
+                    f"{v}=$(cat <<'EOF'\nraw ${w}\nEOF\n)",
+                    f'{v}="${{{w}:-${{V0:-dflt}}}}"',
+                    f'set -- a "b c" {lit or "d"}; emit "$*" "$#"; IFS=,; emit "$*"; unset IFS',
+                    f'printf -v {v} "%s|%d" "${w}" {n}',
+                    f'{v}=$(echo "${w}" | sort)',
+                    f'{v}="$(printf "%s\\n" "${w}" "${v}" | tail -n 1)"',
+                    f'A+=("${v}")',
+                    'unset "A[0]"',
+                    f'{v}=${{#{w}}}',
+                    f'local_test() {{ local -a L=(1 2 "{lit}"); emit "${{#L[@]}}" "${{L[2]}}"; }}; local_test',
+                    f'{v}="{lit}"; {v}=${{{v}// /_}}',
+                    f'export {v}="{lit}"',
+                    f'[ -n "${v}" ] || {v}=empty',
+                    f': "${{{v}:=defd}}"',
+                    f'echo "${v}" > rl_file; {w}=$(cat rl_file)',
+                    f'{v}=$(printf "%5s|%-3s|%x|%%|%03d" "${w}" ab {n + 10} {n})',
+                    f'{v}=$(echo -e "a\\tb")',
+                    f'{v}=$(( {n} ** 2 + 7 / 2 - -7 % 3 + (1 << {n}) ))',
+                    f'{v}=$(( {n} > 2 && {n} < 4 ))',
+                    f'(( {n} )) && emit nonzero || emit zero',
+                    f'let "{v} = {n} - {n}"; emit "$?"',
+                    f'[[ {n} -eq $(( 2 + {n} - 2 )) ]] && emit eq',
+                    f'{v}=$(echo $(echo "${w}" x))',
+                    f'{v}=$(basename "/a/${w}.sh" .sh)',
+                    f'{v}=${{{w}//\\//_}}',
+                    f'{v}=${{{w}/#/pre}}',
+                    f'{v}=${{{w}/$V0/R}}; {w}="${{{v}#"$V1"}}"; {v}=${{{w}%$V2*}}; {w}=${{{v}//$\'\\t\'/ }}',
+                    f'{v}=${{{w}:+"${w}"}}',
+                    f'emit {{a,b}}{n} {{1..3}}',
+                    f'OLD=$IFS; IFS=:; set -- ${v}:x; IFS=$OLD; emit "$#" "$1"',
+                    'IFS=-; emit "${A[*]}" "$*"; unset IFS',
+                    'set -- a b c d; shift 2; emit "$@" "$#"',
+                    f'readonly R{n}=x; emit "$R{n}"',
+                    'declare -a D=(1 2); D[5]=z; emit "${#D[@]}" "${!D[@]}"',
+                    'emit "${!V@}"',
+                    f'case "${v}" in [0-9]*) emit num;; [a-c]|x) emit abc;; ?) emit one;; *) emit other;; esac',
+                    f'{v}=$(echo "${w}" | tr -d " " | tr "[:lower:]" "[:upper:]")',
+                    f'declare -n REF{n}={v}; REF{n}="{lit}"; emit "$REF{n}" "${{!REF{n}}}" "${v}"',
+                    f'set_ref() {{ local -n out=$1; out="${{2:-x}}${w}"; }}; set_ref {v} "{lit}"',
+                    f'add_ref() {{ local -n arr=$1; arr+=("${v}"); emit "${{#arr[@]}}"; }}; add_ref A',
+                    f'[ -n "${v}" -a "${w}" != "{lit}" ] && emit both || emit notboth',
+                    f'[ -z "${v}" -o {n} -gt 2 -a ! -n "${w}" ] && emit ao || emit notao',
+                    f'[ "${v}" \\< "${w}" ] && emit lt || emit notlt',
+                    f'[ \\( "${v}" = "{lit}" \\) -o ! -n "${w}" ] && emit par || emit nopar',
+                    f'[ ! = "${v}" ] && emit bang || emit nobang',
+                    f'[ "${v}" \\> "{lit}" -a -n "${w}" ] && emit gt || emit notgt',
+                    f'[ "${v}" = "{lit}" || emit nobracket',
+                    f'[ "${v}" > /dev/null ] && emit nonempty || emit empty',
+                    f'emit "${v}" > /dev/null "${w}" 2>&1 {lit or "z"}',
+                    f'[ -n "${v}" ]; {v}=$?; emit "${v}" "$?"',
+                    f'[ "${v}" -eq {n} ] 2>/dev/null; emit "$?"; [[ 0{n} -eq {n} ]]; emit "$?"; [ 0{n} -eq {n} ]; emit "$?"',
+                ]
+            )
+        )
     body = "; ".join(draw(hs.lists(_stmt2(depth + 1), min_size=1, max_size=3)))
     if k == "if":
-        test = draw(hs.sampled_from([f'[[ "${v}" == *c* ]]', f'[ "${{#{v}}}" -gt {n} ]', f'(( ${{#{v}}} > {n} ))',
-                                     f'[[ -z "${v}" || "${w}" == a ]]', f'[[ ! "${v}" =~ ^[0-9]+$ ]]',
-                                     f'[ "${v}" != "${w}" ]', f'[[ "${v}" > "${w}" ]]']))
+        test = draw(
+            hs.sampled_from(
+                [
+                    f'[[ "${v}" == *c* ]]',
+                    f'[ "${{#{v}}}" -gt {n} ]',
+                    f'(( ${{#{v}}} > {n} ))',
+                    f'[[ -z "${v}" || "${w}" == a ]]',
+                    f'[[ ! "${v}" =~ ^[0-9]+$ ]]',
+                    f'[ "${v}" != "${w}" ]',
+                    f'[[ "${v}" > "${w}" ]]',
+                ]
+            )
+        )
         other = "; ".join(draw(hs.lists(_stmt2(depth + 1), min_size=1, max_size=2)))
         kind = draw(hs.integers(0, 2))
         if kind == 0:
@@ -360,21 +475,33 @@ def _stmt2(draw, depth=0):
         return f'case "${v}" in a|b*) {body};; *.*) emit dot;;& *) emit other;; "") emit empty;; esac'
     # counters are per depth: nested loops sharing one may never end
     if k == "loop":
-        return draw(hs.sampled_from([
-            f'for ((i{depth}=0; i{depth}<{n}; i{depth}++)); do {body}; done',
-            'for x in "${A[@]}"; do emit "$x"; done',
-            f'for x in ${v}; do [ "$x" = b ] && continue; {body}; done',
-            f'for x in 1 2 3; do [ $x -eq {n} ] && break; {body}; done',
-        ]))
+        return draw(
+            hs.sampled_from(
+                [
+                    f'for ((i{depth}=0; i{depth}<{n}; i{depth}++)); do {body}; done',
+                    'for x in "${A[@]}"; do emit "$x"; done',
+                    f'for x in ${v}; do [ "$x" = b ] && continue; {body}; done',
+                    f'for x in 1 2 3; do [ $x -eq {n} ] && break; {body}; done',
+                ]
+            )
+        )
     if k == "while":
-        return draw(hs.sampled_from([
-            f'while IFS= read -r line; do emit "L:$line"; done <<< "${v}"',
-        ] + ([f'while read -r a b; do emit "$a" "$b"; done <<EOF\n${v} {lit}\n1 2 3\nEOF'] if depth == 0 else []) + [
-            f'j{depth}=0; until [ $j{depth} -ge {n} ]; do j{depth}=$((j{depth}+1)); {body}; done',
-        ]))
+        return draw(
+            hs.sampled_from(
+                [
+                    f'while IFS= read -r line; do emit "L:$line"; done <<< "${v}"',
+                ]
+                + ([f'while read -r a b; do emit "$a" "$b"; done <<EOF\n${v} {lit}\n1 2 3\nEOF'] if depth == 0 else [])
+                + [
+                    f'j{depth}=0; until [ $j{depth} -ge {n} ]; do j{depth}=$((j{depth}+1)); {body}; done',
+                ]
+            )
+        )
     if k == "func":
-        return (f'g{depth}() {{ local {w}="${{2:-two}}"; {body}; [ -n "$1" ] && return 0; return 3; }}; '
-                f'g{depth} "${v}" x; emit "$?"; if g{depth} "" ; then emit t; else emit f; fi')
+        return (
+            f'g{depth}() {{ local {w}="${{2:-two}}"; {body}; [ -n "$1" ] && return 0; return 3; }}; '
+            f'g{depth} "${v}" x; emit "$?"; if g{depth} "" ; then emit t; else emit f; fi'
+        )
 
 
 @hs.composite
@@ -459,14 +586,13 @@ _SNIPPETS = {
         # the comma operator inside parentheses (tree-sitter-bash: an ERROR, and the lines after it)
         'x=$(( (a=1, b=2) + 1 )); emit $x $a $b; (( (c=3, d=4) )); emit $c $d\ny=5; emit $(( (y++, y) )) "((a, b))"',
         # bash has no `**=`
-    'x=2; (( x **= 3 )); emit $x $?; let "x **= 2"; emit $x $?',
+        'x=2; (( x **= 3 )); emit $x $?; let "x **= 2"; emit $x $?',
         # `++`/`--` neither after nor before a variable are two unary operators (a recipe's
         # `$(( ($CONC+$ISL+64+63)/64*64 ))` with both empty is `(++64+63)/64*64`: 64, not an error)
         'emit $(( ($E+$F+64+63)/64*64 )) $((++64)) $((1+++2)) $(( --5 )) $((1 ++ 2)) $((- -5)) $((++(1)))\n'
         'x=2; emit $((x+++1)) $x $((++x)) $(( ++ x )) $((x--)) $x; a=(4 5); emit $((a[1]++)) ${a[1]}\n'
         '(( 5++ )); emit $?; emit $((x--1)); emit next',
-
-    # a value with leading zeros is octal in arithmetic (`08` is an error), decimal to `[`
+        # a value with leading zeros is octal in arithmetic (`08` is an error), decimal to `[`
         'x=010; emit $(( x + 1 )) $((x)); y=-010; emit $((y)); declare -i z=010; emit $z',
         'x=08; emit $(( x )); emit after',
         '[ 010 -eq 10 ] && emit a; [[ 010 -eq 8 ]] && emit b; [ 08 -eq 8 ] && emit c; test " 5 " -gt 4 && emit d',
@@ -481,82 +607,82 @@ _SNIPPETS = {
         '2>/dev/null X=1; emit "$X"; 2>/dev/null A=1 B=2\nemit "$A$B"; if true; then 2>/dev/null C=$(echo c) D=2\nfi\nemit $C$D',
         'true && >/dev/null X=3; emit $X; { 2>/dev/null A=7; }; emit $A; 2>/dev/null Y=1 emit hi; emit ${Y:-unset}',
         # `for x in; do`: no words (tree-sitter-bash: an ERROR, and the loop over "$@")
-    'set -- a b; for x in; do emit $x; done\nfor y in ; do emit $y; done; emit after',
-    # `=` in `[[ ]]` (tree-sitter-bash: assignment precedence and a regex token, so `$A = x && $B = y`
-    # was `$A = (x && $B) = y`, no error shown)
-    'A=x; B=y; [[ $A = x && $B = y ]] && emit 1; [[ $A = x && $B = z ]] || emit 2; [[ $A != q && $B = y ]] && emit 3; '
-    '[[ $A = x || $B = z ]] && emit 4; [[ -n $A && $B = y ]] && emit 5; [[ $A = x && -n $B ]] && emit 6',
-    'A=xq; B=y; [[ $A = x* && $B = y ]] && emit 1; [[ $A = a.b ]] || emit 2; [[ $A = "x"* && ( $B = y || $B = z ) ]] && emit 3; '
-    '[[ $A = $B ]] || emit 4; C="a = b"; [[ $C = "a = b" ]] && emit 5; [[ $(( A = 1 )) = 1 && $A = 1 ]] && emit 6',
-    'A=x; [[ $A =  x ]] && emit 1; [[ ! $A = y && $A = x ]] && emit 2; [ $A = x ] && emit 3; [[ $A\t=\tx ]] && emit 4',
-    # substring offsets and lengths holding expansions (`${X:$o}`: an ERROR in tree-sitter-bash;
-    # `${X:1:$l}` was unknown)
-    'X=abcdef; o=2; l=3; emit "${X:$o}" "${X:$o:$l}" "${X:$o-1}" "${X: $o}" ${X:$o:1} "${X:1:${l}}" "${X:$((1)):2}"',
-    'set -- 3; X=abcdef; emit "${X:$1}"; A=(a b c d); o=1; emit "${A[@]:$o}" "${A[@]:$o:2}"; o="1+1"; emit "${X:$o*2}"',
-    'set -- a b c d; o=2; emit "${@:$o}" "${@:1:$o}" "${*:$o}" "${1:$o}"; X=abcdef; emit "${X:$u}" "${X:1:$(echo 2)}" "${X:1:${#X}}"',
-    'X=abcdefgh; o=2; l=3; emit "${X:0:$l+1}" "${X:0:$l + 1}" "${X:$o + 1}" "${X:$o+1:$l - 1}"; H=h; P=80; '
-    'emit "${H:-localhost:$P}" "${U:-a:$P}" "${U:=b:$P}" "${X:+c:$P}" "${X: -2:$o}"',
-    # an empty offset or length is 0 (`${X::2}` was `${X:2}`); none at all is an error
-    'X=abc; emit "${X::2}" "${X:1:}" "${X: :1}" x; A=(a b c); emit "${A[@]::2}" "${A[@]:1:}" y; set -- p q r; emit "${@:1:}" z',
-    'f() { X=abc; emit "${X:}"; emit in; }\nf\nemit after; A=(a b); emit "${A[@]:}"\nemit last',
-    'X=abc; o=1; V=$(cat <<EOF\n${X:$o}\nEOF\n); emit "$V" "${X:-$o}" \'${X:$o}\'',
-    # redirections after the last command of a list or pipeline are that command's
-    # (tree-sitter-bash: the list's, `(a && b) > f`; `a && b 2>&1 | c` as `(a && b 2>&1) | c`)
-    'h() { read -r l; emit "h:${l:-none}"; true; }; echo p | h && echo q 2>&1 | h; true && ! echo q 2>&1 | h; emit $?; '
-    'false || echo w 2>/dev/null | h && emit ok',
-    'e() { echo in-e; }; X=$(e && e > /dev/null); emit "$X"; X=$(e && e > /dev/null && e > /dev/null || e); emit "$X"; '
-    'Y=$(e | cat > /dev/null | cat); emit "[$Y]"; f() { read -r l; emit "f:$l"; }; f <<< first && f <<EOF\nhello\nEOF',
-    'r() { read -r l; emit "r:${l:-none}"; true; }; r < /dev/null && r <<< z; X=$(cat < /dev/null); emit "[$X]"',
-    # `! { ...; }` (tree-sitter-bash: the command `{` negated, then a command `}`)
-    '! { false; } && emit 1; ! { true; } || emit 2; ! ( false ) | true || emit 3; x=1; ! {  x=2; false; } && emit $x',
-    'g() { read -r l; [ "$l" = zz ]; }; if ! { echo a || :; } | g; then emit 4; fi; ! { true; } > /dev/null || emit 5; '
-    'f() { ! { return 0; }; }; f; emit $?; set -e; ! { true; }; emit alive',
-    # unquoted words tree-sitter-bash split in two: `$D/$N.log` (as `$D/$` and `N.log`; in an
-    # assignment the rest ran as a command), a backquoted command inside a word, `$"..."`
-    'a=A; b=B; c=C; d=D; emit $a/$b/$c/$d/ $a-$1-$b.x; D=/r; N=n; X=$D/$N.log; emit "$X"; Y=$D-$N/; emit "$Y"',
-    'D=/r; N=n; f() { local X=$D/$N.log; emit "$X"; }; f; export Y=$D/$N.y; emit "$Y"; declare Z=$D-$N.z; emit "$Z"',
-    'D=/r; N=n; X=$D/$N.log emit "pre"; emit "${X-unset}"; X=$D/$N.log Y=$D/$1; emit "$X" "$Y"; A=($D/$N.x $D/$N.y); emit "${A[@]}"',
-    'D=/tmp; N=rl_n; echo x > $D/$N.log; emit "$(cat $D/$N.log)"; for x in $D/$N/ z; do emit "$x"; done; V=$D/$N.log || true; emit "$V"',
-    'set -- x; P=/w; case a/b in\n  /*)  X=$1\n    ;;\n  */*)  X=$P/$1\n    ;;\nesac\nemit "$X"',
-    'r=R; d=D; t=T; emit --export=ALL,ROLE=$r,HOST=$d,P=${P:-8} x=$r{$d}/ $r=$d/ ${r}=$d.c --m=$t:/w,$d:$d,$t:$t',
-    'a=A; b=B; A=([k]=$a/$b.c); emit "${A[k]}"; declare -A M=([x]=$a.$b [y]=$b-1); emit "${M[x]}" "${M[y]}" x$a/$b.c',
-    'a=A; emit /usr/`echo lib`/x.sh z $a/`echo b`/c `echo d`$a.e; id=abcd; f=/d/${id:0:2}/`echo r`/elf; emit $f',
-    'cmp="c \'"`echo hi`; emit "$cmp"; a=A; emit $"hello" x $"x"$a $a$"y" a$"b"c',
-    # `[ ]` then a later `[ ... -a ... ]`: tree-sitter-bash read the lines between as the first
-    # test's operands (no error shown)
-    'false\nif [ $? -ne 0 ]\nthen\n\techo a >&2\n\temit failed\nfi\nX=1\nif [ -n "$X" -a -n ${X} ]\nthen\n\temit yes\nfi\nemit end',
-    # a backquoted command in the word of `${X:-word}` (tree-sitter-bash: text)
-    'unset U L; : ${U=${L-`echo w`}}; emit "$U"; emit "${X:-`echo d`}" "${X:-$(echo e)}" "${X:-`echo "q r"`}" ${X:-`echo s t`}',
-    'H=${H:-`echo host; echo two`}; emit "$H"; emit "${Y:-`false || echo alt`}"; Z=set; emit "${Z:+`echo alt`}"',
-    # a line starting with a backslash-escaped word (`\cp`, `\. lib.sh`): tree-sitter-bash joined it
-    # to the statement before
-    'emit a\n\n\\emit b\nemit x\n\\: y\nx=1\n\\emit c; emit "${x-unset}"',
-    'f() { emit in-f; }\nemit "a"\n\\f\nemit \\\n\\emit q',
-    # ... any escaped character (`\$x`, `\"`, `\\`, an escaped blank), and a here-document's first line (it
-    # was the command's words, the body starting at the next line)
-    'x=X; emit a\n\\$x b\nemit c\n\\"q d\nemit e\n\\\\ f\nemit g\n\\ h\nif true; then\n\\ i\nemit j\nfi',
-    'x=X; V=$(cat <<EOF\n\\$x a\n\\$(date) $x\nEOF\n); emit "$V"; W=$(cat <<EOF\n\\"q\\" \\`b\\`\nEOF\n); emit "$W"\n'
-    'Y=$(cat <<-EOF\n\t\\\\ a $x\n\tEOF\n); emit "$Y"; Z=$(cat <<EOF\n\\ b\n\\\nc\nEOF\n); emit "$Z"',
-    # `$10` is `${1}0`, `$1x` is `${1}x` (tree-sitter-bash: one name; `$1x` made no word at all)
-    'set -- a b c d e f g h i j; emit $10 "$10" ${10} $1x "$1_a" $1 "x$2y"; V=$(cat <<EOF\n$10 $1b ${10}\nEOF\n); emit "$V"; X=$10; emit "$X"',
-    # a `$` after a word's quote, `$(...)`, `${...}` or escape: tree-sitter-bash ended the word at the `$`
-    # (`text"a"$1` was `texta$` and `1`; `t"a"$X/q`, `$X$1`, `t"a"$@x`)
-    'set -- r s; X=x; emit text"a"$1 text"a"$12 t"a"$# t\'b\'$2 text$(echo c)$1 t`echo q`$2 "a  b"\\\\$1 "a"\\$1 '
-    't"a"$X/q t$(echo x)$X-q t"a"$X.q text"a  b"$X\\$X text$X$1 a/$X$1/b text"a  b"$@text; Y=t"a"$X/q; emit "$Y"',
-    # ... in an array's elements too (`(text"a  b"\$X)` was two elements)
-    'X=x; B=(text"a  b"\\$X); emit "${#B[@]}" "${B[@]}"; C=(t"a"\\$X q t"a"$X/q); emit "${C[@]}"',
-    # backslashes bash removes in a backquoted command before it parses it (`\$`, `\``, `\\`; `\"` in "...")
-    'X=1; V=$(cat <<EOF\n`echo \\"a\\" \\$X`\nEOF\n); emit "$V"\nemit "`echo \\"b\\" \\$X`" `echo \\"c\\" \\$X`\nemit `echo \\`echo n\\``',
-    # a backslash-newline: after escaped backslashes it still joins; inside a name in quotes (`"$X\`, newline,
-    # `t"` is `$Xt`); the blanks or `$` after it in quotes are text
-    'X=abc; Xtext=1; emit \\\\\\\ntext t\\\\\\\nq "$X\\\ntext" "$X\\\n-" "a$X\\\nt\\\next$X" "$X\\\n$\'x\'" "\\\n$1text"',
-    # a backslash-newline in an arithmetic expression is removed before it is read
-    'emit $(( 1 + \\\n 2 )) $((1\\\n2)); (( \\\n x = 3 )); for (( i=0; \\\n i<2; i++ )); do emit $i $x; done',
-    # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
-    'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
-    # ... after a repaired statement that had taken it into its own misreading
-    'set -- p q\n2>/dev/null X=1\nfor a do emit "$a$X"; done',
-    # two assignments after another statement on their line: a statement, not the next line's prefix
+        'set -- a b; for x in; do emit $x; done\nfor y in ; do emit $y; done; emit after',
+        # `=` in `[[ ]]` (tree-sitter-bash: assignment precedence and a regex token, so `$A = x && $B = y`
+        # was `$A = (x && $B) = y`, no error shown)
+        'A=x; B=y; [[ $A = x && $B = y ]] && emit 1; [[ $A = x && $B = z ]] || emit 2; [[ $A != q && $B = y ]] && emit 3; '
+        '[[ $A = x || $B = z ]] && emit 4; [[ -n $A && $B = y ]] && emit 5; [[ $A = x && -n $B ]] && emit 6',
+        'A=xq; B=y; [[ $A = x* && $B = y ]] && emit 1; [[ $A = a.b ]] || emit 2; [[ $A = "x"* && ( $B = y || $B = z ) ]] && emit 3; '
+        '[[ $A = $B ]] || emit 4; C="a = b"; [[ $C = "a = b" ]] && emit 5; [[ $(( A = 1 )) = 1 && $A = 1 ]] && emit 6',
+        'A=x; [[ $A =  x ]] && emit 1; [[ ! $A = y && $A = x ]] && emit 2; [ $A = x ] && emit 3; [[ $A\t=\tx ]] && emit 4',
+        # substring offsets and lengths holding expansions (`${X:$o}`: an ERROR in tree-sitter-bash;
+        # `${X:1:$l}` was unknown)
+        'X=abcdef; o=2; l=3; emit "${X:$o}" "${X:$o:$l}" "${X:$o-1}" "${X: $o}" ${X:$o:1} "${X:1:${l}}" "${X:$((1)):2}"',
+        'set -- 3; X=abcdef; emit "${X:$1}"; A=(a b c d); o=1; emit "${A[@]:$o}" "${A[@]:$o:2}"; o="1+1"; emit "${X:$o*2}"',
+        'set -- a b c d; o=2; emit "${@:$o}" "${@:1:$o}" "${*:$o}" "${1:$o}"; X=abcdef; emit "${X:$u}" "${X:1:$(echo 2)}" "${X:1:${#X}}"',
+        'X=abcdefgh; o=2; l=3; emit "${X:0:$l+1}" "${X:0:$l + 1}" "${X:$o + 1}" "${X:$o+1:$l - 1}"; H=h; P=80; '
+        'emit "${H:-localhost:$P}" "${U:-a:$P}" "${U:=b:$P}" "${X:+c:$P}" "${X: -2:$o}"',
+        # an empty offset or length is 0 (`${X::2}` was `${X:2}`); none at all is an error
+        'X=abc; emit "${X::2}" "${X:1:}" "${X: :1}" x; A=(a b c); emit "${A[@]::2}" "${A[@]:1:}" y; set -- p q r; emit "${@:1:}" z',
+        'f() { X=abc; emit "${X:}"; emit in; }\nf\nemit after; A=(a b); emit "${A[@]:}"\nemit last',
+        'X=abc; o=1; V=$(cat <<EOF\n${X:$o}\nEOF\n); emit "$V" "${X:-$o}" \'${X:$o}\'',
+        # redirections after the last command of a list or pipeline are that command's
+        # (tree-sitter-bash: the list's, `(a && b) > f`; `a && b 2>&1 | c` as `(a && b 2>&1) | c`)
+        'h() { read -r l; emit "h:${l:-none}"; true; }; echo p | h && echo q 2>&1 | h; true && ! echo q 2>&1 | h; emit $?; '
+        'false || echo w 2>/dev/null | h && emit ok',
+        'e() { echo in-e; }; X=$(e && e > /dev/null); emit "$X"; X=$(e && e > /dev/null && e > /dev/null || e); emit "$X"; '
+        'Y=$(e | cat > /dev/null | cat); emit "[$Y]"; f() { read -r l; emit "f:$l"; }; f <<< first && f <<EOF\nhello\nEOF',
+        'r() { read -r l; emit "r:${l:-none}"; true; }; r < /dev/null && r <<< z; X=$(cat < /dev/null); emit "[$X]"',
+        # `! { ...; }` (tree-sitter-bash: the command `{` negated, then a command `}`)
+        '! { false; } && emit 1; ! { true; } || emit 2; ! ( false ) | true || emit 3; x=1; ! {  x=2; false; } && emit $x',
+        'g() { read -r l; [ "$l" = zz ]; }; if ! { echo a || :; } | g; then emit 4; fi; ! { true; } > /dev/null || emit 5; '
+        'f() { ! { return 0; }; }; f; emit $?; set -e; ! { true; }; emit alive',
+        # unquoted words tree-sitter-bash split in two: `$D/$N.log` (as `$D/$` and `N.log`; in an
+        # assignment the rest ran as a command), a backquoted command inside a word, `$"..."`
+        'a=A; b=B; c=C; d=D; emit $a/$b/$c/$d/ $a-$1-$b.x; D=/r; N=n; X=$D/$N.log; emit "$X"; Y=$D-$N/; emit "$Y"',
+        'D=/r; N=n; f() { local X=$D/$N.log; emit "$X"; }; f; export Y=$D/$N.y; emit "$Y"; declare Z=$D-$N.z; emit "$Z"',
+        'D=/r; N=n; X=$D/$N.log emit "pre"; emit "${X-unset}"; X=$D/$N.log Y=$D/$1; emit "$X" "$Y"; A=($D/$N.x $D/$N.y); emit "${A[@]}"',
+        'D=/tmp; N=rl_n; echo x > $D/$N.log; emit "$(cat $D/$N.log)"; for x in $D/$N/ z; do emit "$x"; done; V=$D/$N.log || true; emit "$V"',
+        'set -- x; P=/w; case a/b in\n  /*)  X=$1\n    ;;\n  */*)  X=$P/$1\n    ;;\nesac\nemit "$X"',
+        'r=R; d=D; t=T; emit --export=ALL,ROLE=$r,HOST=$d,P=${P:-8} x=$r{$d}/ $r=$d/ ${r}=$d.c --m=$t:/w,$d:$d,$t:$t',
+        'a=A; b=B; A=([k]=$a/$b.c); emit "${A[k]}"; declare -A M=([x]=$a.$b [y]=$b-1); emit "${M[x]}" "${M[y]}" x$a/$b.c',
+        'a=A; emit /usr/`echo lib`/x.sh z $a/`echo b`/c `echo d`$a.e; id=abcd; f=/d/${id:0:2}/`echo r`/elf; emit $f',
+        'cmp="c \'"`echo hi`; emit "$cmp"; a=A; emit $"hello" x $"x"$a $a$"y" a$"b"c',
+        # `[ ]` then a later `[ ... -a ... ]`: tree-sitter-bash read the lines between as the first
+        # test's operands (no error shown)
+        'false\nif [ $? -ne 0 ]\nthen\n\techo a >&2\n\temit failed\nfi\nX=1\nif [ -n "$X" -a -n ${X} ]\nthen\n\temit yes\nfi\nemit end',
+        # a backquoted command in the word of `${X:-word}` (tree-sitter-bash: text)
+        'unset U L; : ${U=${L-`echo w`}}; emit "$U"; emit "${X:-`echo d`}" "${X:-$(echo e)}" "${X:-`echo "q r"`}" ${X:-`echo s t`}',
+        'H=${H:-`echo host; echo two`}; emit "$H"; emit "${Y:-`false || echo alt`}"; Z=set; emit "${Z:+`echo alt`}"',
+        # a line starting with a backslash-escaped word (`\cp`, `\. lib.sh`): tree-sitter-bash joined it
+        # to the statement before
+        'emit a\n\n\\emit b\nemit x\n\\: y\nx=1\n\\emit c; emit "${x-unset}"',
+        'f() { emit in-f; }\nemit "a"\n\\f\nemit \\\n\\emit q',
+        # ... any escaped character (`\$x`, `\"`, `\\`, an escaped blank), and a here-document's first line (it
+        # was the command's words, the body starting at the next line)
+        'x=X; emit a\n\\$x b\nemit c\n\\"q d\nemit e\n\\\\ f\nemit g\n\\ h\nif true; then\n\\ i\nemit j\nfi',
+        'x=X; V=$(cat <<EOF\n\\$x a\n\\$(date) $x\nEOF\n); emit "$V"; W=$(cat <<EOF\n\\"q\\" \\`b\\`\nEOF\n); emit "$W"\n'
+        'Y=$(cat <<-EOF\n\t\\\\ a $x\n\tEOF\n); emit "$Y"; Z=$(cat <<EOF\n\\ b\n\\\nc\nEOF\n); emit "$Z"',
+        # `$10` is `${1}0`, `$1x` is `${1}x` (tree-sitter-bash: one name; `$1x` made no word at all)
+        'set -- a b c d e f g h i j; emit $10 "$10" ${10} $1x "$1_a" $1 "x$2y"; V=$(cat <<EOF\n$10 $1b ${10}\nEOF\n); emit "$V"; X=$10; emit "$X"',
+        # a `$` after a word's quote, `$(...)`, `${...}` or escape: tree-sitter-bash ended the word at the `$`
+        # (`text"a"$1` was `texta$` and `1`; `t"a"$X/q`, `$X$1`, `t"a"$@x`)
+        'set -- r s; X=x; emit text"a"$1 text"a"$12 t"a"$# t\'b\'$2 text$(echo c)$1 t`echo q`$2 "a  b"\\\\$1 "a"\\$1 '
+        't"a"$X/q t$(echo x)$X-q t"a"$X.q text"a  b"$X\\$X text$X$1 a/$X$1/b text"a  b"$@text; Y=t"a"$X/q; emit "$Y"',
+        # ... in an array's elements too (`(text"a  b"\$X)` was two elements)
+        'X=x; B=(text"a  b"\\$X); emit "${#B[@]}" "${B[@]}"; C=(t"a"\\$X q t"a"$X/q); emit "${C[@]}"',
+        # backslashes bash removes in a backquoted command before it parses it (`\$`, `\``, `\\`; `\"` in "...")
+        'X=1; V=$(cat <<EOF\n`echo \\"a\\" \\$X`\nEOF\n); emit "$V"\nemit "`echo \\"b\\" \\$X`" `echo \\"c\\" \\$X`\nemit `echo \\`echo n\\``',
+        # a backslash-newline: after escaped backslashes it still joins; inside a name in quotes (`"$X\`, newline,
+        # `t"` is `$Xt`); the blanks or `$` after it in quotes are text
+        'X=abc; Xtext=1; emit \\\\\\\ntext t\\\\\\\nq "$X\\\ntext" "$X\\\n-" "a$X\\\nt\\\next$X" "$X\\\n$\'x\'" "\\\n$1text"',
+        # a backslash-newline in an arithmetic expression is removed before it is read
+        'emit $(( 1 + \\\n 2 )) $((1\\\n2)); (( \\\n x = 3 )); for (( i=0; \\\n i<2; i++ )); do emit $i $x; done',
+        # `for x do`: a loop over "$@" (tree-sitter-bash: an ERROR)
+        'set -- p q; for a do emit "$a"; done; f() { for b  do emit "f$b"; done; }; f x y; emit for a do',
+        # ... after a repaired statement that had taken it into its own misreading
+        'set -- p q\n2>/dev/null X=1\nfor a do emit "$a$X"; done',
+        # two assignments after another statement on their line: a statement, not the next line's prefix
         'emit x; A=4 B=5\nemit $A $B; true && C=1 D=2\nemit $C $D; if true; then E=1 F=2\nfi\nemit $E $F',
         # an escaped word in one `[ ]`, a redirection in the next: two tests, not one up to the last `]`
         '[ a \\< a ] && emit lt || emit notlt\n[ a > /dev/null ] && emit ne\n',
@@ -580,8 +706,8 @@ _SNIPPETS = {
         'readonly R=1; R=2; emit $R\nemit next $R $?; f() { R=2; emit inf; }; f; emit same\nemit n2',
         'readonly R=1; declare R=3; emit $R $?; read R <<< x; emit $R; export R=5; emit $R',
         # an option loop whose iteration only shifts (`--sleep-interval 5` with a default of 5) goes on
-    'f() { local s=5; while [[ $# -gt 0 ]]; do case $1 in --s) s="$2"; shift 2;; --t) t=$2; shift 2;; esac; done; emit $s $t; }; f --s 5 --t 1',
-    # `(( $x ))`: the whole expression one expansion
+        'f() { local s=5; while [[ $# -gt 0 ]]; do case $1 in --s) s="$2"; shift 2;; --t) t=$2; shift 2;; esac; done; emit $s $t; }; f --s 5 --t 1',
+        # `(( $x ))`: the whole expression one expansion
         'x=3; (( $x )) && emit a; y=0; (( $y )) || emit b; d=010; (( $d )); emit $?; (( $((x-3)) )) || emit c',
     ],
     "patterns": [
@@ -591,11 +717,11 @@ _SNIPPETS = {
         """x="a b.c"; emit "${x/'a b'/c}" "${x/"a"/c}" "${x/a\\ b/c}" "${x#'a'}" "${x%'.c'}" "${x/'*'/s}" "${x/*./s}\"""",
         """x=$'a\\nb'; emit "${x//$'\\n'/,}"; x=a.b; emit ${x/$'.'/-}""",
         'P=/models/; M=/models/dsr1; emit ${M#$P} ${M#"$P"} ${M/#$P/x}; v=1.2; emit ${v/$(echo .)/,}',
-    # case conversion of the characters a pattern matches
-    'x=AbC; emit ${x,,[AB]} ${x^^[bc]} ${x,,} ${x^^} ${x,} ${x^}; y=abc; emit ${y^[ab]} ${y^[c]} ${y^^?}',
-    # unquoted, the word of `${X:-word}` is split too; its quoted parts are not
-    'emit ${y:-a b} ${y-c d}; emit ${z:=e f}; emit "$z"; z=1; emit ${z:+p q} ${u:-"k l"} ${u:-m"n o"p} ${u:-a\\ b}',
-    'A=${y:-a b}; emit "$A"; x="--a 1"; emit ${y:-$x --b 2}; IFS=,; emit ${y:-a,b c}',
+        # case conversion of the characters a pattern matches
+        'x=AbC; emit ${x,,[AB]} ${x^^[bc]} ${x,,} ${x^^} ${x,} ${x^}; y=abc; emit ${y^[ab]} ${y^[c]} ${y^^?}',
+        # unquoted, the word of `${X:-word}` is split too; its quoted parts are not
+        'emit ${y:-a b} ${y-c d}; emit ${z:=e f}; emit "$z"; z=1; emit ${z:+p q} ${u:-"k l"} ${u:-m"n o"p} ${u:-a\\ b}',
+        'A=${y:-a b}; emit "$A"; x="--a 1"; emit ${y:-$x --b 2}; IFS=,; emit ${y:-a,b c}',
     ],
     "arrays": [
         # a scalar's `${S[@]:o:l}` is its substring (one word, empty too; none for an offset out of
@@ -876,21 +1002,25 @@ _SNIPPETS = {
 }
 
 
-@pytest.mark.parametrize("src", [pytest.param(src, id=f"{group}-{i}") for group, srcs in _SNIPPETS.items()
-                                 for i, src in enumerate(srcs)])
+@pytest.mark.parametrize(
+    "src", [pytest.param(src, id=f"{group}-{i}") for group, srcs in _SNIPPETS.items() for i, src in enumerate(srcs)]
+)
 def test_snippets_match_real_bash(src):
     assert _evaluated_emits(src) == bash_emits(src)
 
 
-@pytest.mark.parametrize("src", [
-    # an error assigning an integer or a subscript drops the lines of the sourced files and
-    # `eval` strings being run, up to the script's line (run as a file: the harness sources it)
-    'declare -i x; x=1/0; emit after\nemit next; a=(); a[1/0]=3; emit same\nemit n2',
-    'cat > rl_h.sh <<EOF\ndeclare -i x=1/0\nemit in-file\nEOF\nsource rl_h.sh; emit same\nemit next',
-    'cat > rl_h.sh <<EOF\na[1/0]=2\nemit in-file\nEOF\nsource ./rl_h.sh; emit same\nemit next',
-    'declare -i x\neval "x=1/0\nemit ev"\nemit next; f() { local -i y=1/0; emit inf; }\nf; emit same\nemit n2',
-    'bash -c "declare -i y; y=1/0\nemit inchild"\nemit next $?',
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        # an error assigning an integer or a subscript drops the lines of the sourced files and
+        # `eval` strings being run, up to the script's line (run as a file: the harness sources it)
+        'declare -i x; x=1/0; emit after\nemit next; a=(); a[1/0]=3; emit same\nemit n2',
+        'cat > rl_h.sh <<EOF\ndeclare -i x=1/0\nemit in-file\nEOF\nsource rl_h.sh; emit same\nemit next',
+        'cat > rl_h.sh <<EOF\na[1/0]=2\nemit in-file\nEOF\nsource ./rl_h.sh; emit same\nemit next',
+        'declare -i x\neval "x=1/0\nemit ev"\nemit next; f() { local -i y=1/0; emit inf; }\nf; emit same\nemit n2',
+        'bash -c "declare -i y; y=1/0\nemit inchild"\nemit next $?',
+    ],
+)
 def test_assignment_errors_match_real_bash(src):
     assert _evaluated_emits(src) == bash_emits(src, as_file=True)
 
@@ -902,14 +1032,38 @@ def test_assignment_errors_match_real_bash(src):
 # is repaired).  Not generated: negative exponents (in a branch not taken bash reads
 # variables as 0 but still rejects a negative literal; recipelint reads the variable).
 
-_ARITH_LEAF = ["0", "1", "2", "3", "7", "-4", "10", "0x1f", "010", "2#101", "36#z", "a", "b", "c", "-a", "(a)",
-               "9223372036854775807",
-               # a variable holding `010` is octal; `10#$d` decimal (tree-sitter-bash: an ERROR before
-               # the `$d`); `$((...))` inside arithmetic (tree-sitter-bash: a command substitution)
-               "d", "$d", "10#$d", "8#$c", "$((a + 1))", "$(( $((c)) * 2 ))",
-               # an empty expansion leaves operators side by side (`$e+$e+1` is `++1`: to bash two unary
-               # pluses, where no variable follows or precedes a `++`/`--`)
-               "$e", "$e+$e+1", "$e-$e-2"]
+_ARITH_LEAF = [
+    "0",
+    "1",
+    "2",
+    "3",
+    "7",
+    "-4",
+    "10",
+    "0x1f",
+    "010",
+    "2#101",
+    "36#z",
+    "a",
+    "b",
+    "c",
+    "-a",
+    "(a)",
+    "9223372036854775807",
+    # a variable holding `010` is octal; `10#$d` decimal (tree-sitter-bash: an ERROR before
+    # the `$d`); `$((...))` inside arithmetic (tree-sitter-bash: a command substitution)
+    "d",
+    "$d",
+    "10#$d",
+    "8#$c",
+    "$((a + 1))",
+    "$(( $((c)) * 2 ))",
+    # an empty expansion leaves operators side by side (`$e+$e+1` is `++1`: to bash two unary
+    # pluses, where no variable follows or precedes a `++`/`--`)
+    "$e",
+    "$e+$e+1",
+    "$e-$e-2",
+]
 _ARITH_BIN = ["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!=", "&&", "||"]
 
 
@@ -923,8 +1077,10 @@ def _arith_expr(draw, depth=0):
     if k == 6 and draw(hs.booleans()):
         return f"({draw(_arith_expr(depth + 1))}) ** {draw(hs.sampled_from(['0', '1', '2', '3', '63', '64']))}"
     if k == 6 and draw(hs.booleans()):  # unary operators glued together and to their operand
-        return f"{draw(hs.sampled_from(['--', '++', '+-', '-+', '- -', '+++', '---', '-', '!-']))}" \
-               f"{draw(hs.sampled_from(['5', '0x1f', 'a', 'b', '(c)', '$e', '-a']))}"
+        return (
+            f"{draw(hs.sampled_from(['--', '++', '+-', '-+', '- -', '+++', '---', '-', '!-']))}"
+            f"{draw(hs.sampled_from(['5', '0x1f', 'a', 'b', '(c)', '$e', '-a']))}"
+        )
     if k == 6:
         return f"{draw(hs.sampled_from(['!', '~', '-', '+']))}({draw(_arith_expr(depth + 1))})"
     if k == 7 and draw(hs.booleans()):  # the comma operator inside parentheses
@@ -1043,9 +1199,36 @@ def test_generated_chains_match_real_bash(src):
 # `$#`), command substitutions holding quotes, backquotes, arithmetic; lines indented with
 # blanks, or tabs under `<<-`; an empty first line; delimiters quoted or not.
 
-_HD_PIECES = ["text", "a  b", '"q"', "'s'", "\\$X", "\\\\", '\\"', "\\`", "$X", "${X}", "${A[@]}", "${#A[@]}",
-              '${U:-"d  e"}', "${U:-'s'}", "${X:+'p'}", '${U-"\\$X"}', "${X#'a'}", "$1", "$#", "$@",
-              '$(echo "c  d")', "$(printf '%s' \"x  y\")", '`echo "b  q"`', "$((1 + 2))", "x=$X;", "(", ")", "#"]
+_HD_PIECES = [
+    "text",
+    "a  b",
+    '"q"',
+    "'s'",
+    "\\$X",
+    "\\\\",
+    '\\"',
+    "\\`",
+    "$X",
+    "${X}",
+    "${A[@]}",
+    "${#A[@]}",
+    '${U:-"d  e"}',
+    "${U:-'s'}",
+    "${X:+'p'}",
+    '${U-"\\$X"}',
+    "${X#'a'}",
+    "$1",
+    "$#",
+    "$@",
+    '$(echo "c  d")',
+    "$(printf '%s' \"x  y\")",
+    '`echo "b  q"`',
+    "$((1 + 2))",
+    "x=$X;",
+    "(",
+    ")",
+    "#",
+]
 
 
 @hs.composite
@@ -1066,8 +1249,11 @@ def _heredoc_program(draw):
             line += "\\"  # (a backslash-newline: the next line goes on)
         lines.append(line)
     delim = "'EOF'" if quoted else "EOF"
-    return (f"X=abc; A=(p q); set -- r s\ncat > rl_hd <<{'-' if dash else ''}{delim}\n" + "\n".join(lines)
-            + "\nEOF\nemit \"$(cat rl_hd)\"\n")
+    return (
+        f"X=abc; A=(p q); set -- r s\ncat > rl_hd <<{'-' if dash else ''}{delim}\n"
+        + "\n".join(lines)
+        + "\nEOF\nemit \"$(cat rl_hd)\"\n"
+    )
 
 
 @_GENERATED
@@ -1080,15 +1266,77 @@ def test_generated_heredoc_bodies_match_real_bash(src):
 # error there in an unquoted word, each argument of an `emit`: `"$X ${U:-'s'}"`, `a$X\`-newline`b`.
 
 _DQ_PIECES = [p.replace('"', '\\"') if p in ('"q"', '`echo "b  q"`') else p for p in _HD_PIECES if p not in ("(", ")")] + [
-    "$'x'", "${X:-$(echo \"d\")}", "${X%b*}", "${X//b/y}", "${A[1]}", "${!A[@]}", "$((X2 + 1))", "\\t", "'", "~", "~/",
-    "${U:-$((1 << 3))}", "${U:-$(( (X2+1) * 2 ))}", "${U:-a;b}", "${X:+x|y}", '${U:-{\\"k\\": \\"v  w\\"}}',
-    '${X:+-f \\"$X\\" g}']
-_UNQUOTED_PIECES = ["text", '"a  b"', "'s'", "\\$X", "\\\\", '\\"', "$X", "${X}", "${A[@]}", '${U:-"d  e"}', "${U:-'s'}",
-                    "${X:+'p'}", "${X#'a'}", "$1", "$#", "$@", '$(echo "c  d")', "$((1 + 2))", "$'x'", "${X%b*}", "x=$X",
-                    "${#X}", "${X:1:2}", "${X^^}", '"${A[*]}"', "${S}", "${S:-s  t}", "{a,b}", "=", "%", "@",
-                    "~", "~/", "~:", ":~", "x=~", "~/{a,b}", "${U:-~/d}", "\\~", "${U:-$((1 << 3))}", "${U:-$(( (X2+1) > 2 ))}",
-                    "==", "=~", "A[$X]=~/q", "${U:-a;b}", "${X:+x&y}", "${U=p<q}", '${X:+--f "$X"}', '${U:-\\"a  b\\" c}',
-                    '${U:-{\\"k\\": 1}}', '${S:+-s "$S" t}']
+    "$'x'",
+    "${X:-$(echo \"d\")}",
+    "${X%b*}",
+    "${X//b/y}",
+    "${A[1]}",
+    "${!A[@]}",
+    "$((X2 + 1))",
+    "\\t",
+    "'",
+    "~",
+    "~/",
+    "${U:-$((1 << 3))}",
+    "${U:-$(( (X2+1) * 2 ))}",
+    "${U:-a;b}",
+    "${X:+x|y}",
+    '${U:-{\\"k\\": \\"v  w\\"}}',
+    '${X:+-f \\"$X\\" g}',
+]
+_UNQUOTED_PIECES = [
+    "text",
+    '"a  b"',
+    "'s'",
+    "\\$X",
+    "\\\\",
+    '\\"',
+    "$X",
+    "${X}",
+    "${A[@]}",
+    '${U:-"d  e"}',
+    "${U:-'s'}",
+    "${X:+'p'}",
+    "${X#'a'}",
+    "$1",
+    "$#",
+    "$@",
+    '$(echo "c  d")',
+    "$((1 + 2))",
+    "$'x'",
+    "${X%b*}",
+    "x=$X",
+    "${#X}",
+    "${X:1:2}",
+    "${X^^}",
+    '"${A[*]}"',
+    "${S}",
+    "${S:-s  t}",
+    "{a,b}",
+    "=",
+    "%",
+    "@",
+    "~",
+    "~/",
+    "~:",
+    ":~",
+    "x=~",
+    "~/{a,b}",
+    "${U:-~/d}",
+    "\\~",
+    "${U:-$((1 << 3))}",
+    "${U:-$(( (X2+1) > 2 ))}",
+    "==",
+    "=~",
+    "A[$X]=~/q",
+    "${U:-a;b}",
+    "${X:+x&y}",
+    "${U=p<q}",
+    '${X:+--f "$X"}',
+    '${U:-\\"a  b\\" c}',
+    '${U:-{\\"k\\": 1}}',
+    '${S:+-s "$S" t}',
+]
 
 
 @hs.composite
@@ -1097,8 +1345,13 @@ def _string_program(draw):
     for _ in range(draw(hs.integers(1, 3))):
         quoted = draw(hs.booleans())
         pieces = draw(hs.lists(hs.sampled_from(_DQ_PIECES if quoted else _UNQUOTED_PIECES), min_size=1, max_size=4))
-        glue = draw(hs.lists(hs.sampled_from(["", "", " ", "\\\n", "\\\n  "] if quoted else ["", "", "\\\n"]),
-                             min_size=len(pieces), max_size=len(pieces)))
+        glue = draw(
+            hs.lists(
+                hs.sampled_from(["", "", " ", "\\\n", "\\\n  "] if quoted else ["", "", "\\\n"]),
+                min_size=len(pieces),
+                max_size=len(pieces),
+            )
+        )
         word = "".join(g + p for g, p in zip(glue, pieces))
         if quoted:
             if word.count("'") % 2 and "$'" in word:  # (a lone `'` after `$'x'`: still text, but keep it simple)
@@ -1128,9 +1381,43 @@ def test_generated_words_match_real_bash(src):
 # empty, with blanks.  Not generated: numbers bash rejects ("invalid number": it prints what it
 # read; recipelint's value is unknown), `%a`, `%(fmt)T`.
 
-_PF_PIECES = ["%s", "%5s", "%-4s|", "%.2s", "%.0s-", "%*s", "%-*s|", "%.*s", "%d", "%5d", "%-5d|", "%03d", "%+d",
-              "%i", "%u", "%x", "%#X", "%o", "%c", "%3c", "%q", "%b", "%%", "%.2f", "%e", "%g", "%8.3f", "%.s",
-              "x", "-", " ", "\\t", "=", "\\n", ""]
+_PF_PIECES = [
+    "%s",
+    "%5s",
+    "%-4s|",
+    "%.2s",
+    "%.0s-",
+    "%*s",
+    "%-*s|",
+    "%.*s",
+    "%d",
+    "%5d",
+    "%-5d|",
+    "%03d",
+    "%+d",
+    "%i",
+    "%u",
+    "%x",
+    "%#X",
+    "%o",
+    "%c",
+    "%3c",
+    "%q",
+    "%b",
+    "%%",
+    "%.2f",
+    "%e",
+    "%g",
+    "%8.3f",
+    "%.s",
+    "x",
+    "-",
+    " ",
+    "\\t",
+    "=",
+    "\\n",
+    "",
+]
 _PF_ARGS = ["a", "'b c'", "3", "-2", "''", "0x1f", "010", '"\'A"', "abc", "'x\\ty'", "0", "12", "-7", "+4", "' 5'"]
 
 
@@ -1216,6 +1503,7 @@ def _our_envs(src):
                     env[k] = text_of(v)
             out.append(([w.text for w in cmd.argv[1:]], env))
         return None
+
     ev = Evaluator(Path("/v/s.sh"), hook, Limits(summaries=False))
     ev.run(parse(SourceFile("/v/s.sh", src.encode())), {"E2": "init"})
     return out
@@ -1231,16 +1519,36 @@ def _env_stmt(draw, depth=0):
     v, w = draw(hs.sampled_from(_ENV_NAMES)), draw(hs.sampled_from(_ENV_NAMES))
     val = draw(hs.sampled_from(["a", "b c", "", "$E2", "${E0:-d}"]))
     opts = [
-        f'export {v}="{val}"', f'{v}="{val}"', f'export {v}', f'declare -x {v}="{val}"', f'export -n {v}',
-        f'unset {v}', f'typeset -x {v}', f'{v}+="x"', f'{v}="{val}" emit p', f'readonly R{depth}=1; export R{depth}',
-        f'declare +x {v}', 'emit e', f'export {v}={w}$RANDOM_UNSET',
+        f'export {v}="{val}"',
+        f'{v}="{val}"',
+        f'export {v}',
+        f'declare -x {v}="{val}"',
+        f'export -n {v}',
+        f'unset {v}',
+        f'typeset -x {v}',
+        f'{v}+="x"',
+        f'{v}="{val}" emit p',
+        f'readonly R{depth}=1; export R{depth}',
+        f'declare +x {v}',
+        'emit e',
+        f'export {v}={w}$RANDOM_UNSET',
     ]
     if depth < 2:
         body = "; ".join(draw(hs.lists(_env_stmt(depth + 1), min_size=1, max_size=3)))
-        opts += [f'( {body}; emit sub )', f'{{ {body}; }}', f'f{depth}() {{ local {v}=loc; {body}; emit inf; }}; f{depth}',
-                 f'g{depth}() {{ local -x {v}=lx; {body}; emit ing; }}; g{depth}', ] + ([] if "export" in body or "declare" in body or "typeset" in body else [f'h{depth}() {{ {body}; emit inh; }}; {v}=pre h{depth}; emit afterh']) + [
-                 
-                 f'if [ -n "${v}" ]; then {body}; fi']
+        opts += (
+            [
+                f'( {body}; emit sub )',
+                f'{{ {body}; }}',
+                f'f{depth}() {{ local {v}=loc; {body}; emit inf; }}; f{depth}',
+                f'g{depth}() {{ local -x {v}=lx; {body}; emit ing; }}; g{depth}',
+            ]
+            + (
+                []
+                if "export" in body or "declare" in body or "typeset" in body
+                else [f'h{depth}() {{ {body}; emit inh; }}; {v}=pre h{depth}; emit afterh']
+            )
+            + [f'if [ -n "${v}" ]; then {body}; fi']
+        )
     return draw(hs.sampled_from(opts))
 
 
@@ -1252,7 +1560,8 @@ def _env_program(draw):
 def _same_envs(got, want) -> bool:
     return len(got) == len(want) and all(
         ga == wa and all(ge.get(k) == we.get(k) for k in _ENV_NAMES if ge.get(k, "?") is not None)
-        for (ga, ge), (wa, we) in zip(got, want))
+        for (ga, ge), (wa, we) in zip(got, want)
+    )
 
 
 @_GENERATED
@@ -1262,14 +1571,17 @@ def test_generated_environments_match_real_bash(src):
     assert _same_envs(got, _bash_envs(src)), (src, got)
 
 
-@pytest.mark.parametrize("src", [
-    "export E1; E1=v; emit a; E1=; emit b",  # exported while unset: an assignment later is exported
-    "E0=a; export E0; export -n E0; emit a",
-    "export E0=a\nf() { local E0=loc; unset E0; ( E0='b c'; emit sub ); emit inf; }; f",  # no attribute left
-    "export E0=a\nf() { local E0; emit \"${E0-unset}\"; E0=x; emit in; }; f; emit out",  # inherited on declaring
-    "f() { local E2=loc; export -n E2; emit inf; }; f",  # a local not exported does not hide E2
-    "declare -i N; N=2+3; emit \"$N\"; readonly R; declare -p R >/dev/null && emit declared",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "export E1; E1=v; emit a; E1=; emit b",  # exported while unset: an assignment later is exported
+        "E0=a; export E0; export -n E0; emit a",
+        "export E0=a\nf() { local E0=loc; unset E0; ( E0='b c'; emit sub ); emit inf; }; f",  # no attribute left
+        "export E0=a\nf() { local E0; emit \"${E0-unset}\"; E0=x; emit in; }; f; emit out",  # inherited on declaring
+        "f() { local E2=loc; export -n E2; emit inf; }; f",  # a local not exported does not hide E2
+        "declare -i N; N=2+3; emit \"$N\"; readonly R; declare -p R >/dev/null && emit declared",
+    ],
+)
 def test_environments_and_attributes_match_real_bash(src):
     assert _same_envs(_our_envs(src), _bash_envs(src))
 
@@ -1281,7 +1593,19 @@ def test_environments_and_attributes_match_real_bash(src):
 # it without `set -e`) do not.  With `set -o pipefail` a pipeline fails when any of its commands
 # does (its status is the last failing command's).
 
-_E_FAIL = ["false", "[ 1 = 2 ]", "f_fail", "f_sete", "f_setoff", "(exit 3)", "! true", "test -n ''", "[[ a == b ]]", "(( 0 ))", "let 'x = 0'"]
+_E_FAIL = [
+    "false",
+    "[ 1 = 2 ]",
+    "f_fail",
+    "f_sete",
+    "f_setoff",
+    "(exit 3)",
+    "! true",
+    "test -n ''",
+    "[[ a == b ]]",
+    "(( 0 ))",
+    "let 'x = 0'",
+]
 _E_OK = ["true", "[ 1 = 1 ]", "f_ok", ":", "! false", "(( 1 ))"]
 
 
@@ -1292,29 +1616,55 @@ def _errexit_stmt(draw, depth=0):
     n = draw(hs.integers(0, 9))
     e = d.lstrip("! ")  # (`!` only starts a pipeline)
     opts = [
-        f"{c}", f"{c} || emit or{n}", f"{c} && emit and{n}", f"{c} && {d}", f"{c} || {d}",
-        f"if {c}; then emit then{n}; else emit else{n}; fi", f"X=$( {c}; echo v{n})", f"X=$( {c})",
-        f"local_f{n}() {{ local Y=$( {c}); emit loc{n}; }}; local_f{n}", f"{c} | cat", f"emit pre{n} | {c.lstrip('! ')}",
-        f"while {c}; do emit w{n}; break; done", f"until {c}; do emit u{n}; break; done", f"! {c.lstrip('! ')}",
-        f"{{ {c}; emit grp{n}; true; }}", f"( {c}; emit sub{n}; true )", f"{c}; emit after{n}",
+        f"{c}",
+        f"{c} || emit or{n}",
+        f"{c} && emit and{n}",
+        f"{c} && {d}",
+        f"{c} || {d}",
+        f"if {c}; then emit then{n}; else emit else{n}; fi",
+        f"X=$( {c}; echo v{n})",
+        f"X=$( {c})",
+        f"local_f{n}() {{ local Y=$( {c}); emit loc{n}; }}; local_f{n}",
+        f"{c} | cat",
+        f"emit pre{n} | {c.lstrip('! ')}",
+        f"while {c}; do emit w{n}; break; done",
+        f"until {c}; do emit u{n}; break; done",
+        f"! {c.lstrip('! ')}",
+        f"{{ {c}; emit grp{n}; true; }}",
+        f"( {c}; emit sub{n}; true )",
+        f"{c}; emit after{n}",
         f"set +e; {c}; emit plus{n}; set -e",
-        f"g{n}() {{ {c}; emit ing{n}; }}; g{n}", f"g{n}() {{ {c}; emit ing{n}; {d}; }}; g{n} || emit gor{n}",
-        f"if g{n}() {{ {c}; emit inif{n}; {d}; }}; g{n}; then emit gt{n}; fi", f"emit $( {c}; echo cs{n})",
-        f"case x in x) {c};; esac; emit case{n}", f"for i in 1; do {c}; done; emit for{n}",
+        f"g{n}() {{ {c}; emit ing{n}; }}; g{n}",
+        f"g{n}() {{ {c}; emit ing{n}; {d}; }}; g{n} || emit gor{n}",
+        f"if g{n}() {{ {c}; emit inif{n}; {d}; }}; g{n}; then emit gt{n}; fi",
+        f"emit $( {c}; echo cs{n})",
+        f"case x in x) {c};; esac; emit case{n}",
+        f"for i in 1; do {c}; done; emit for{n}",
         f"[ -n \"$( {c})\" ] || emit empty{n}",
-        f"{c} | {e}", f"{c} | {e} | cat", f"set -o pipefail; {c} | true; emit pf{n}",
-        "set +o pipefail", f"if {c} | {e}; then emit pt{n}; else emit pe{n}; fi",
-        f"emit st$( {c} | {e}; echo $?)", f"( set -o pipefail; {c} | true ) || emit psub{n}",
+        f"{c} | {e}",
+        f"{c} | {e} | cat",
+        f"set -o pipefail; {c} | true; emit pf{n}",
+        "set +o pipefail",
+        f"if {c} | {e}; then emit pt{n}; else emit pe{n}; fi",
+        f"emit st$( {c} | {e}; echo $?)",
+        f"( set -o pipefail; {c} | true ) || emit psub{n}",
     ]
     return draw(hs.sampled_from(opts))
 
 
 @hs.composite
 def _errexit_program(draw):
-    head = ["f_fail() { return 1; }", "f_ok() { return 0; }", "f_sete() { set -e; return 1; }",
-            "f_setoff() { set +e; return 2; }",
-            draw(hs.sampled_from(["set -e", "set -eu", "set -o errexit", "set -eo pipefail", "set -euo pipefail",
-                                  "set -o pipefail -o errexit"]))]
+    head = [
+        "f_fail() { return 1; }",
+        "f_ok() { return 0; }",
+        "f_sete() { set -e; return 1; }",
+        "f_setoff() { set +e; return 2; }",
+        draw(
+            hs.sampled_from(
+                ["set -e", "set -eu", "set -o errexit", "set -eo pipefail", "set -euo pipefail", "set -o pipefail -o errexit"]
+            )
+        ),
+    ]
     return "\n".join(head + draw(hs.lists(_errexit_stmt(), min_size=1, max_size=5)) + ["emit end"]) + "\n"
 
 
@@ -1342,8 +1692,27 @@ def test_pid_after_text_in_a_word_is_not_known():
 # `[ \( ]`: bash's by-count rules and its usage errors, status 2).  Not generated: file tests
 # (the file system is unknown to recipelint).
 
-_TEST_OPERANDS = ['"$E"', "$N", '"$N"', '"$S"', "$W", '"$W"', "abc", "a*", '"a*"', "010", "8", "-3", "''", '"${U:-5}"',
-                  "${N}0", '"$(echo 7)"', "$((N + 1))", "x${W}", '"${S%% *}"']
+_TEST_OPERANDS = [
+    '"$E"',
+    "$N",
+    '"$N"',
+    '"$S"',
+    "$W",
+    '"$W"',
+    "abc",
+    "a*",
+    '"a*"',
+    "010",
+    "8",
+    "-3",
+    "''",
+    '"${U:-5}"',
+    "${N}0",
+    '"$(echo 7)"',
+    "$((N + 1))",
+    "x${W}",
+    '"${S%% *}"',
+]
 _TEST_OPS = ["==", "!=", "=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge"]
 
 
@@ -1407,18 +1776,39 @@ def test_generated_test_expressions_match_real_bash(src):
 # word and every variable it says the launch exports.
 
 _LAUNCH_ASSIGNS = [
-    'ARGS=(--tensor-parallel-size "$TP")', 'ARGS+=(--max-num-seqs "$((CONC * 2))")',
+    'ARGS=(--tensor-parallel-size "$TP")',
+    'ARGS+=(--max-num-seqs "$((CONC * 2))")',
     'if [ "$TP" -gt 4 ]; then ARGS+=(--enable-expert-parallel); fi',
     '[[ "$DP" == "true" ]] && ARGS+=(--data-parallel-size "$TP")',
-    "EXTRA=\"--gpu-memory-utilization 0.9 --seed 1\"", "EXTRA=''",
-    "KV='{\"kv_connector\": \"X\", \"kv_role\": \"kv_both\"}'", 'case "$CONC" in 4|8) BS=16;; *) BS=$((CONC / 2));; esac',
-    'export VLLM_FLAG=1', 'MODEL_PATH=/models/m', 'PORT=${PORT:-8888}', 'SEQ=$(( CONC > 8 ? CONC : 8 ))',
+    "EXTRA=\"--gpu-memory-utilization 0.9 --seed 1\"",
+    "EXTRA=''",
+    "KV='{\"kv_connector\": \"X\", \"kv_role\": \"kv_both\"}'",
+    'case "$CONC" in 4|8) BS=16;; *) BS=$((CONC / 2));; esac',
+    'export VLLM_FLAG=1',
+    'MODEL_PATH=/models/m',
+    'PORT=${PORT:-8888}',
+    'SEQ=$(( CONC > 8 ? CONC : 8 ))',
 ]
-_LAUNCH_WORDS = ['"$MODEL_PATH"', '"${ARGS[@]}"', "$EXTRA", '--kv-transfer-config "$KV"', '--port "$PORT"',
-                 "--max-num-batched-tokens ${BS:-8192}", '$( [ "$TP" -eq 8 ] && echo --enforce-eager )',
-                 "--served-model-name=m", '--max-model-len "$SEQ"', "\\\n    --trust-remote-code"]
-_LAUNCH_HEADS = ["vllm serve", "python3 -m vllm.entrypoints.openai.api_server --model", "VLLM_X=2 vllm serve",
-                 "env A=1 vllm serve", "nohup vllm serve", "timeout 100 vllm serve"]
+_LAUNCH_WORDS = [
+    '"$MODEL_PATH"',
+    '"${ARGS[@]}"',
+    "$EXTRA",
+    '--kv-transfer-config "$KV"',
+    '--port "$PORT"',
+    "--max-num-batched-tokens ${BS:-8192}",
+    '$( [ "$TP" -eq 8 ] && echo --enforce-eager )',
+    "--served-model-name=m",
+    '--max-model-len "$SEQ"',
+    "\\\n    --trust-remote-code",
+]
+_LAUNCH_HEADS = [
+    "vllm serve",
+    "python3 -m vllm.entrypoints.openai.api_server --model",
+    "VLLM_X=2 vllm serve",
+    "env A=1 vllm serve",
+    "nohup vllm serve",
+    "timeout 100 vllm serve",
+]
 _LAUNCH_TAILS = ["", " > server.log 2>&1 &", " 2>&1 | tee log", " &"]
 
 
@@ -1428,13 +1818,19 @@ def _launch_program(draw):
     words = " ".join(draw(hs.lists(hs.sampled_from(_LAUNCH_WORDS), min_size=1, max_size=6)))
     tail = draw(hs.sampled_from(_LAUNCH_TAILS))
     head = draw(hs.sampled_from(_LAUNCH_HEADS))
-    lines.append(draw(hs.sampled_from([
-        f"{head} {words}{tail}",
-        f'run() {{ echo "+ $*"; "$@"; }}\nrun vllm serve {words}{tail}',  # through a wrapper function
-        f"CMD=(vllm serve {words})\n\"${{CMD[@]}}\"{tail}",  # a command built as an array
-        f'CMD="vllm serve --port 1 --tp $TP"\neval "$CMD"{tail}',  # a string run by eval (split again)
-        f'set -- {words}\nvllm serve "$@"{tail}',  # the positional parameters
-    ])))
+    lines.append(
+        draw(
+            hs.sampled_from(
+                [
+                    f"{head} {words}{tail}",
+                    f'run() {{ echo "+ $*"; "$@"; }}\nrun vllm serve {words}{tail}',  # through a wrapper function
+                    f"CMD=(vllm serve {words})\n\"${{CMD[@]}}\"{tail}",  # a command built as an array
+                    f'CMD="vllm serve --port 1 --tp $TP"\neval "$CMD"{tail}',  # a string run by eval (split again)
+                    f'set -- {words}\nvllm serve "$@"{tail}',  # the positional parameters
+                ]
+            )
+        )
+    )
     lines.append("wait")
     return "\n".join(lines) + "\n"
 
@@ -1454,7 +1850,7 @@ def test_generated_launches_match_real_bash(src, env):
     launches = res.launches
     assert len(launches) == len(serve), (src, [lc.command_line() for lc in launches], serve)
     for (argv, real_env), lc in zip(serve, launches):
-        ours = [w.text for w in lc.argv[lc.start:]]
+        ours = [w.text for w in lc.argv[lc.start :]]
         assert os.path.basename(ours[0]) == argv[0] and ours[1:] == argv[1:], (src, ours, argv)
         for k, v in lc.env.items():
             text = "".join(c.text for c in v) if all(c.text is not None for c in v) else None
@@ -1488,8 +1884,12 @@ def _read_program(draw):
             lines.append(f'OLD=$IFS; {ifs.strip() or "IFS=,"}; for w in $V; do emit "<$w>"; done; IFS=$OLD')
         else:
             keys = draw(hs.lists(hs.sampled_from(["tp", "ep", "dp", "conc", "b200", "h100", "x1"]), min_size=1, max_size=5))
-            lines.append("declare -A M=(" + " ".join(f"[{k}]={i}" for i, k in enumerate(keys)) + ')'
-                         + '; for k in "${!M[@]}"; do emit "$k=${M[$k]}"; done; emit "${#M[@]}" "${M[tp]:-none}"')
+            lines.append(
+                "declare -A M=("
+                + " ".join(f"[{k}]={i}" for i, k in enumerate(keys))
+                + ')'
+                + '; for k in "${!M[@]}"; do emit "$k=${M[$k]}"; done; emit "${#M[@]}" "${M[tp]:-none}"'
+            )
     return "\n".join(lines) + "\n"
 
 

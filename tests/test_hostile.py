@@ -83,10 +83,24 @@ def test_thousands_of_statements_the_parser_repairs(tmp_path):
     from recipelint.bash.parse import parse
     from recipelint.bash.source import SourceFile
 
-    shapes = [b"a && b > f x", b"a && b 2>&1 | c", b"! { a; }", b"X=$D/$N.log", b"X=${H:-`hostname`}",
-              b"[[ $a = b && $c = d ]]", b"2>/dev/null X=1", b"for x do :; done", b"emit $\"x\" ${X:$o:$n+1}",
-              b"\\cp a b", b"A=([k]=$a/$b.c)", b"exec 3<>/dev/tcp/$h/$p", b'[[ $p == *" on "* && $q =~ "r" || -n x ]]',
-              b"case $p in x${n}y|*\" -S \"*) ;; esac", b'! local y; z="${p%% *} $ w"', b"[[ ! $x =~ ^a$ ]]"]
+    shapes = [
+        b"a && b > f x",
+        b"a && b 2>&1 | c",
+        b"! { a; }",
+        b"X=$D/$N.log",
+        b"X=${H:-`hostname`}",
+        b"[[ $a = b && $c = d ]]",
+        b"2>/dev/null X=1",
+        b"for x do :; done",
+        b"emit $\"x\" ${X:$o:$n+1}",
+        b"\\cp a b",
+        b"A=([k]=$a/$b.c)",
+        b"exec 3<>/dev/tcp/$h/$p",
+        b'[[ $p == *" on "* && $q =~ "r" || -n x ]]',
+        b"case $p in x${n}y|*\" -S \"*) ;; esac",
+        b'! local y; z="${p%% *} $ w"',
+        b"[[ ! $x =~ ^a$ ]]",
+    ]
     text = b"".join(shape + b"\n" for shape in shapes) * 1000
     t0 = time.perf_counter()
     parsed = parse(SourceFile(tmp_path / "r.sh", text))
@@ -176,7 +190,9 @@ def test_a_recipe_sourcing_itself_between_launches_is_cut_at_the_launch_limit(tm
     from recipelint.sweep.points import SweepPoint
 
     p = tmp_path / "self.sh"
-    launch = "vllm serve org/m --kv-transfer-config '{\"kv_connector\":\"SimpleCPUOffloadConnector\",\"kv_role\":\"kv_both\"}' &\n"
+    launch = (
+        "vllm serve org/m --kv-transfer-config '{\"kv_connector\":\"SimpleCPUOffloadConnector\",\"kv_role\":\"kv_both\"}' &\n"
+    )
     p.write_text(('source "$(dirname "$0")/$(basename "$0")"\n' + launch) * 3)
     t0 = time.perf_counter()
     res = Analyzer().analyze(p, "self.sh", [SweepPoint("p", {"TP": "8"})])
@@ -210,8 +226,7 @@ def test_huge_array(tmp_path):
 def test_brace_expansions_that_make_too_many_words(tmp_path):
     # 2**40 words, 10**10 words, five million words, 3,000 nested braces: bounded, unknown words
     p = tmp_path / "braces.sh"
-    p.write_text("vllm serve m " + "{a,b}" * 40 + " {1..99999}{1..99999} {1..5000000} " + "{" * 3000 + "a,b"
-                 + "}" * 3000 + "\n")
+    p.write_text("vllm serve m " + "{a,b}" * 40 + " {1..99999}{1..99999} {1..5000000} " + "{" * 3000 + "a,b" + "}" * 3000 + "\n")
     assert check(p).exit_code in (0, 1)
     assert emits("emit " + "{a,b}" * 40 + " {1..5000000} x{1,2}\n") == [[None, None, "x1", "x2"]]
 
@@ -271,19 +286,29 @@ def test_config_naming_a_missing_recipe_is_a_finding(tmp_path):
     assert "RL506" in codes(r) or "RL500" in codes(r)
 
 
-@pytest.mark.parametrize("space", ["{ tp: .inf, conc-list: [4] }", "{ tp: 8, conc-list: [.nan] }",
-                                   "{ tp: 8, ep: 1e999, conc-list: [4] }", "{ tp: 8, conc-start: 1, conc-end: -.inf }",
-                                   "{ tp: 8, kv-offloading: dram, conc-list: [4] }"])
+@pytest.mark.parametrize(
+    "space",
+    [
+        "{ tp: .inf, conc-list: [4] }",
+        "{ tp: 8, conc-list: [.nan] }",
+        "{ tp: 8, ep: 1e999, conc-list: [4] }",
+        "{ tp: 8, conc-start: 1, conc-end: -.inf }",
+        "{ tp: 8, kv-offloading: dram, conc-list: [4] }",
+    ],
+)
 def test_non_finite_and_non_numeric_numbers_in_a_master_config_are_a_finding(tmp_path, space):
     # YAML reads `.inf` and `.nan` (and 1e999) as floats: a sweep point of them is no point (it
     # was an internal error, exit 2, from int() of infinity)
     scenario = "agentic-coding" if "dram" in space else "fixed-seq-len"  # (with `dram-utilization: abc`: a Decimal)
-    master = ("entry-fp8-b200-vllm:\n  image: vllm/vllm-openai:v0.25.1\n  model: org/M\n  model-prefix: entry\n"
-              f"  runner: b200\n  precision: fp8\n  framework: vllm\n  multinode: false\n  scenarios:\n    {scenario}:\n"
-              f"    - {{ isl: 1024, osl: 1024, dram-utilization: abc, search-space: [{space}] }}\n")
+    master = (
+        "entry-fp8-b200-vllm:\n  image: vllm/vllm-openai:v0.25.1\n  model: org/M\n  model-prefix: entry\n"
+        f"  runner: b200\n  precision: fp8\n  framework: vllm\n  multinode: false\n  scenarios:\n    {scenario}:\n"
+        f"    - {{ isl: 1024, osl: 1024, dram-utilization: abc, search-space: [{space}] }}\n"
+    )
     root = _repo(tmp_path, master)
     (root / "configs" / "runners.yaml").write_text(
-        "labels:\n  b200: [b200-dgxc_00]\nhardware:\n  b200:\n    available-cpu-dram-mib: 100000\n    gpus-per-node: 8\n")
+        "labels:\n  b200: [b200-dgxc_00]\nhardware:\n  b200:\n    available-cpu-dram-mib: 100000\n    gpus-per-node: 8\n"
+    )
     r = check(root / "benchmarks", root / "configs" / "nvidia-master.yaml")
     assert r.exit_code in (0, 1) and "internal error" not in r.output, r.output
     if "inf" in space or "1e999" in space or "dram" in space:
@@ -435,15 +460,51 @@ def test_patterns_that_backtrack_finish(name):
 #: exception (`case a in $((1/0)))` was one: "internal error: _CmdError")
 _ERROR_WORDS = ["$((1/0))", "${x/[/y}", "${!bad-name}", "${UNSET_Z:?m}"]
 _EXPANDED_AT = [
-    "unset {e}", "select v in {e}; do break; done", "[[ {e} == a ]]", "[[ a == {e} ]]", "(( {e} ))",
-    "case {e} in a) :;; esac", "case a in {e}) :;; esac", "for v in {e}; do :; done",
-    "for (( i={e}; i<1; i++ )); do :; done", "cat <<< {e}", "cat <<EOF\n{e}\nEOF", "echo > {e}", "x={e}",
-    "declare x={e}", "f() {{ local x={e}; }}; f", "export x={e}", "readonly r={e}", "echo {e} | cat", "( echo {e} )",
-    "echo ${{x:-{e}}}", "a=({e})", "a[{e}]=1", "echo ${{a[{e}]}}", "[ {e} = 1 ]", "let x={e}", "x=$(echo {e})",
-    "eval echo {e}", "bash -c 'echo {e}'", "{{ echo {e}; }} > /dev/null", "while [ {e} ]; do break; done",
-    "if [ {e} ]; then :; fi", 'x="${{y:-{e}}}"', "printf -v v {e}", "read -r v <<< {e}", "declare -A m=([{e}]=1)",
-    "echo ${{x//{e}/y}}", "echo ${{x#{e}}}", "[[ a =~ {e} ]]", "trap {e} EXIT", "shift {e}", "f() {{ return {e}; }}; f",
-    "source {e}", "echo {e} &", "! echo {e}", "mapfile -t A < <(echo {e})",
+    "unset {e}",
+    "select v in {e}; do break; done",
+    "[[ {e} == a ]]",
+    "[[ a == {e} ]]",
+    "(( {e} ))",
+    "case {e} in a) :;; esac",
+    "case a in {e}) :;; esac",
+    "for v in {e}; do :; done",
+    "for (( i={e}; i<1; i++ )); do :; done",
+    "cat <<< {e}",
+    "cat <<EOF\n{e}\nEOF",
+    "echo > {e}",
+    "x={e}",
+    "declare x={e}",
+    "f() {{ local x={e}; }}; f",
+    "export x={e}",
+    "readonly r={e}",
+    "echo {e} | cat",
+    "( echo {e} )",
+    "echo ${{x:-{e}}}",
+    "a=({e})",
+    "a[{e}]=1",
+    "echo ${{a[{e}]}}",
+    "[ {e} = 1 ]",
+    "let x={e}",
+    "x=$(echo {e})",
+    "eval echo {e}",
+    "bash -c 'echo {e}'",
+    "{{ echo {e}; }} > /dev/null",
+    "while [ {e} ]; do break; done",
+    "if [ {e} ]; then :; fi",
+    'x="${{y:-{e}}}"',
+    "printf -v v {e}",
+    "read -r v <<< {e}",
+    "declare -A m=([{e}]=1)",
+    "echo ${{x//{e}/y}}",
+    "echo ${{x#{e}}}",
+    "[[ a =~ {e} ]]",
+    "trap {e} EXIT",
+    "shift {e}",
+    "f() {{ return {e}; }}; f",
+    "source {e}",
+    "echo {e} &",
+    "! echo {e}",
+    "mapfile -t A < <(echo {e})",
 ]
 
 

@@ -33,8 +33,12 @@ def _fresh_facts():
 
 
 GOLDEN = {
-    "concise": "expected.concise.txt", "json": "expected.json", "json-lines": "expected.jsonl",
-    "github": "expected.github.txt", "sarif": "expected.sarif.json", "full": "expected.full.txt",
+    "concise": "expected.concise.txt",
+    "json": "expected.json",
+    "json-lines": "expected.jsonl",
+    "github": "expected.github.txt",
+    "sarif": "expected.sarif.json",
+    "full": "expected.full.txt",
 }
 
 
@@ -55,8 +59,14 @@ def test_full_format_in_colour_is_the_plain_one_with_styles(monkeypatch):
     from recipelint.report.findings import render_full
 
     monkeypatch.chdir(SEED)
-    f = Finding("RL101", "dp-attention-per-rank-limit", "error", "tab\there, \x07bell",
-                Span("benchmarks/single_node/agentic/dsv4_fp4_b200_vllm_mtp.sh", 3, 2, 3, 9), points=["p1", "p2"])
+    f = Finding(
+        "RL101",
+        "dp-attention-per-rank-limit",
+        "error",
+        "tab\there, \x07bell",
+        Span("benchmarks/single_node/agentic/dsv4_fp4_b200_vllm_mtp.sh", 3, 2, 3, 9),
+        points=["p1", "p2"],
+    )
     plain, coloured = render_full([f]), render_full([f], color=True)
     assert "\x1b[" not in plain and "\x1b[" in coloured
     assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
@@ -85,7 +95,10 @@ def test_json_lines_are_one_object_each():
 
 def test_github_annotations_escape_and_shape():
     for line in (SEED / "expected.github.txt").read_text().splitlines():
-        m = re.match(r"^::(error|warning|notice) file=([^,]+),line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=recipelint \(RL\d{3}\)::(.*)$", line)
+        m = re.match(
+            r"^::(error|warning|notice) file=([^,]+),line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=recipelint \(RL\d{3}\)::(.*)$",
+            line,
+        )
         assert m, line
         assert "\n" not in m.group(3)
 
@@ -102,8 +115,9 @@ def test_sarif_validates_against_the_official_schema():
     loc = res["RL301"]["locations"][0]["physicalLocation"]
     assert loc["artifactLocation"]["uri"] == "benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh"
     assert loc["region"]["startLine"] == 36 and loc["region"]["startColumn"] == 21
-    assert any(r["physicalLocation"]["artifactLocation"]["uri"] == "configs/nvidia-master.yaml"
-               for r in res["RL301"]["relatedLocations"])
+    assert any(
+        r["physicalLocation"]["artifactLocation"]["uri"] == "configs/nvidia-master.yaml" for r in res["RL301"]["relatedLocations"]
+    )
     rule = next(r for r in run["tool"]["driver"]["rules"] if r["id"] == "RL301")
     assert "## Why is this bad?" in rule["help"]["markdown"] and rule["defaultConfiguration"]["level"] == "error"
 
@@ -142,10 +156,22 @@ def test_readme_snippets_are_the_tested_files():
 
 # ---- pre-commit, for real --------------------------------------------------------------------
 
+
 def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-                               "GIT_COMMITTER_EMAIL": "t@e"}).stdout
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@e",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@e",
+        },
+    ).stdout
 
 
 def _head_is_clean() -> bool:
@@ -173,13 +199,17 @@ def test_pre_commit_hook_runs_for_real(tmp_path):
     work = tmp_path / "bench"
     (work / "benchmarks" / "single_node" / "agentic").mkdir(parents=True)
     _git(work, "init", "-q")
-    config = _readme_block("pre-commit-config").replace("https://github.com/recipelint/recipelint", str(ROOT)).replace("v0.1.0", rev)
+    config = (
+        _readme_block("pre-commit-config").replace("https://github.com/recipelint/recipelint", str(ROOT)).replace("v0.1.0", rev)
+    )
     (work / ".pre-commit-config.yaml").write_text(config)
     good = work / "benchmarks" / "single_node" / "agentic" / "clean_fp8_b200_vllm.sh"
     good.write_text(GOOD)
     # a workflow that runs no recipe reaches the hook (its files pattern) and is skipped, not linted as bash
     (work / ".github" / "workflows").mkdir(parents=True)
-    (work / ".github" / "workflows" / "ci.yml").write_text("on: push\njobs:\n  t:\n    steps:\n      - run: echo ${{ github.sha }}\n")
+    (work / ".github" / "workflows" / "ci.yml").write_text(
+        "on: push\njobs:\n  t:\n    steps:\n      - run: echo ${{ github.sha }}\n"
+    )
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
     _git(work, "add", "-A")
     r = subprocess.run([exe, "run", "--all-files"], cwd=work, capture_output=True, text=True, timeout=900, env=env)
@@ -257,13 +287,16 @@ def test_exclude_and_force_exclude(tmp_path):
     assert r.exit_code == 0 and r.output == ""
 
 
-@pytest.mark.parametrize("settings,needle", [
-    ('[tool.recipelint]\nbogus = 1\n', "unknown key `bogus`"),
-    ('[tool.recipelint]\nseverity = { RL101 = "fatal" }\n', "must be one of info, warning, error"),
-    ('[tool.recipelint]\nselect = ["XYZ"]\n', "is not a rule code"),
-    ('[tool.recipelint]\nfail-on = 3\n', "`fail-on` must be one of"),
-    ('[tool.recipelint\n', "invalid TOML"),
-])
+@pytest.mark.parametrize(
+    "settings,needle",
+    [
+        ('[tool.recipelint]\nbogus = 1\n', "unknown key `bogus`"),
+        ('[tool.recipelint]\nseverity = { RL101 = "fatal" }\n', "must be one of info, warning, error"),
+        ('[tool.recipelint]\nselect = ["XYZ"]\n', "is not a rule code"),
+        ('[tool.recipelint]\nfail-on = 3\n', "`fail-on` must be one of"),
+        ('[tool.recipelint\n', "invalid TOML"),
+    ],
+)
 def test_settings_errors_are_one_line(tmp_path, settings, needle):
     _tree(tmp_path, settings)
     if "invalid TOML" in needle:
@@ -289,11 +322,13 @@ def test_settings_extra_flags_are_flags_of_every_release(tmp_path, monkeypatch):
     (repo / "configs" / "t-master.yaml").write_text(
         "x-fp8-b200-vllm:\n  image: vllm/vllm-openai:v0.33.0\n  model: m\n  model-prefix: x\n  runner: b200\n"
         "  precision: fp8\n  framework: vllm\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n"
-        "    - isl: 1024\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-list: [16] }\n")
+        "    - isl: 1024\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-list: [16] }\n"
+    )
     rec = repo / "benchmarks" / "single_node" / "fixed_seq_len"
     rec.mkdir(parents=True)
-    (rec / "x_fp8_b200_vllm.sh").write_text("#!/usr/bin/env bash\nvllm serve org/m --tensor-parallel-size \"$TP\" --omni \\\n"
-                                           "    --omni-stage-config s.yaml --omnii\n")
+    (rec / "x_fp8_b200_vllm.sh").write_text(
+        "#!/usr/bin/env bash\nvllm serve org/m --tensor-parallel-size \"$TP\" --omni \\\n    --omni-stage-config s.yaml --omnii\n"
+    )
     monkeypatch.chdir(repo)
 
     def rl601():
@@ -312,12 +347,15 @@ def test_settings_extra_flags_are_flags_of_every_release(tmp_path, monkeypatch):
     assert [ln.split(" [")[0].split(": ")[1] for ln in got] == ["RL202", "RL202", "RL601"], got
 
 
-@pytest.mark.parametrize("value,needle", [
-    ("extra-flags = [\"--omni\"]", "must be a table of engine = [flags]"),
-    ("extra-flags = { trtllm = [\"--x\"] }", "engine must be one of sglang, vllm"),
-    ("extra-flags = { vllm = \"--x\" }", "must be a list of strings"),
-    ("extra-flags = { vllm = [\"omni\"] }", "'omni' is not a long option"),
-])
+@pytest.mark.parametrize(
+    "value,needle",
+    [
+        ("extra-flags = [\"--omni\"]", "must be a table of engine = [flags]"),
+        ("extra-flags = { trtllm = [\"--x\"] }", "engine must be one of sglang, vllm"),
+        ("extra-flags = { vllm = \"--x\" }", "must be a list of strings"),
+        ("extra-flags = { vllm = [\"omni\"] }", "'omni' is not a long option"),
+    ],
+)
 def test_settings_extra_flags_errors(tmp_path, value, needle):
     _tree(tmp_path, f"[tool.recipelint]\n{value}\n")
     r = runner.invoke(app, ["check", str(tmp_path / "bench")])
@@ -337,9 +375,11 @@ def test_diff_base_keeps_only_what_changed(tmp_path, monkeypatch):
     repo = tmp_path / "r"
     (repo / "configs").mkdir(parents=True)
     (repo / "configs" / "runners.yaml").write_text("labels:\n  b200: [b200-dgxc_00]\n")
-    entry = ("x-fp8-b200-vllm:\n  image: i\n  model: m\n  model-prefix: x\n  runner: b200\n  precision: fp8\n"
-             "  framework: vllm\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n"
-             "      search-space:\n      - { tp: 8, ep: 8, dp-attn: true, conc-list: [16] }\n")
+    entry = (
+        "x-fp8-b200-vllm:\n  image: i\n  model: m\n  model-prefix: x\n  runner: b200\n  precision: fp8\n"
+        "  framework: vllm\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n"
+        "      search-space:\n      - { tp: 8, ep: 8, dp-attn: true, conc-list: [16] }\n"
+    )
     (repo / "configs" / "t-master.yaml").write_text(entry)
     rec = repo / "benchmarks" / "single_node" / "fixed_seq_len"
     rec.mkdir(parents=True)
@@ -350,10 +390,13 @@ def test_diff_base_keeps_only_what_changed(tmp_path, monkeypatch):
     _git(repo, "commit", "-qm", "one")
     monkeypatch.chdir(repo)
     full = runner.invoke(app, ["check", "benchmarks", "-o", "concise", "--select", "RL101"])
-    assert full.output.count("RL101") == 2   # both recipes already had it
+    assert full.output.count("RL101") == 2  # both recipes already had it
     # second commit: a new bad line in y only (the lines around it are unchanged)
-    (rec / "y_fp8_b200_vllm.sh").write_text(PAIR_OLD.replace("org/m", "org/y").replace(
-        '    --max-num-seqs', '    --max-cudagraph-capture-size "$((4 * CONC))" \\\n    --max-num-seqs'))
+    (rec / "y_fp8_b200_vllm.sh").write_text(
+        PAIR_OLD.replace("org/m", "org/y").replace(
+            '    --max-num-seqs', '    --max-cudagraph-capture-size "$((4 * CONC))" \\\n    --max-num-seqs'
+        )
+    )
     _git(repo, "commit", "-qam", "two")
     r = runner.invoke(app, ["check", "benchmarks", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD~1"])
     lines = r.output.strip().splitlines()
@@ -372,15 +415,19 @@ def test_diff_base_counts_a_changed_dispatch_workflow_line(tmp_path, monkeypatch
     (repo / "al" / "x_run.sh").write_text(PAIR_OLD)
     wf = repo / ".github" / "workflows" / "speedbench-al.yml"
     wf.parent.mkdir(parents=True)
-    wf.write_text("on:\n  workflow_dispatch:\n    inputs:\n      p: {default: x}\n"
-                  "env:\n  TP: '8'\n  CONC: '16'\n  DP_ATTENTION: 'true'\n  BENCH_SCRIPT_OVERRIDE: al/${{ inputs.p }}_run.sh\n")
+    wf.write_text(
+        "on:\n  workflow_dispatch:\n    inputs:\n      p: {default: x}\n"
+        "env:\n  TP: '8'\n  CONC: '16'\n  DP_ATTENTION: 'true'\n  BENCH_SCRIPT_OVERRIDE: al/${{ inputs.p }}_run.sh\n"
+    )
     _git(repo, "init", "-q")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "one")
     monkeypatch.chdir(repo)
     full = runner.invoke(app, ["check", "al", "-o", "concise", "--select", "RL101", "--no-cache"])
-    assert full.output.count("RL101") == 1 and "speedbench-al.yml" in runner.invoke(
-        app, ["check", "al", "-o", "json", "--select", "RL101", "--no-cache"]).output
+    assert (
+        full.output.count("RL101") == 1
+        and "speedbench-al.yml" in runner.invoke(app, ["check", "al", "-o", "json", "--select", "RL101", "--no-cache"]).output
+    )
     r = runner.invoke(app, ["check", "al", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD"])
     assert "RL101" not in r.output, r.output
     # the workflow's CONC line changes: the finding of its sweep point is back

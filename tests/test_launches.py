@@ -48,7 +48,10 @@ def test_engines_and_launchers(cmd, engine, start):
     assert lc.start == start
 
 
-@pytest.mark.parametrize("cmd", ["vllm --version", "python3 -m pip install vllm", "echo vllm serve m", "vllm-router --port 1", "sglang_router.launch_router"])
+@pytest.mark.parametrize(
+    "cmd",
+    ["vllm --version", "python3 -m pip install vllm", "echo vllm serve m", "vllm-router --port 1", "sglang_router.launch_router"],
+)
 def test_not_a_launch(cmd):
     assert launches_of(cmd + "\n") == []
 
@@ -65,7 +68,14 @@ def test_flag_forms():
         ("--port", "--port", "--port", None, "9", True),
         ("--enable-prefix-caching", "--enable-prefix-caching", "--enable-prefix-caching", None, None, False),
         ("--no-enable-log-requests", "--no-enable-log-requests", "--no-enable-log-requests", None, None, False),
-        ("--compilation-config.cudagraph_mode", "--compilation-config.cudagraph_mode", "--compilation-config", "cudagraph_mode", "FULL", False),
+        (
+            "--compilation-config.cudagraph_mode",
+            "--compilation-config.cudagraph_mode",
+            "--compilation-config",
+            "cudagraph_mode",
+            "FULL",
+            False,
+        ),
         ("-tp", "--tensor-parallel-size", "--tensor-parallel-size", None, "4", False),  # an alias
         ("--max-num-seqs", "--max-num-seqs", "--max-num-seqs", None, "16", False),
         ("--swap-space", "--swap-space", "--swap-space", None, "-1", False),
@@ -101,7 +111,11 @@ def test_a_tilde_is_the_home_directory_where_bash_expands_it():
     assert lc.value("--x") == "~/y"
     assert [(c.text, c.why) for c in lc.all("--root")[0].value.chunks] == [(None, "$HOME"), ("/models", "")]
     (known,) = launches_of(src, {"HOME": "/home/u"})
-    assert (known.value("--download-dir"), known.value("--root"), known.value("--home")) == ("/home/u/hf", "/home/u/models", "/home/u")
+    assert (known.value("--download-dir"), known.value("--root"), known.value("--home")) == (
+        "/home/u/hf",
+        "/home/u/models",
+        "/home/u",
+    )
 
 
 def test_json_values_are_decoded_with_positions():
@@ -164,18 +178,51 @@ def test_unknown_splice_marks_the_launch_incomplete():
 
 
 def test_seed_b200_launch_words_and_lines():
-    env = {"MODEL": "deepseek-ai/DeepSeek-V4-Pro", "TP": "8", "EP_SIZE": "8", "DP_ATTENTION": "true", "CONC": "72",
-           "KV_OFFLOADING": "dram", "KV_OFFLOAD_BACKEND": "vllm-simple", "TOTAL_CPU_DRAM_GB": "2849",
-           "RESULT_DIR": "/tmp/r"}
+    env = {
+        "MODEL": "deepseek-ai/DeepSeek-V4-Pro",
+        "TP": "8",
+        "EP_SIZE": "8",
+        "DP_ATTENTION": "true",
+        "CONC": "72",
+        "KV_OFFLOADING": "dram",
+        "KV_OFFLOAD_BACKEND": "vllm-simple",
+        "TOTAL_CPU_DRAM_GB": "2849",
+        "RESULT_DIR": "/tmp/r",
+    }
     res = analyze(SEED / "dsv4_fp4_b200_vllm.sh", env)
     (lc,) = res.launches
     assert [w.text for w in lc.argv] == [
-        "vllm", "serve", "deepseek-ai/DeepSeek-V4-Pro", "--served-model-name", "deepseek-ai/DeepSeek-V4-Pro",
-        "--host", "0.0.0.0", "--port", "8889", "--trust-remote-code", "--kv-cache-dtype", "fp8",
-        "--block-size", "256", "--tokenizer-mode", "deepseek_v4", "--reasoning-parser", "deepseek_v4",
-        "--attention-config", '{"backend":"FLASHINFER_MLA_SPARSE_DSV4"}', "--max-num-seqs", "144",
-        "--max-cudagraph-capture-size", "144", "--tensor-parallel-size", "1", "--data-parallel-size", "8",
-        "--enable-expert-parallel", "--kv-transfer-config", lc.get("--kv-transfer-config").text,
+        "vllm",
+        "serve",
+        "deepseek-ai/DeepSeek-V4-Pro",
+        "--served-model-name",
+        "deepseek-ai/DeepSeek-V4-Pro",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "8889",
+        "--trust-remote-code",
+        "--kv-cache-dtype",
+        "fp8",
+        "--block-size",
+        "256",
+        "--tokenizer-mode",
+        "deepseek_v4",
+        "--reasoning-parser",
+        "deepseek_v4",
+        "--attention-config",
+        '{"backend":"FLASHINFER_MLA_SPARSE_DSV4"}',
+        "--max-num-seqs",
+        "144",
+        "--max-cudagraph-capture-size",
+        "144",
+        "--tensor-parallel-size",
+        "1",
+        "--data-parallel-size",
+        "8",
+        "--enable-expert-parallel",
+        "--kv-transfer-config",
+        lc.get("--kv-transfer-config").text,
     ]
     lines = {f.name: (f.word.loc.span.line, f.value_loc.span.line if f.value is not None else None) for f in lc.flags}
     # flag word written in the VLLM_CMD array; value computed by MAX_NUM_SEQS=$((2 * CONC))

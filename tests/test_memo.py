@@ -49,9 +49,11 @@ def on_and_off(src: str, envs: list[dict]):
     parsed = parse(SourceFile("/virtual/m.sh", dedent(src).encode()))
     results = {}
     for summaries in (True, False):
-        ev = Evaluator(Path("/virtual/m.sh"),
-                       lambda st, c: tuple(w.text for w in c.argv[1:]) if c.argv[0].text == "serve" else None,
-                       Limits(summaries=summaries))
+        ev = Evaluator(
+            Path("/virtual/m.sh"),
+            lambda st, c: tuple(w.text for w in c.argv[1:]) if c.argv[0].text == "serve" else None,
+            Limits(summaries=summaries),
+        )
         results[summaries] = ([ev.run(parsed, env) for env in envs], ev.replays)
     assert dump(results[True][0]) == dump(results[False][0])
     return results[True]
@@ -94,7 +96,7 @@ def test_a_join_depends_on_the_value_the_function_did_not_change():
         Y=2; f; B=$Y
         serve "$A" "$B"
     """)
-    (a, b), = served(paths)
+    ((a, b),) = served(paths)
     assert a == "1" and b is None
 
 
@@ -116,7 +118,8 @@ def test_output_arguments_exit_and_stack_are_replayed_per_call():
 def test_a_call_under_callers_with_other_arguments_is_replayed_with_their_stack():
     # the key holds only the callers' names: `inner` under `outer 1` is replayed under `outer 2`,
     # `outer 3` ..., and an exit reports the arguments of the callers it was replayed under
-    on, replays = on_and_off("""
+    on, replays = on_and_off(
+        """
         inner() { [[ "$MODE" == bad ]] && exit 4; echo "i=$MODE"; }
         outer() { inner; echo "o=$1"; }
         A=$(outer 1)
@@ -124,7 +127,9 @@ def test_a_call_under_callers_with_other_arguments_is_replayed_with_their_stack(
         serve "$A" "$B"
         outer "$CONC"
         serve after
-    """, [{"MODE": "ok", "CONC": "1"}, {"MODE": "bad", "CONC": "2"}, {"MODE": "bad", "CONC": "3"}])
+    """,
+        [{"MODE": "ok", "CONC": "1"}, {"MODE": "bad", "CONC": "2"}, {"MODE": "bad", "CONC": "3"}],
+    )
     assert replays >= 2
     first, second, third = on
     assert served(first) == [("i=ok\no=1", "i=ok\no=2"), ("after",)]
@@ -172,29 +177,31 @@ def test_a_statement_is_replayed_for_every_path_and_point_that_reads_the_same():
     """
     results, replays = on_and_off(src, [{"CONC": str(c)} for c in (4, 8, 4)])
     assert replays > 0
-    assert sorted(served(results[1])) == [("a", "three.4.5.6.7.8.9.10.11.12", "8"),
-                                          ("b", "three.4.5.6.7.8.9.10.11.12", "8")]
+    assert sorted(served(results[1])) == [("a", "three.4.5.6.7.8.9.10.11.12", "8"), ("b", "three.4.5.6.7.8.9.10.11.12", "8")]
 
 
-@pytest.mark.parametrize("src", [
-    # a replay wrote the very Var object an earlier replay had written: the enclosing loop being
-    # recorded saw no write to A, and later points kept their own A
-    'f1() { A=1; }\nf2() { f1 && A=ok; }\nfor i in 1 2 3; do for i in 1 2 3; do f2 1; done; done\nserve "$A" end\n',
-    # the last stderr line (an exit's message) written again with an equal, shared string
-    'f3() { echo 1 >&2; unset B; }\nset -u\nfor i in 1 2 3; do f3 1; done\nserve "$A" "$B" end\n',
-    # an exit inside a function replayed at another call site reported the first site's stack
-    'f1() { exit 3; }\nif [[ "$A" == 1 ]]; then A=1; else A=1; f1 && A=ok; fi\nf1 && A=ok\nserve "$A" end\n',
-    # the same for a guard (a known condition before an exit), the other way round
-    'f2() { A=2; f3 1; }\nf3() { R=C; if [[ -z "$C" ]]; then [[ $A == 2 ]] && return 3; else A=1; fi; '
-    'if [[ "$A" == 1 ]]; then A=1; else exit 3; fi; }\nf3 1\nC=$(cat /tmp/m)\nf2 1\nserve "$A" "$B" "$C" end\n',
-    # a join dropped a note equal to one from before the call; the replay appended it again
-    'f3() { readonly C; if [[ -f /nonexistent/$B ]]; then if [[ "$A" == 1 ]]; then A=1; else return; fi; fi; C=1; }\n'
-    'for i in 1 2 3; do C=$(f3 1); done\nserve "$A" "$B" "$C" end\n',
-    # `set -e` set by the function on one of its paths: the call's failure was checked against
-    # the option before the call (live: the last path's state happened to be the caller's)
-    'f3() { for i in 1 2 3; do A=1; A=1; if [[ -f /nonexistent/$B ]]; then A=1; set -e; return 1; fi; done; '
-    'serve "$A" "$B" "$C" "$1"; }\nf3 1\nserve "$A" "$B" "$C" end\n',
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        # a replay wrote the very Var object an earlier replay had written: the enclosing loop being
+        # recorded saw no write to A, and later points kept their own A
+        'f1() { A=1; }\nf2() { f1 && A=ok; }\nfor i in 1 2 3; do for i in 1 2 3; do f2 1; done; done\nserve "$A" end\n',
+        # the last stderr line (an exit's message) written again with an equal, shared string
+        'f3() { echo 1 >&2; unset B; }\nset -u\nfor i in 1 2 3; do f3 1; done\nserve "$A" "$B" end\n',
+        # an exit inside a function replayed at another call site reported the first site's stack
+        'f1() { exit 3; }\nif [[ "$A" == 1 ]]; then A=1; else A=1; f1 && A=ok; fi\nf1 && A=ok\nserve "$A" end\n',
+        # the same for a guard (a known condition before an exit), the other way round
+        'f2() { A=2; f3 1; }\nf3() { R=C; if [[ -z "$C" ]]; then [[ $A == 2 ]] && return 3; else A=1; fi; '
+        'if [[ "$A" == 1 ]]; then A=1; else exit 3; fi; }\nf3 1\nC=$(cat /tmp/m)\nf2 1\nserve "$A" "$B" "$C" end\n',
+        # a join dropped a note equal to one from before the call; the replay appended it again
+        'f3() { readonly C; if [[ -f /nonexistent/$B ]]; then if [[ "$A" == 1 ]]; then A=1; else return; fi; fi; C=1; }\n'
+        'for i in 1 2 3; do C=$(f3 1); done\nserve "$A" "$B" "$C" end\n',
+        # `set -e` set by the function on one of its paths: the call's failure was checked against
+        # the option before the call (live: the last path's state happened to be the caller's)
+        'f3() { for i in 1 2 3; do A=1; A=1; if [[ -f /nonexistent/$B ]]; then A=1; set -e; return 1; fi; done; '
+        'serve "$A" "$B" "$C" "$1"; }\nf3 1\nserve "$A" "$B" "$C" end\n',
+    ],
+)
 def test_programs_the_generated_test_found(src):
     on, _ = _run_points(src, True)
     off, _ = _run_points(src, False)
@@ -227,9 +234,11 @@ def test_an_emptiness_test_reads_only_whether_the_value_is_empty(test):
     envs = [{"MODEL": "m", "CONC": c} for c in ("4", "8", "16", "", "32")]
     results = {}
     for summaries in (True, False):
-        ev = Evaluator(Path("/virtual/m.sh"),
-                       lambda st, c: tuple(w.text for w in c.argv[1:]) if c.argv[0].text == "serve" else None,
-                       Limits(summaries=summaries))
+        ev = Evaluator(
+            Path("/virtual/m.sh"),
+            lambda st, c: tuple(w.text for w in c.argv[1:]) if c.argv[0].text == "serve" else None,
+            Limits(summaries=summaries),
+        )
         results[summaries] = []
         for env in envs:
             before = ev.replays
@@ -245,14 +254,22 @@ def test_an_emptiness_test_reads_only_whether_the_value_is_empty(test):
 def test_engine_changes_of_a_replayed_call_belong_to_the_point_evaluated():
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "recipe.sh"
-        p.write_text(dedent("""
+        p.write_text(
+            dedent("""
             setup() { pip install "vllm==0.9.2"; }
             setup
             vllm serve "$MODEL" --tensor-parallel-size "$TP"
-        """))
+        """)
+        )
         res = lint([p], analyzer=Analyzer(), options=Options(use_configs=False, jobs=1, cache=False))
-    changes = [(pr.point, e.point) for fr in res.files for pr in fr.points for path in pr.paths
-               for e in path.events if type(e).__name__ == "EngineChange"]
+    changes = [
+        (pr.point, e.point)
+        for fr in res.files
+        for pr in fr.points
+        for path in pr.paths
+        for e in path.events
+        if type(e).__name__ == "EngineChange"
+    ]
     assert len(changes) == len(res.files[0].points) > 1
     assert all(mine is theirs for mine, theirs in changes)
 
@@ -263,13 +280,19 @@ def test_points_with_the_same_environment_share_one_evaluation():
 
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "recipe.sh"
-        p.write_text(dedent("""
+        p.write_text(
+            dedent("""
             pip install "vllm==0.9.2"
             if [ "$CONC" -gt 8 ]; then EXTRA=--enforce-eager; fi
             vllm serve "$MODEL" --tensor-parallel-size "$TP" $EXTRA
-        """))
+        """)
+        )
         env = {"TP": "8", "CONC": "16", "MODEL": "org/m"}
-        pts = [SweepPoint("a", dict(env)), SweepPoint("b", dict(env)), SweepPoint("c", {"TP": "8", "CONC": "4", "MODEL": "org/m"})]
+        pts = [
+            SweepPoint("a", dict(env)),
+            SweepPoint("b", dict(env)),
+            SweepPoint("c", {"TP": "8", "CONC": "4", "MODEL": "org/m"}),
+        ]
         an = Analyzer()
         evaluated = []
         real = an.evaluate
@@ -280,6 +303,7 @@ def test_points_with_the_same_environment_share_one_evaluation():
     assert [pr.point for pr in res.points] == pts
     for pr in (a, b, c):
         assert all(e.point is pr.point for path in pr.paths for e in path.events)
+
     def argv(pr):
         return [[w.text for w in lc.argv] for lc in pr.launches]
 
@@ -297,8 +321,12 @@ def test_every_fixture_gives_the_same_results_with_and_without_summaries(where):
     out = []
     for summaries in (True, False):
         res = lint([where], analyzer=Analyzer(Limits(summaries=summaries)), options=Options(jobs=1, cache=False))
-        out.append((dump([(fr.display, fr.points) for fr in res.files]),
-                    [(f.code, f.span.path, f.span.line, f.span.col, f.message) for f in res.findings]))
+        out.append(
+            (
+                dump([(fr.display, fr.points) for fr in res.files]),
+                [(f.code, f.span.path, f.span.line, f.span.col, f.message) for f in res.findings],
+            )
+        )
     assert out[0] == out[1]
 
 
@@ -309,7 +337,7 @@ def test_unknown_text_helpers_still_agree():
         f; A=$V; f; B=$V
         serve "$A" "$B"
     """)
-    (a, b), = served(paths)
+    ((a, b),) = served(paths)
     assert a is None and b is None
     assert text_of(()) == ""
 
@@ -335,8 +363,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as hs  # noqa: E402
 
 _VARS = ["A", "B", "C"]
-_VALUES = ['1', '2', '"$A"', '"$B$C"', '"$1"', '$(f1 v)', '$((A + 1))', '"${B:-d}"', '$(cat /tmp/m)',
-           '"$(cat)"', '"${#C}"']
+_VALUES = ['1', '2', '"$A"', '"$B$C"', '"$1"', '$(f1 v)', '$((A + 1))', '"${B:-d}"', '$(cat /tmp/m)', '"$(cat)"', '"${#C}"']
 
 
 @hs.composite
@@ -349,7 +376,7 @@ def _stmt(draw, depth, in_func):
     kind = draw(hs.sampled_from(kinds))
     var = draw(hs.sampled_from(_VARS))
     val = draw(hs.sampled_from(_VALUES))
-    body = lambda: "; ".join(draw(hs.lists(_stmt(depth + 1, in_func), min_size=1, max_size=3)))  # noqa: E731
+    body = lambda: "; ".join(draw(hs.lists(_stmt(depth + 1, in_func), min_size=1, max_size=3)))
     if kind == "assign":
         return f"{var}={val}"
     if kind == "local":  # with a value, or declared unset (a local of an exported name is exported)
@@ -358,32 +385,66 @@ def _stmt(draw, depth, in_func):
         return draw(hs.sampled_from(["return", "return 1", "[[ $A == 2 ]] && return 3"]))
     if kind == "call":
         f = draw(hs.sampled_from(["f1", "f2", "f3"]))
-        how = draw(hs.sampled_from(["{f} {v}", "{f} x", "{f} <<< {v}", "echo {v} | {f}", "{var}=$({f} {v})",
-                                    "{f} {v} > /tmp/m", "({f} y)", "{f} && {var}=ok"]))
+        how = draw(
+            hs.sampled_from(
+                [
+                    "{f} {v}",
+                    "{f} x",
+                    "{f} <<< {v}",
+                    "echo {v} | {f}",
+                    "{var}=$({f} {v})",
+                    "{f} {v} > /tmp/m",
+                    "({f} y)",
+                    "{f} && {var}=ok",
+                ]
+            )
+        )
         return how.format(f=f, v=val, var=var)
     if kind == "serve":
         return 'serve "$A" "$B" "$C" "$1"'
     if kind == "echo":
-        return draw(hs.sampled_from([f"echo {val}", f"echo {val} >&2", f"echo {val} > /tmp/m",
-                                     f"echo {val} >> /tmp/m"]))
+        return draw(hs.sampled_from([f"echo {val}", f"echo {val} >&2", f"echo {val} > /tmp/m", f"echo {val} >> /tmp/m"]))
     if kind == "misc":
-        return draw(hs.sampled_from(["export A", "unset B", "set -e", "set +e", "set -u", "set +u", "false || true", "shift",
-                                     "f2() { C=redefined; }", "readonly C", "declare -i B", "exit 3",
-                                     # a new process: exported variables and functions only
-                                     """bash -c 'serve "$A" "$B" "$C" child'""", "export -f f1",
-                                     "bash -c 'f1 z'",
-                                     # name references: writes and reads go to their target
-                                     "declare -n N=A", "N=via-ref", "unset -n N", "f3() { local -n o=$1; o=r$2; }",
-                                     "f3 B x", "f3 N y", "set -o pipefail", "false | true || C=pf",
-                                     # expansion errors drop the rest of the line (hard: up to the script's)
-                                     "C=$(( 6 / ${B:-0} ))", "declare -i D; D=1/${#A}"]))
+        return draw(
+            hs.sampled_from(
+                [
+                    "export A",
+                    "unset B",
+                    "set -e",
+                    "set +e",
+                    "set -u",
+                    "set +u",
+                    "false || true",
+                    "shift",
+                    "f2() { C=redefined; }",
+                    "readonly C",
+                    "declare -i B",
+                    "exit 3",
+                    # a new process: exported variables and functions only
+                    """bash -c 'serve "$A" "$B" "$C" child'""",
+                    "export -f f1",
+                    "bash -c 'f1 z'",
+                    # name references: writes and reads go to their target
+                    "declare -n N=A",
+                    "N=via-ref",
+                    "unset -n N",
+                    "f3() { local -n o=$1; o=r$2; }",
+                    "f3 B x",
+                    "f3 N y",
+                    "set -o pipefail",
+                    "false | true || C=pf",
+                    # expansion errors drop the rest of the line (hard: up to the script's)
+                    "C=$(( 6 / ${B:-0} ))",
+                    "declare -i D; D=1/${#A}",
+                ]
+            )
+        )
     if kind == "if_known":
         return f'if [[ "$A" == 1 ]]; then {body()}; else {body()}; fi'
     if kind == "if_unknown":
         return f"if [[ -f /nonexistent/$B ]]; then {body()}; fi"
     if kind == "if_empty":  # tests that read only whether a value is empty (memo.EMPTY)
-        test = draw(hs.sampled_from(['-z "${var}"', '-n "${{{var}:-}}"', '-z "${{!R:-}}"', '-n "${{!R}}"',
-                                     '-z "${{{var}-}}"']))
+        test = draw(hs.sampled_from(['-z "${var}"', '-n "${{{var}:-}}"', '-z "${{!R:-}}"', '-n "${{!R}}"', '-z "${{{var}-}}"']))
         return f"R={var}; if [[ {test.format(var=var)} ]]; then {body()}; else {body()}; fi"
     if kind == "for":
         return f"for i in 1 2 3; do {body()}; done"
@@ -392,8 +453,7 @@ def _stmt(draw, depth, in_func):
 
 @hs.composite
 def _program(draw):
-    funcs = [f"f{i}() {{ " + "; ".join(draw(hs.lists(_stmt(1, True), min_size=1, max_size=4))) + "; }"
-             for i in (1, 2, 3)]
+    funcs = [f"f{i}() {{ " + "; ".join(draw(hs.lists(_stmt(1, True), min_size=1, max_size=4))) + "; }" for i in (1, 2, 3)]
     main = draw(hs.lists(_stmt(0, False), min_size=1, max_size=8))
     return "\n".join(funcs + main + ['serve "$A" "$B" "$C" end']) + "\n"
 
@@ -411,9 +471,13 @@ def _run_points(src: str, summaries: bool):
     return [ev.run(parsed, env) for env in envs], ev.replays
 
 
-@settings(max_examples=int(os.environ.get("RECIPELINT_MEMO_EXAMPLES", "150")), deadline=None, database=None,
-          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"),
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=int(os.environ.get("RECIPELINT_MEMO_EXAMPLES", "150")),
+    deadline=None,
+    database=None,
+    derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(_program())
 def test_generated_programs_give_the_same_results_with_and_without_summaries(src):
     on, _ = _run_points(src, True)
@@ -423,11 +487,12 @@ def test_generated_programs_give_the_same_results_with_and_without_summaries(src
 
 @hs.composite
 def _library_and_recipes(draw):
-    funcs = [f"f{i}() {{ " + "; ".join(draw(hs.lists(_stmt(1, True), min_size=1, max_size=4))) + "; }"
-             for i in (1, 2, 3)]
+    funcs = [f"f{i}() {{ " + "; ".join(draw(hs.lists(_stmt(1, True), min_size=1, max_size=4))) + "; }" for i in (1, 2, 3)]
     lib = "\n".join(funcs + ['who() { C="$(basename "$0")"; }']) + "\n"
-    mains = ["\n".join(draw(hs.lists(_stmt(0, False), min_size=1, max_size=6)) + ["who", 'serve "$A" "$B" "$C" end'])
-             + "\n" for _ in range(2)]
+    mains = [
+        "\n".join(draw(hs.lists(_stmt(0, False), min_size=1, max_size=6)) + ["who", 'serve "$A" "$B" "$C" end']) + "\n"
+        for _ in range(2)
+    ]
     return lib, mains
 
 
@@ -451,9 +516,13 @@ def _serve_hook(state, cmd):
     return None
 
 
-@settings(max_examples=int(os.environ.get("RECIPELINT_MEMO_EXAMPLES", "150")) // 3, deadline=None, database=None,
-          derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"),
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=int(os.environ.get("RECIPELINT_MEMO_EXAMPLES", "150")) // 3,
+    deadline=None,
+    database=None,
+    derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(_library_and_recipes())
 def test_generated_recipes_sharing_a_library_give_the_same_results_with_and_without_summaries(case):
     lib, mains = case
@@ -472,10 +541,12 @@ def test_library_helpers_are_replayed_across_recipes(tmp_path):
     from recipelint.engines.launches import Launch
     from recipelint.sweep.points import SweepPoint
 
-    (tmp_path / "lib.sh").write_text(dedent("""
+    (tmp_path / "lib.sh").write_text(
+        dedent("""
         helper() { local out=x i; for i in 1 2 3 4 5 6 7 8 9 10 11 12; do out="$out$i"; done; HELPED="$out-$MODE"; }
         who() { ME="$(basename "$0")"; }
-    """))
+    """)
+    )
     recipes = []
     for name in ("a.sh", "b.sh"):
         p = tmp_path / name

@@ -49,9 +49,15 @@ def test_read_write_redirect_is_not_a_syntax_error():
         stack.extend(n.children)
         if n.type == "file_redirect":
             ops.append((n.text, [(c.type, c.text) for c in n.children if not c.named]))
-    assert sorted(ops) == sorted([('3<>"/dev/tcp/h/p"', [("<", "<>")]), ("2>/dev/null", [(">", ">")]),
-                                  ("<>f", [("<", "<>")]), ("3<> g", [("<", "<>")]),
-                                  ("4<>/d/$h/$p", [("<", "<>")])])  # (unquoted: a third shape of ERROR)
+    assert sorted(ops) == sorted(
+        [
+            ('3<>"/dev/tcp/h/p"', [("<", "<>")]),
+            ("2>/dev/null", [(">", ">")]),
+            ("<>f", [("<", "<>")]),
+            ("3<> g", [("<", "<>")]),
+            ("4<>/d/$h/$p", [("<", "<>")]),
+        ]
+    )  # (unquoted: a third shape of ERROR)
     bad = parse(SourceFile("y.sh", b"cat <<>f\n"))
     assert bad.problems  # not every stray `<`/`>` is taken for it
 
@@ -75,7 +81,11 @@ def test_a_backslash_newline_inside_a_word_joins_it_and_positions_stay_exact(tmp
     assert assign.type == "variable_assignment"
     pieces = [c for c in assign.field("value").children]
     assert [(c.text, c.loc.span.line, c.loc.span.col) for c in pieces] == [
-        ("'{'", 1, 3), ("'\"a\": 1,'", 2, 1), ("'\"b\": [2]'", 3, 1), ("'}'", 4, 1)]
+        ("'{'", 1, 3),
+        ("'\"a\": 1,'", 2, 1),
+        ("'\"b\": [2]'", 3, 1),
+        ("'}'", 4, 1),
+    ]
     f = tmp_path / "r.sh"
     f.write_bytes(data)
     (lc,) = Analyzer().analyze(f, "r.sh", [SweepPoint("p", {})]).launches
@@ -89,8 +99,12 @@ def test_the_blank_before_an_expansion_in_a_string_is_the_strings_text():
     parsed = parse(SourceFile("x.sh", b'X="$A ${B}\t$(b)"\n'))
     string = parsed.root.children[0].field("value")
     assert [(c.type, c.text) for c in string.children if c.named] == [
-        ("simple_expansion", "$A"), ("string_content", " "), ("expansion", "${B}"),
-        ("string_content", "\t"), ("command_substitution", "$(b)")]
+        ("simple_expansion", "$A"),
+        ("string_content", " "),
+        ("expansion", "${B}"),
+        ("string_content", "\t"),
+        ("command_substitution", "$(b)"),
+    ]
     assert all(k.start >= c.start for c in string.children for k in c.children)
 
 
@@ -99,11 +113,14 @@ def test_dash_before_heredoc_is_recovered_in_lists():
     assert ["emit", "-"] in [c[0] for c in commands]
 
 
-@pytest.mark.parametrize("text", [
-    "! emit - <<'PY'\nprint(1)\nPY\n",
-    # (InferenceX's history: `if ! python3 - <<'PY'` patching ATOM, inside a function)
-    "f() {\n    if ! emit - <<'PY'\nprint(1)\nPY\n    then\n        exit 1\n    fi\n}\nf\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "! emit - <<'PY'\nprint(1)\nPY\n",
+        # (InferenceX's history: `if ! python3 - <<'PY'` patching ATOM, inside a function)
+        "f() {\n    if ! emit - <<'PY'\nprint(1)\nPY\n    then\n        exit 1\n    fi\n}\nf\n",
+    ],
+)
 def test_dash_before_heredoc_is_recovered_after_a_negation(text):
     assert parse(SourceFile("n.sh", text.encode())).problems == []
     _, commands = evaluate(text)
@@ -113,12 +130,13 @@ def test_dash_before_heredoc_is_recovered_after_a_negation(text):
 def test_a_brace_before_a_quote_in_an_expansions_word_is_text():
     # a JSON default (InferenceX's history: `"${VLLM_SPEC_CONFIG:-{\"model\": ...}}"`, 18 blobs):
     # tree-sitter-bash calls the `{` an error; to bash it is text, and the first `}` ends the word
-    text = ('K=kv; A="${X:-{\\"name\\":\\"$K\\"}}"; B="${X:-{\\"n\\":\\"${K}\\", \\"m\\": 3}}"\n'
-            'emit "$A" "$B" ${X:-{\\"q\\"}} "${X:-a{\\"b}"\n')
+    text = (
+        'K=kv; A="${X:-{\\"name\\":\\"$K\\"}}"; B="${X:-{\\"n\\":\\"${K}\\", \\"m\\": 3}}"\n'
+        'emit "$A" "$B" ${X:-{\\"q\\"}} "${X:-a{\\"b}"\n'
+    )
     assert parse(SourceFile("b.sh", text.encode())).problems == []
     _, commands = evaluate(text)
-    assert [c[0] for c in commands if c[0][0] == "emit"] == [
-        ["emit", '{"name":"kv"}', '{"n":"kv", "m": 3}', '{"q"}', 'a{"b']]
+    assert [c[0] for c in commands if c[0][0] == "emit"] == [["emit", '{"name":"kv"}', '{"n":"kv", "m": 3}', '{"q"}', 'a{"b']]
 
 
 @pytest.mark.parametrize(
@@ -172,11 +190,35 @@ def test_deep_nesting_is_not_evaluated_but_does_not_crash(tmp_path):
     assert any(f"deeper than {MAX_DEPTH}" in m for m in notes)
 
 
-_RUN_ON_FIRST = ["a | b | c", "a | b | c x # note", "a |& b | c", "a |\n  b |\n  c", "a | \\\n  b | \\\n  c", "! a | b | c",
-                 "x && a | b | c", "A=1 B=2", "A=1 B='x y'  # note", "a | b | c | d", "f() {\n  a | b | c\n}",
-                 "X=$(a | b | c\nd || e)", "a | (b) | { c; }"]
-_RUN_ON_NEXT = ["d", "d || e", "d && e", "d > f", "d 2>&1", "d &> f", "d; e", "d | e | f", "", "# c", "x=1 y=2",
-                "if d; then e; fi > f"]
+_RUN_ON_FIRST = [
+    "a | b | c",
+    "a | b | c x # note",
+    "a |& b | c",
+    "a |\n  b |\n  c",
+    "a | \\\n  b | \\\n  c",
+    "! a | b | c",
+    "x && a | b | c",
+    "A=1 B=2",
+    "A=1 B='x y'  # note",
+    "a | b | c | d",
+    "f() {\n  a | b | c\n}",
+    "X=$(a | b | c\nd || e)",
+    "a | (b) | { c; }",
+]
+_RUN_ON_NEXT = [
+    "d",
+    "d || e",
+    "d && e",
+    "d > f",
+    "d 2>&1",
+    "d &> f",
+    "d; e",
+    "d | e | f",
+    "",
+    "# c",
+    "x=1 y=2",
+    "if d; then e; fi > f",
+]
 
 
 def _breaks(node, data: bytes) -> list:
@@ -186,7 +228,7 @@ def _breaks(node, data: bytes) -> list:
         n = stack.pop()
         if n.type == "command":
             for a, b in zip(n.children, n.children[1:]):
-                gap = data[a.end:b.start].replace(b"\\\n", b"")
+                gap = data[a.end : b.start].replace(b"\\\n", b"")
                 if b"\n" in gap or a.type == "comment":
                     out.append(n.text)
                     break
@@ -216,8 +258,15 @@ def test_a_pipeline_ended_at_its_line_keeps_its_positions():
     assert (comment.type, lst.type, lst.text, span.line, span.col, span.end_col) == ("comment", "list", "d || e", 2, 1, 7)
 
 
-_BRACKETS = [b'[ "$a" \\< "$b" ] && echo lt', b"if [ \\( x = x \\) -a ! -z y ]; then echo p; fi", b"[ ! = x ] || echo n",
-             b"[ a \\= a ]\necho next", b"[ -z \"$x\" \necho next", b"[ a = b\necho next", b"x=1; [ \\! a ] || exit 1"]
+_BRACKETS = [
+    b'[ "$a" \\< "$b" ] && echo lt',
+    b"if [ \\( x = x \\) -a ! -z y ]; then echo p; fi",
+    b"[ ! = x ] || echo n",
+    b"[ a \\= a ]\necho next",
+    b"[ -z \"$x\" \necho next",
+    b"[ a = b\necho next",
+    b"x=1; [ \\! a ] || exit 1",
+]
 
 
 @pytest.mark.parametrize("data", _BRACKETS)
@@ -237,7 +286,7 @@ def test_a_bracket_test_the_grammar_rejects_is_the_command_bash_runs(data):
     at = line.index(b"[ ")
     assert (cmd.loc.span.line, cmd.loc.span.col) == (1, at + 1)
     # the words are the file's, where the file has them
-    assert all(w.text == data[w.start:w.end].decode() for w in cmd.children)
+    assert all(w.text == data[w.start : w.end].decode() for w in cmd.children)
 
 
 def test_a_bracket_test_the_grammar_reads_stays_a_test_expression():
@@ -250,8 +299,10 @@ def test_words_after_a_redirection_target_are_the_commands(tmp_path):
     # bash runs `cmd a > f b` as `cmd a b`; tree-sitter-bash makes `b` a second target of `> f`
     # (and `cmd <<EOF b` an argument of the here-document)
     f = tmp_path / "r.sh"
-    f.write_text("vllm serve m > server.log 2>&1 --max-num-seqs 8 \\\n  --port 1 &\n"
-                 "python3 -m sglang.launch_server <<EOF --model-path m\nEOF\n")
+    f.write_text(
+        "vllm serve m > server.log 2>&1 --max-num-seqs 8 \\\n  --port 1 &\n"
+        "python3 -m sglang.launch_server <<EOF --model-path m\nEOF\n"
+    )
     res = Analyzer().analyze(f, "r.sh", [SweepPoint("p", {})])
     assert res.problems == []
     vllm, sgl = res.launches
@@ -277,7 +328,7 @@ def test_syntax_error_messages_quote_the_file_not_the_repaired_text():
                     for p in parse(SourceFile("x.sh", data)).problems:
                         if "near '" in p.message:
                             quoted = p.message.split("near '", 1)[1].rsplit("'", 1)[0]
-                            assert quoted == data[p.loc.start:p.loc.end].decode().strip().split("\n", 1)[0][:40], data
+                            assert quoted == data[p.loc.start : p.loc.end].decode().strip().split("\n", 1)[0][:40], data
                             checked += 1
     assert checked > 100
 
@@ -292,11 +343,17 @@ def test_a_case_pattern_is_one_pattern_between_bars(first):
     parsed = parse(SourceFile("x.sh", data))
     assert parsed.problems == []
     case = parsed.root.children[0]
-    patterns = [[(c.type, c.text) for c in item.children[: [k.type for k in item.children].index(")")] if c.named]
-                for item in case.children if item.type == "case_item"]
+    patterns = [
+        [(c.type, c.text) for c in item.children[: [k.type for k in item.children].index(")")] if c.named]
+        for item in case.children
+        if item.type == "case_item"
+    ]
     assert patterns[-4:] == [
-        [("concatenation", "x${n}y"), ("concatenation", '*" -S "*')], [("concatenation", "-${o}s")],
-        [("concatenation", "v${A}.${B}"), ("word", "b")], [("concatenation", 'a$\'b\'" c"')]]
+        [("concatenation", "x${n}y"), ("concatenation", '*" -S "*')],
+        [("concatenation", "-${o}s")],
+        [("concatenation", "v${A}.${B}"), ("word", "b")],
+        [("concatenation", 'a$\'b\'" c"')],
+    ]
     stack = [case]  # every node's text is the file's at its position (the ERROR pieces parsed alone)
     while stack:
         n = stack.pop()
@@ -326,8 +383,10 @@ def test_a_tilde_starting_a_test_operand_is_a_word():
 def test_double_bracket_operands_and_regex_matches_are_bashs():
     # the pattern after `==` is one word (positions the file's) and `=~` takes the operands next
     # to it: each test below is one comparison, joined by `&&` / `||` / `!` as bash joins them
-    data = (b'[[ $p == x${o}y && -n a ]]\n[[ $p != *" -S "* ]]\n[[ $p == -${o}[abc] || $q = x$(echo q)y ]]\n'
-            b'[[ -n a && ! $x =~ ^a$ ]]\n[[ $x =~ "re" || $y =~ b ]]\n')
+    data = (
+        b'[[ $p == x${o}y && -n a ]]\n[[ $p != *" -S "* ]]\n[[ $p == -${o}[abc] || $q = x$(echo q)y ]]\n'
+        b'[[ -n a && ! $x =~ ^a$ ]]\n[[ $x =~ "re" || $y =~ b ]]\n'
+    )
     parsed = parse(SourceFile("x.sh", data))
     assert parsed.problems == []
 
@@ -359,16 +418,19 @@ def _shape(parsed) -> list:
     return out + [(p.loc.start, p.message) for p in parsed.problems]
 
 
-@pytest.mark.parametrize("text", [
-    "a && b > f\n",
-    "a || b 2>&1 | c\n",
-    "[[ a && $x =~ r ]] && b > f\n",
-    "[[ $(x && y > f) && z =~ r ]] > g 2>&1 | h\n",
-    "x=$( [[ ! $(p | q > g) =~ ^a ]] && c || d >> e ) && [[ $(a && b > c) =~ d || e ]] > f\n",
-    "while [[ $(a && b >f) =~ x ]]; do c || d >> e; done 2>&1 | tee l\n",
-    'case $x in *" a "*) a && b > f ;; esac\n',  # (a pass before them made nodes: the tree is walked)
-    '[[ $x == *" $(a && b > f) "* ]] && c > g\n',  # (an operand parsed apart: the same)
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a && b > f\n",
+        "a || b 2>&1 | c\n",
+        "[[ a && $x =~ r ]] && b > f\n",
+        "[[ $(x && y > f) && z =~ r ]] > g 2>&1 | h\n",
+        "x=$( [[ ! $(p | q > g) =~ ^a ]] && c || d >> e ) && [[ $(a && b > c) =~ d || e ]] > f\n",
+        "while [[ $(a && b >f) =~ x ]]; do c || d >> e; done 2>&1 | tee l\n",
+        'case $x in *" a "*) a && b > f ;; esac\n',  # (a pass before them made nodes: the tree is walked)
+        '[[ $x == *" $(a && b > f) "* ]] && c > g\n',  # (an operand parsed apart: the same)
+    ],
+)
 def test_parent_lists_give_the_tree_a_walk_gives(text, monkeypatch):
     # `_regex_operands` and `_relocate_redirects` take the parents `_convert` listed instead of
     # walking the tree: the same tree either way
@@ -387,8 +449,10 @@ def test_a_terminator_ending_a_here_document_line_is_no_error(text):
     assert parsed.problems == []
 
 
-@pytest.mark.parametrize("line, col, delim", [("cat <<EOF&&echo hi", 7, "EOF&&echo"), ("cat << EOF>f", 8, "EOF>f"),
-                                              ("cat <<-EOF|grep x", 8, "EOF|grep")])
+@pytest.mark.parametrize(
+    "line, col, delim",
+    [("cat <<EOF&&echo hi", 7, "EOF&&echo"), ("cat << EOF>f", 8, "EOF>f"), ("cat <<-EOF|grep x", 8, "EOF|grep")],
+)
 def test_an_operator_glued_to_a_here_document_delimiter_is_reported(line, col, delim):
     # tree-sitter-bash takes `EOF;` for the delimiter: the document never ends, the rest of the
     # file would silently be its text
@@ -397,7 +461,9 @@ def test_an_operator_glued_to_a_here_document_delimiter_is_reported(line, col, d
     assert f"here-document delimiter '{delim}'" in parsed.problems[0].message
 
 
-@pytest.mark.parametrize("text", ["cat <<EOF;echo hi\n", "cat <<EOF; echo hi; X=1\n", "cat <<EOF & echo hi\n", "cat <<EOF > f; chmod +x f\n"])
+@pytest.mark.parametrize(
+    "text", ["cat <<EOF;echo hi\n", "cat <<EOF; echo hi; X=1\n", "cat <<EOF & echo hi\n", "cat <<EOF > f; chmod +x f\n"]
+)
 def test_statements_after_a_here_documents_start_are_read(text):
     # tree-sitter-bash drops them (`<<EOF;`: takes the `;` into the delimiter)
     parsed = parse(SourceFile("x.sh", (text + "body\nEOF\nvllm serve m\n").encode()))
@@ -425,8 +491,11 @@ def test_a_here_document_line_recipelint_cannot_rebuild_is_reported(monkeypatch)
     import recipelint.bash.repairs.heredocs as parse_mod
 
     def every_start(tree, data):
-        for n in parse_mod.tree_sitter.QueryCursor(parse_mod._query("heredoc_starts", "(heredoc_start) @s")).captures(
-                tree.root_node).get("s", []):
+        for n in (
+            parse_mod.tree_sitter.QueryCursor(parse_mod._query("heredoc_starts", "(heredoc_start) @s"))
+            .captures(tree.root_node)
+            .get("s", [])
+        ):
             nl = data.find(b"\n", n.end_byte)
             yield n, nl if nl >= 0 else len(data)
 
@@ -434,7 +503,8 @@ def test_a_here_document_line_recipelint_cannot_rebuild_is_reported(monkeypatch)
     for text, col, what in ((_SHIFT_REST, 34, "statements"), (_SHIFT_OR, 35, "'||'")):
         parsed = parse(SourceFile("x.sh", text))
         assert [(p.loc.span.line, p.loc.span.col, p.message) for p in parsed.problems] == [
-            (1, col, f"{what} after a here-document's start: not understood")]
+            (1, col, f"{what} after a here-document's start: not understood")
+        ]
 
 
 def test_a_bang_after_a_pipe_is_a_syntax_error():
@@ -442,7 +512,8 @@ def test_a_bang_after_a_pipe_is_a_syntax_error():
     parsed = parse(SourceFile("x.sh", b"true | ! false\ncat <<EOF |\nbody\nEOF\n! true\n! a | b\na | { ! b; }\n"))
     assert [(p.loc.span.line, p.loc.span.col, p.message) for p in parsed.problems] == [
         (1, 8, "syntax error: bash takes '!' only before a whole pipeline, not after '|'"),
-        (5, 1, "syntax error: bash takes '!' only before a whole pipeline, not after '|'")]
+        (5, 1, "syntax error: bash takes '!' only before a whole pipeline, not after '|'"),
+    ]
 
 
 def test_backquoted_commands_side_by_side_are_reported():
@@ -485,32 +556,74 @@ def _structure(n):
 def test_a_here_document_tail_is_rebuilt_with_bash_precedence():
     stmt = parse(SourceFile("x.sh", b"! a <<EOF | b && c || d\nx\nEOF\n")).root.children[0]
     # ((! (a <<EOF | b)) && c) || d
-    assert _structure(stmt) == ("list", ("list", ("negated_command", ("pipeline", ("redirected_statement", "command"), "command")),
-                                     "command"), "command")
+    assert _structure(stmt) == (
+        "list",
+        ("list", ("negated_command", ("pipeline", ("redirected_statement", "command"), "command")), "command"),
+        "command",
+    )
 
 
-@pytest.mark.parametrize("text, shape", [
-    # tree-sitter-bash: `a | ((b | c) || d)`
-    ("a | b | c || d", ("list", ("pipeline", "command", "command", "command"), "command")),
-    ("x=$(a | b | c && d || e)", ("variable_assignment", "variable_name", ("command_substitution", ("list", ("list", (
-        "pipeline", "command", "command", "command"), "command"), "command")))),
-    ("a | b | c | d && e | f | g", ("list", ("pipeline", "command", "command", "command", "command"),
-                                    ("pipeline", "command", "command", "command"))),
-    ("a | b || c", ("list", ("pipeline", "command", "command"), "command")),  # (read right already)
-    # an operator ending a here-document's line: the operand is the statement after the document
-    ("a && cat <<EOF ||\nx\nEOF\n# c\n\nb | c && d", ("list", ("list", ("list", "command", ("redirected_statement", "command")),
-                                                                ("pipeline", "command", "command")), "command")),
-    # comments between the parts of a list are not parts (`a &&`, a comment line, `b` ran `b` always)
-    ("false &&\n  # c\n  b ||\n  # d\n  e | # f\n  g", ("list", ("list", "command", "command"), ("pipeline", "command", "command"))),
-    # redirections of two statements nested in each other, moved to their commands (the inner
-    # move replaced the outer statement's body: the outer one moved a stale copy, `c` twice)
-    ("{ a; } >/dev/null && b <f | c >g && d", ("list", ("list", ("redirected_statement", ("compound_statement", "command"), "file_redirect"),
-                                                       ("pipeline", ("redirected_statement", "command", "file_redirect"),
-                                                        ("redirected_statement", "command", "file_redirect"))), "command")),
-    # `! a >/dev/null | b`: the `!` negates the pipeline (tree-sitter-bash: `((! a) >/dev/null) | b`), in the
-    # shape `! a | b` is read in
-    ("! a >/dev/null | b && c", ("list", ("pipeline", ("negated_command", ("redirected_statement", "command", "file_redirect")),
-                                           "command"), "command")),
-])
+@pytest.mark.parametrize(
+    "text, shape",
+    [
+        # tree-sitter-bash: `a | ((b | c) || d)`
+        ("a | b | c || d", ("list", ("pipeline", "command", "command", "command"), "command")),
+        (
+            "x=$(a | b | c && d || e)",
+            (
+                "variable_assignment",
+                "variable_name",
+                ("command_substitution", ("list", ("list", ("pipeline", "command", "command", "command"), "command"), "command")),
+            ),
+        ),
+        (
+            "a | b | c | d && e | f | g",
+            ("list", ("pipeline", "command", "command", "command", "command"), ("pipeline", "command", "command", "command")),
+        ),
+        ("a | b || c", ("list", ("pipeline", "command", "command"), "command")),  # (read right already)
+        # an operator ending a here-document's line: the operand is the statement after the document
+        (
+            "a && cat <<EOF ||\nx\nEOF\n# c\n\nb | c && d",
+            (
+                "list",
+                ("list", ("list", "command", ("redirected_statement", "command")), ("pipeline", "command", "command")),
+                "command",
+            ),
+        ),
+        # comments between the parts of a list are not parts (`a &&`, a comment line, `b` ran `b` always)
+        (
+            "false &&\n  # c\n  b ||\n  # d\n  e | # f\n  g",
+            ("list", ("list", "command", "command"), ("pipeline", "command", "command")),
+        ),
+        # redirections of two statements nested in each other, moved to their commands (the inner
+        # move replaced the outer statement's body: the outer one moved a stale copy, `c` twice)
+        (
+            "{ a; } >/dev/null && b <f | c >g && d",
+            (
+                "list",
+                (
+                    "list",
+                    ("redirected_statement", ("compound_statement", "command"), "file_redirect"),
+                    (
+                        "pipeline",
+                        ("redirected_statement", "command", "file_redirect"),
+                        ("redirected_statement", "command", "file_redirect"),
+                    ),
+                ),
+                "command",
+            ),
+        ),
+        # `! a >/dev/null | b`: the `!` negates the pipeline (tree-sitter-bash: `((! a) >/dev/null) | b`), in the
+        # shape `! a | b` is read in
+        (
+            "! a >/dev/null | b && c",
+            (
+                "list",
+                ("pipeline", ("negated_command", ("redirected_statement", "command", "file_redirect")), "command"),
+                "command",
+            ),
+        ),
+    ],
+)
 def test_pipelines_before_and_or_take_bash_precedence(text, shape):
     assert _structure(parse(SourceFile("x.sh", (text + "\n").encode())).root.children[0]) == shape

@@ -17,12 +17,43 @@ ALLOWED = {
 
 FORBIDDEN_MODULES = {"subprocess", "pty", "pexpect", "sh", "plumbum", "ctypes", "pickle", "marshal", "shelve"}
 FORBIDDEN_CALLS = {
-    "eval", "exec", "compile", "__import__", "execfile",
-    "os.system", "os.popen", "os.spawnl", "os.spawnle", "os.spawnlp", "os.spawnlpe", "os.spawnv", "os.spawnve",
-    "os.spawnvp", "os.spawnvpe", "os.execl", "os.execle", "os.execlp", "os.execlpe", "os.execv", "os.execve",
-    "os.execvp", "os.execvpe", "os.fork", "os.forkpty", "os.posix_spawn", "os.posix_spawnp",
-    "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output", "subprocess.Popen",
-    "subprocess.getoutput", "subprocess.getstatusoutput", "pickle.load", "pickle.loads", "marshal.loads",
+    "eval",
+    "exec",
+    "compile",
+    "__import__",
+    "execfile",
+    "os.system",
+    "os.popen",
+    "os.spawnl",
+    "os.spawnle",
+    "os.spawnlp",
+    "os.spawnlpe",
+    "os.spawnv",
+    "os.spawnve",
+    "os.spawnvp",
+    "os.spawnvpe",
+    "os.execl",
+    "os.execle",
+    "os.execlp",
+    "os.execlpe",
+    "os.execv",
+    "os.execve",
+    "os.execvp",
+    "os.execvpe",
+    "os.fork",
+    "os.forkpty",
+    "os.posix_spawn",
+    "os.posix_spawnp",
+    "subprocess.run",
+    "subprocess.call",
+    "subprocess.check_call",
+    "subprocess.check_output",
+    "subprocess.Popen",
+    "subprocess.getoutput",
+    "subprocess.getstatusoutput",
+    "pickle.load",
+    "pickle.loads",
+    "marshal.loads",
 }
 #: modules allowed to import a forbidden module (for the allowlisted calls above)
 ALLOWED_IMPORTS = {("recipelint/gitdiff.py", "subprocess"), ("recipelint/lint/check.py", "multiprocessing")}
@@ -57,7 +88,10 @@ def violations():
                 for a in node.names:
                     full = f"{node.module}.{a.name}"
                     aliases[a.asname or a.name] = full
-                    if (node.module.split(".")[0] in FORBIDDEN_MODULES or full in FORBIDDEN_CALLS) and (rel, node.module) not in ALLOWED_IMPORTS:
+                    if (node.module.split(".")[0] in FORBIDDEN_MODULES or full in FORBIDDEN_CALLS) and (
+                        rel,
+                        node.module,
+                    ) not in ALLOWED_IMPORTS:
                         out.append(f"{rel}:{node.lineno}: from {node.module} import {a.name}")
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
@@ -87,13 +121,23 @@ def test_the_checker_sees_what_it_forbids(tmp_path, monkeypatch):
     monkeypatch.setattr("test_safety.PACKAGES", [bad])
     monkeypatch.setattr("test_safety.ROOT", tmp_path)
     found = violations()
-    for what in ("import subprocess", "call subprocess.run", "call os.system", "from os import system",
-                 "call eval", "call exec", "call os.execvp"):
+    for what in (
+        "import subprocess",
+        "call subprocess.run",
+        "call os.system",
+        "from os import system",
+        "call eval",
+        "call exec",
+        "call os.execvp",
+    ):
         assert any(what in v for v in found), (what, found)
 
 
 def test_multiprocessing_forks_only_our_own_workers():
     # lint.py uses multiprocessing (fork) to run recipelint's analysis in workers; nothing else does
-    users = [rel for rel, tree in _modules()
-             if any(isinstance(n, (ast.Import, ast.ImportFrom)) and "multiprocessing" in ast.dump(n) for n in ast.walk(tree))]
+    users = [
+        rel
+        for rel, tree in _modules()
+        if any(isinstance(n, (ast.Import, ast.ImportFrom)) and "multiprocessing" in ast.dump(n) for n in ast.walk(tree))
+    ]
     assert users == ["recipelint/lint/check.py"]

@@ -1,4 +1,4 @@
-"""recipelint.sweep.yamlpos: values exactly as ruamel's safe loader constructs them, with positions."""
+"""recipelint.engines.yamlpos: values exactly as ruamel's safe loader constructs them, with positions."""
 
 from __future__ import annotations
 
@@ -6,13 +6,57 @@ import warnings
 
 import pytest
 
-from recipelint.sweep import yamlpos
+from recipelint.engines import yamlpos
 
 SCALARS = [
-    "8", "08", "010", "0x1F", "0o17", "1_000", "+3", "-4", "0", "3.5", "-0.25", ".inf", "-.Inf", ".nan", "1e3",
-    "6.02e+23", "true", "True", "TRUE", "false", "yes", "no", "on", "off", "y", "null", "~", "Null", "NULL",
-    "'8'", '"true"', '"null"', "'1e3'", "!!str 8", "!!int '9'", "!!float 2", "!!bool true", "plain text",
-    "-x", "--tp", "=x", "<x", ".5", "nvidia/DeepSeek-R1", "vllm/vllm-openai:v0.9.0", "1.2.3", "12:30", "",
+    "8",
+    "08",
+    "010",
+    "0x1F",
+    "0o17",
+    "1_000",
+    "+3",
+    "-4",
+    "0",
+    "3.5",
+    "-0.25",
+    ".inf",
+    "-.Inf",
+    ".nan",
+    "1e3",
+    "6.02e+23",
+    "true",
+    "True",
+    "TRUE",
+    "false",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "y",
+    "null",
+    "~",
+    "Null",
+    "NULL",
+    "'8'",
+    '"true"',
+    '"null"',
+    "'1e3'",
+    "!!str 8",
+    "!!int '9'",
+    "!!float 2",
+    "!!bool true",
+    "plain text",
+    "-x",
+    "--tp",
+    "=x",
+    "<x",
+    ".5",
+    "nvidia/DeepSeek-R1",
+    "vllm/vllm-openai:v0.9.0",
+    "1.2.3",
+    "12:30",
+    "",
 ]
 
 
@@ -47,7 +91,9 @@ def test_the_same_scalar_twice_resolves_the_same_each_time():
 
 def test_dates_stay_text():
     assert yamlpos.load("released: 2024-01-02\nat: 2024-01-02 10:00:00\n") == {
-        "released": "2024-01-02", "at": "2024-01-02 10:00:00"}
+        "released": "2024-01-02",
+        "at": "2024-01-02 10:00:00",
+    }
 
 
 def test_positions_of_keys_values_and_items():

@@ -17,10 +17,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from recipelint.lint.analysis import Analyzer  # noqa: E402
-from recipelint.sweep.points import default_points  # noqa: E402
+from recipelint.lint.analysis import Analyzer
+from recipelint.sweep.points import default_points
 
-SERVE = re.compile(r"(vllm\s+serve|sglang\s+serve|sglang\.launch_server|trtllm-serve|atom\.entrypoints\.openai_server|vllm\.entrypoints\.openai\.api_server)")
+SERVE = re.compile(
+    r"(vllm\s+serve|sglang\s+serve|sglang\.launch_server|trtllm-serve|atom\.entrypoints\.openai_server|vllm\.entrypoints\.openai\.api_server)"
+)
 
 
 def main(argv: list[str]) -> int:

@@ -45,7 +45,6 @@ import argparse
 import ast
 import hashlib
 import json
-import re
 import subprocess
 import sys
 import warnings
@@ -75,8 +74,22 @@ def wheel_path(name: str, version: str, cache: Path) -> Path:
     pattern = f"{name.replace('-', '_')}-{version}-*.whl"
     found = sorted(cache.glob(pattern))
     if not found:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", f"{name}=={version}",
-                        "--only-binary", ":all:", "-d", str(cache)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                f"{name}=={version}",
+                "--only-binary",
+                ":all:",
+                "-d",
+                str(cache),
+            ],
+            check=True,
+        )
         found = sorted(cache.glob(pattern))
     if not found:
         raise SystemExit(f"no wheel for {name}=={version} in {cache}")
@@ -149,8 +162,11 @@ def dataclass_fields(cls: ast.ClassDef) -> dict[str, str]:
 
 def annotated_fields(cls: ast.ClassDef) -> dict[str, ast.AST]:
     """field name -> annotation node."""
-    return {stmt.target.id: stmt.annotation for stmt in cls.body
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)}
+    return {
+        stmt.target.id: stmt.annotation
+        for stmt in cls.body
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+    }
 
 
 class ClassIndex:
@@ -251,7 +267,7 @@ def vllm_flags(w: Wheel) -> list[str]:
         if enable_disable:
             for a, b in (("--enable-", "--disable-"), ("--disable-", "--enable-")):
                 if flag.startswith(a):
-                    flags.add(b + flag[len(a):])
+                    flags.add(b + flag[len(a) :])
     return sorted(flags)
 
 
@@ -268,8 +284,12 @@ def dict_keys(tree: ast.Module, var: str) -> list[str]:
 
 
 def vllm_parsers(w: Wheel) -> tuple[list[str], list[str]]:
-    tools = dict_keys(w.tree("vllm/tool_parsers/__init__.py") or ast.Module(body=[], type_ignores=[]), "_TOOL_PARSERS_TO_REGISTER")
-    reasoning = dict_keys(w.tree("vllm/reasoning/__init__.py") or ast.Module(body=[], type_ignores=[]), "_REASONING_PARSERS_TO_REGISTER")
+    tools = dict_keys(
+        w.tree("vllm/tool_parsers/__init__.py") or ast.Module(body=[], type_ignores=[]), "_TOOL_PARSERS_TO_REGISTER"
+    )
+    reasoning = dict_keys(
+        w.tree("vllm/reasoning/__init__.py") or ast.Module(body=[], type_ignores=[]), "_REASONING_PARSERS_TO_REGISTER"
+    )
     return tools, reasoning
 
 
@@ -315,7 +335,8 @@ def sglang_flags(w: Wheel) -> list[str]:
             continue
         for node in tree.body:
             if isinstance(node, ast.ClassDef) and any(
-                    isinstance(st, (ast.Assign, ast.AnnAssign)) and "_NS_PATH" in ast.unparse(st).split("=")[0] for st in node.body):
+                isinstance(st, (ast.Assign, ast.AnnAssign)) and "_NS_PATH" in ast.unparse(st).split("=")[0] for st in node.body
+            ):
                 for field, ann in annotated_fields(node).items():
                     flags.update(_dataclass_arg_flags(field, ann))
     return sorted(flags)
@@ -389,7 +410,9 @@ def sglang_parsers(w: Wheel) -> tuple[list[str], list[str]]:
                         tgt = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
                         if isinstance(tgt, ast.Name) and tgt.id == "DetectorMap" and isinstance(stmt.value, ast.Dict):
                             reasoning = [k for k in (str_const(k) for k in stmt.value.keys) if k]
-    return ["auto", *tools] if tools and "auto" not in tools else tools, (["auto", *reasoning] if reasoning and "auto" not in reasoning else reasoning)
+    return ["auto", *tools] if tools and "auto" not in tools else tools, (
+        ["auto", *reasoning] if reasoning and "auto" not in reasoning else reasoning
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -449,14 +472,20 @@ def main(argv: list[str] | None = None) -> int:
     for v in args.vllm:
         w = Wheel(wheel_path("vllm", v, args.wheels))
         tools, reasoning = vllm_parsers(w)
-        p = write_catalog(args.out, "vllm", v, w, {"flags": vllm_flags(w), "tool_call_parsers": tools,
-                                                    "reasoning_parsers": reasoning, "json_keys": vllm_json_keys(w)})
+        p = write_catalog(
+            args.out,
+            "vllm",
+            v,
+            w,
+            {"flags": vllm_flags(w), "tool_call_parsers": tools, "reasoning_parsers": reasoning, "json_keys": vllm_json_keys(w)},
+        )
         print(f"wrote {p}")
     for v in args.sglang:
         w = Wheel(wheel_path("sglang", v, args.wheels))
         tools, reasoning = sglang_parsers(w)
-        p = write_catalog(args.out, "sglang", v, w, {"flags": sglang_flags(w), "tool_call_parsers": tools,
-                                                      "reasoning_parsers": reasoning})
+        p = write_catalog(
+            args.out, "sglang", v, w, {"flags": sglang_flags(w), "tool_call_parsers": tools, "reasoning_parsers": reasoning}
+        )
         print(f"wrote {p}")
     for v in args.trtllm:
         w = Wheel(wheel_path("tensorrt-llm", v, args.wheels))

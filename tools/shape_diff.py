@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from recipelint.bash.parse import parse  # noqa: E402
-from recipelint.bash.source import SourceFile  # noqa: E402
+from recipelint.bash.parse import parse
+from recipelint.bash.source import SourceFile
 
 #: commands the two parsers shape differently on purpose (test, declarations, `unset`, `let`)
 SKIP_FIRST = {"unset", "[", "test", "declare", "local", "export", "readonly", "typeset", "let", "eval"}
@@ -77,12 +77,18 @@ def shfmt_facts(data: bytes) -> set | None:
             out.update(("for-word", w["Pos"]["Offset"], w["End"]["Offset"]) for w in n.get("Items") or [])
         for e in n.get("Elems") or []:
             if "Pos" in e and "End" in e:
-                out.add(("element", e["Index"]["Pos"]["Offset"] - 1 if e.get("Index") else e["Pos"]["Offset"], e["End"]["Offset"]))
+                out.add(
+                    ("element", e["Index"]["Pos"]["Offset"] - 1 if e.get("Index") else e["Pos"]["Offset"], e["End"]["Offset"])
+                )
         if n.get("Type") == "ParamExp" and not n.get("Short") and n.get("Param") and not arith:  # `${...}`: the name, the words
             at = n["Dollar"]["Offset"]
             out.add(("parameter", at, n["Param"]["Pos"]["Offset"], n["Param"]["End"]["Offset"]))
             words = [(n.get("Exp") or {}).get("Word"), (n.get("Repl") or {}).get("Orig"), (n.get("Repl") or {}).get("With")]
-            out.update(("parameter-word", w["Pos"]["Offset"], w["End"]["Offset"], at) for w in words if w and w["End"]["Offset"] > w["Pos"]["Offset"])
+            out.update(
+                ("parameter-word", w["Pos"]["Offset"], w["End"]["Offset"], at)
+                for w in words
+                if w and w["End"]["Offset"] > w["Pos"]["Offset"]
+            )
         if n.get("Type") == "TestClause":  # in `[[ ]]`: each operator and its operands' span
             out.update(_test_facts(_bash_logic(_bash_not(_test_tree(n["X"], data)))))
         if n.get("Type") == "DeclClause":
@@ -109,10 +115,24 @@ def shfmt_facts(data: bytes) -> set | None:
 
 
 #: shfmt's compound statements and recipelint's names for them
-_COMPOUND = {"IfClause": "if", "WhileClause": "while", "ForClause": "for", "CaseClause": "case", "Block": "group",
-             "Subshell": "subshell", "FuncDecl": "function"}
-_OUR_COMPOUND = {"if_statement": "if", "while_statement": "while", "for_statement": "for", "c_style_for_statement": "for",
-                 "case_statement": "case", "subshell": "subshell", "function_definition": "function"}
+_COMPOUND = {
+    "IfClause": "if",
+    "WhileClause": "while",
+    "ForClause": "for",
+    "CaseClause": "case",
+    "Block": "group",
+    "Subshell": "subshell",
+    "FuncDecl": "function",
+}
+_OUR_COMPOUND = {
+    "if_statement": "if",
+    "while_statement": "while",
+    "for_statement": "for",
+    "c_style_for_statement": "for",
+    "case_statement": "case",
+    "subshell": "subshell",
+    "function_definition": "function",
+}
 
 
 def _op_text(data: bytes, at: int) -> str:
@@ -279,8 +299,13 @@ def _our_test(n):
     if n.type == "binary_expression":
         op = next((c for c, f in zip(n.children, n.fields) if f == "operator"), None)
         kids = [c for c, f in zip(n.children, n.fields) if f in ("left", "right")]
-        return (op.text if op is not None else "?", op.start if op is not None else None, n.start, n.end,
-                [_our_test(k) for k in kids])
+        return (
+            op.text if op is not None else "?",
+            op.start if op is not None else None,
+            n.start,
+            n.end,
+            [_our_test(k) for k in kids],
+        )
     if n.type == "unary_expression" and n.children:
         return (n.children[0].text, n.children[0].start, n.start, n.end, [_our_test(k) for k in n.children[1:] if k.named])
     if n.type == "parenthesized_expression":
@@ -319,7 +344,11 @@ def _body_start(b) -> int:
 
 def _first_node(n):
     while n.type in ("list", "pipeline", "negated_command", "redirected_statement"):
-        n = n.field("body") if n.type == "redirected_statement" and n.field("body") is not None else [c for c in n.children if c.named][0]
+        n = (
+            n.field("body")
+            if n.type == "redirected_statement" and n.field("body") is not None
+            else [c for c in n.children if c.named][0]
+        )
     return n
 
 
@@ -343,8 +372,9 @@ def recipelint_facts(data: bytes) -> set | None:
         kids = _children(n)
         stack.extend(kids)
         if n.type == "command":
-            words = sorted([c for c, f in zip(n.children, n.fields) if f in ("name", "argument")] + list(n.extra),
-                           key=lambda c: c.start)
+            words = sorted(
+                [c for c, f in zip(n.children, n.fields) if f in ("name", "argument")] + list(n.extra), key=lambda c: c.start
+            )
             if words and words[0].text not in SKIP_FIRST:
                 out.add(("command", words[0].start, words[-1].end, len(words)))
             if any(c.type == "command_name" for c in n.children):
@@ -359,8 +389,13 @@ def recipelint_facts(data: bytes) -> set | None:
             first = n.children[0].start
             if first not in negated:
                 inner = [c for c in n.children if c.named]
-                out.add(("negated", first, len([c for c in inner[0].children if c.named])
-                         if inner and inner[0].type == "pipeline" else 1))
+                out.add(
+                    (
+                        "negated",
+                        first,
+                        len([c for c in inner[0].children if c.named]) if inner and inner[0].type == "pipeline" else 1,
+                    )
+                )
         if n.type == "pipeline" and n.children and n.children[0].type == "negated_command":
             negated.add(n.children[0].children[0].start)
             out.add(("negated", n.start, len([c for c in n.children if c.named])))
@@ -370,7 +405,9 @@ def recipelint_facts(data: bytes) -> set | None:
             if len(parts) == len(ops) + 1:
                 if _first_node(parts[0]).type != "function_definition":
                     out.update(("binary", op.start, op.end, _first(parts[0]), _first(parts[i + 1])) for i, op in enumerate(ops))
-        kind = _OUR_COMPOUND.get(n.type) or ("group" if n.type == "compound_statement" and n.children and n.children[0].type == "{" else None)
+        kind = _OUR_COMPOUND.get(n.type) or (
+            "group" if n.type == "compound_statement" and n.children and n.children[0].type == "{" else None
+        )
         if kind is not None:
             out.add(("compound", n.start, n.end, kind))
         if n.type in ("file_redirect", "herestring_redirect"):
@@ -402,8 +439,13 @@ def recipelint_facts(data: bytes) -> set | None:
             paren = next((c.start for c in n.children if c.type == ")"), n.end)
             out.update(("pattern", c.start, c.end) for c in n.children if c.named and c.end <= paren)
         for c in kids:
-            assigns = [c] if c.type == "variable_assignment" else [x for x in c.children if x.type == "variable_assignment"] \
-                if c.type == "variable_assignments" else []
+            assigns = (
+                [c]
+                if c.type == "variable_assignment"
+                else [x for x in c.children if x.type == "variable_assignment"]
+                if c.type == "variable_assignments"
+                else []
+            )
             if assigns and n.type not in ("command", "variable_assignments", "declaration_command"):
                 out.add(("assignments", assigns[0].start, assigns[-1].end, len(assigns)))
     return out
@@ -425,7 +467,7 @@ def main(paths: list[str]) -> int:
         for who, facts in (("shfmt", theirs - ours), ("recipelint", ours - theirs)):
             for f in sorted(facts, key=lambda x: x[1])[:3]:
                 line = data.count(b"\n", 0, f[1]) + 1
-                print(f"  {who:10s} line {line}: {f} {data[f[1]:f[2]][:80]!r}")
+                print(f"  {who:10s} line {line}: {f} {data[f[1] : f[2]][:80]!r}")
     print(f"files compared: {compared}, differing: {differ}")
     return 1 if differ else 0
 

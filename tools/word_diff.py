@@ -29,13 +29,35 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from helpers import bash_emits  # noqa: E402
-from recipelint.bash.parse import parse  # noqa: E402
-from recipelint.bash.source import InputError, read_source  # noqa: E402
 from test_ground_truth import _agrees, _evaluated_emits  # noqa: E402
 
+from recipelint.bash.parse import parse  # noqa: E402
+from recipelint.bash.source import InputError, read_source  # noqa: E402
+
 #: fragments holding one of these are left out: commands, and what the harness cannot reproduce
-LEFT_OUT = ("$(", "`", "<(", ">(", "\n", "$RANDOM", "$$", "BASH", "$!", "PWD", "HOME", "USER", "HOSTNAME",
-            "SECONDS", "PPID", "UID", "$0", "PIPESTATUS", "$?", "$-", "${!")
+LEFT_OUT = (
+    "$(",
+    "`",
+    "<(",
+    ">(",
+    "\n",
+    "$RANDOM",
+    "$$",
+    "BASH",
+    "$!",
+    "PWD",
+    "HOME",
+    "USER",
+    "HOSTNAME",
+    "SECONDS",
+    "PPID",
+    "UID",
+    "$0",
+    "PIPESTATUS",
+    "$?",
+    "$-",
+    "${!",
+)
 FILE_TESTS = re.compile(r"\s-(?:[abcdefghkprstuwxGLNOSv]|nt|ot|ef)\s")
 ARGUMENTS = frozenset({"word", "string", "concatenation", "expansion", "simple_expansion"})
 NAMES = re.compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*)")
@@ -62,8 +84,12 @@ def fragments(paths: list[str]) -> dict[tuple[str, str], str]:
                 for c, f in zip(n.children, n.fields):
                     if f == "argument" and c.type in ARGUMENTS and "$" in c.text and not any(b in c.text for b in LEFT_OUT):
                         out.setdefault(("arg", c.text), path)
-            elif n.type == "variable_assignment" and n.field("name") is not None and n.field("name").type == "variable_name" \
-                    and n.field("value") is not None:
+            elif (
+                n.type == "variable_assignment"
+                and n.field("name") is not None
+                and n.field("name").type == "variable_name"
+                and n.field("value") is not None
+            ):
                 out.setdefault(("value", n.field("value").text), path)
             elif n.type == "test_command" and not FILE_TESTS.search(t):
                 out.setdefault(("test", t), path)
@@ -79,9 +105,11 @@ def statement(kind: str, text: str) -> str:
 
 
 def settings(names: list[str]) -> list[str]:
-    return ["".join(f"{n}='v{k} w'\n" for k, n in enumerate(names)),
-            "".join(f"{n}={k % 7}\n" for k, n in enumerate(names)),
-            "".join(f"unset {n}\n" for n in names)]
+    return [
+        "".join(f"{n}='v{k} w'\n" for k, n in enumerate(names)),
+        "".join(f"{n}={k % 7}\n" for k, n in enumerate(names)),
+        "".join(f"unset {n}\n" for n in names),
+    ]
 
 
 def main(argv: list[str]) -> int:

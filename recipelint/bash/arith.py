@@ -38,15 +38,36 @@ _TOKEN = re.compile(
 # binary operators: precedence (higher binds tighter), right-assoc?
 _BINARY = {
     ",": (1, False),
-    "=": (2, True), "+=": (2, True), "-=": (2, True), "*=": (2, True), "/=": (2, True), "%=": (2, True),
-    "<<=": (2, True), ">>=": (2, True), "&=": (2, True), "^=": (2, True), "|=": (2, True),
+    "=": (2, True),
+    "+=": (2, True),
+    "-=": (2, True),
+    "*=": (2, True),
+    "/=": (2, True),
+    "%=": (2, True),
+    "<<=": (2, True),
+    ">>=": (2, True),
+    "&=": (2, True),
+    "^=": (2, True),
+    "|=": (2, True),
     "?": (3, True),
-    "||": (4, False), "&&": (5, False), "|": (6, False), "^": (7, False), "&": (8, False),
-    "==": (9, False), "!=": (9, False),
-    "<": (10, False), ">": (10, False), "<=": (10, False), ">=": (10, False),
-    "<<": (11, False), ">>": (11, False),
-    "+": (12, False), "-": (12, False),
-    "*": (13, False), "/": (13, False), "%": (13, False),
+    "||": (4, False),
+    "&&": (5, False),
+    "|": (6, False),
+    "^": (7, False),
+    "&": (8, False),
+    "==": (9, False),
+    "!=": (9, False),
+    "<": (10, False),
+    ">": (10, False),
+    "<=": (10, False),
+    ">=": (10, False),
+    "<<": (11, False),
+    ">>": (11, False),
+    "+": (12, False),
+    "-": (12, False),
+    "*": (13, False),
+    "/": (13, False),
+    "%": (13, False),
     "**": (15, True),
 }
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="}  # (bash has no `**=`)
@@ -66,8 +87,11 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
         for kind in ("num", "name", "op"):
             v = m.group(kind)
             if v is not None:
-                if (v == "++" or v == "--") and not (toks and (toks[-1][0] == "name" or toks[-1] == ("op", "]"))) \
-                        and not _NAME_AHEAD.match(text, pos):
+                if (
+                    (v == "++" or v == "--")
+                    and not (toks and (toks[-1][0] == "name" or toks[-1] == ("op", "]")))
+                    and not _NAME_AHEAD.match(text, pos)
+                ):
                     # bash: `++`/`--` neither after a variable nor before one are two unary
                     # operators (`++64`, `1+++2`; `$A+$B+1` with A and B empty)
                     v = v[0]
@@ -384,7 +408,7 @@ class _Parser:
             return Fraction(a) / b
         if op in ("+", "-", "*"):
             r = a + b if op == "+" else a - b if op == "-" else a * b
-            if not -2**63 <= r < 2**63:
+            if not -(2**63) <= r < 2**63:
                 raise ArithError("not exact")  # (bash's 64 bits wrap: no truncation to tell)
             return r
         if op in ("==", "!=", "<", ">", "<=", ">="):

@@ -32,8 +32,9 @@ def _word_joins(ts_root, data: bytes) -> list[int]:
                     out.append(at)
                     at = data.find(b"\\\n", at + 2, n.end_byte)
             continue
-        if n.type == "heredoc_redirect" and any(n.child(i).type in ("word", "concatenation")
-                                                and data[n.child(i).start_byte] == 10 for i in range(k)):
+        if n.type == "heredoc_redirect" and any(
+            n.child(i).type in ("word", "concatenation") and data[n.child(i).start_byte] == 10 for i in range(k)
+        ):
             # (a here-document's first line that starts with a backslash, misread as words of its
             # command — `_escaped_line_starts` makes it body again: its backslash-newlines are text)
             continue
@@ -70,8 +71,10 @@ def _remap(root: Node, problems: list, joins: list[int], shown: bytes, spans: li
         n.start, n.end, n._loc = start(a), end(b), None
         stack.extend(n.children)
         stack.extend(n.extra)
-    return ([ParseProblem(Loc(src, start(p.loc.start), max(start(p.loc.start), end(p.loc.end))), p.message) for p in problems],
-            [(start(a), end(b)) for a, b in spans])
+    return (
+        [ParseProblem(Loc(src, start(p.loc.start), max(start(p.loc.start), end(p.loc.end))), p.message) for p in problems],
+        [(start(a), end(b)) for a, b in spans],
+    )
 
 
 #: the expansions (tree-sitter-bash may start one in a string at the blank before it)
@@ -81,8 +84,16 @@ _EXPANSIONS = frozenset({"simple_expansion", "expansion", "command_substitution"
 _BLANKS = b" \t\n"
 
 
-def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset = frozenset(),
-             dollars: list[int] | None = None, operands: dict | None = None) -> tuple[Node, int, list[Node], set[str], list]:
+def _convert(
+    ts_root,
+    src,
+    problems,
+    data: bytes,
+    text: bytes,
+    widen: frozenset = frozenset(),
+    dollars: list[int] | None = None,
+    operands: dict | None = None,
+) -> tuple[Node, int, list[Node], set[str], list]:
     """Our tree of tree-sitter's, which parsed ``data`` (the file's text, or the text ``parse``
     rewrote: positions are then ``data``'s until ``_remap``), and the redirected commands whose
     redirections hold words (for ``_words_after_redirects``).  ``text`` is ``data`` before the
@@ -146,8 +157,11 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             if ctype == "comment" and ntype in _CHAINS:
                 continue  # (`a &&`, a comment line, `b`: the list's parts are `a` and `b`)
             start = c.start_byte
-            if (ctype in _EXPANSIONS or ctype == "$") and (data[start] in _BLANKS or data[start : start + 2] == b"\\\n") \
-                    and node.type in ("string", "heredoc_body"):
+            if (
+                (ctype in _EXPANSIONS or ctype == "$")
+                and (data[start] in _BLANKS or data[start : start + 2] == b"\\\n")
+                and node.type in ("string", "heredoc_body")
+            ):
                 # tree-sitter-bash starts an expansion after another at the blank between them
                 # (`"$A $B"`: ` $B`; `"$A \`, newline, `  $B"`), and one (or a `$` that is text:
                 # `"$A \`, newline, `$'x'"`) at a backslash-newline before it: the string's text
@@ -172,15 +186,21 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                     kids.append(_dollar_name(start, end, src))
                     fields.append(ts_node.field_name_for_child(i))
                     continue
-            if ctype == "simple_expansion" and c.child_count and end - (d := c.child(0).end_byte) > 1 \
-                    and (48 <= text[d] <= 57 or text[d] in b"@*#?-!"):
+            if (
+                ctype == "simple_expansion"
+                and c.child_count
+                and end - (d := c.child(0).end_byte) > 1
+                and (48 <= text[d] <= 57 or text[d] in b"@*#?-!")
+            ):
                 # `$10`, `$1x`: bash reads one digit (`${1}0`); tree-sitter-bash the whole name
                 # (and `$@x` starting a here-document's line: the name `@x`).  (`d`: after the `$`,
                 # whose token may hold a backslash-newline before it: see above)
-                rest = Node({"string": "string_content", "heredoc_body": "heredoc_content"}.get(node.type, "word"), d + 1, end,
-                            True, src)
-                _add_parts(node, [_dollar_name(d - 1, d + 1, src), rest], start, end, kids, fields,
-                           ts_node.field_name_for_child(i))
+                rest = Node(
+                    {"string": "string_content", "heredoc_body": "heredoc_content"}.get(node.type, "word"), d + 1, end, True, src
+                )
+                _add_parts(
+                    node, [_dollar_name(d - 1, d + 1, src), rest], start, end, kids, fields, ts_node.field_name_for_child(i)
+                )
                 continue
             if operands and (start, end) in operands and not c.child_count:
                 kids.append(_shifted(*operands[start, end], start, src))
@@ -188,15 +208,22 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                 fields.append(ts_node.field_name_for_child(i))
                 continue
             if dollars and ctype == "word" and _holds(dollars, start, end):
-                _add_parts(node, _dollar_parts(dollars, start, end, src, text), start, end, kids, fields,
-                           ts_node.field_name_for_child(i))
+                _add_parts(
+                    node, _dollar_parts(dollars, start, end, src, text), start, end, kids, fields, ts_node.field_name_for_child(i)
+                )
                 continue
             named = c.is_named
             if (ctype == "==" or ctype == "=~") and ntype == "command":
                 # `emit =="a b"`: the grammar's operator token, a word (joined to the next) to bash
                 ctype, named = "word", True
-                if kids and kids[-1].end == start and kids[-1].type in _JOINS_FIRST \
-                        or i + 1 < n and ts_node.child(i + 1).start_byte == end and ts_node.child(i + 1).type in _JOINS_SECOND:
+                if (
+                    kids
+                    and kids[-1].end == start
+                    and kids[-1].type in _JOINS_FIRST
+                    or i + 1 < n
+                    and ts_node.child(i + 1).start_byte == end
+                    and ts_node.child(i + 1).type in _JOINS_SECOND
+                ):
                     fixes.add("words")
             child = Node(ctype, start, end, named, src)
             kids.append(child)
@@ -216,13 +243,24 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
                 fixes.add("brackets")
             elif ctype == "word" and node.type == "expansion" and b"`" in data[start:end]:
                 fixes.add("backquotes")
-            elif ctype == "$" and node.type != "simple_expansion" or holder and len(kids) > 1 and kids[-2].end == start \
-                    and ctype in _JOINS_SECOND and kids[-2].type in _JOINS_FIRST:
+            elif (
+                ctype == "$"
+                and node.type != "simple_expansion"
+                or holder
+                and len(kids) > 1
+                and kids[-2].end == start
+                and ctype in _JOINS_SECOND
+                and kids[-2].type in _JOINS_FIRST
+            ):
                 fixes.add("words")
             if c.child_count or c.is_error or c.is_missing:
                 stack.append((c, child, depth + 1))
-                if ctype in ("file_redirect", "heredoc_redirect") and node.type == "redirected_statement" \
-                        and c.named_child_count > 1 and (not redirected or redirected[-1] is not node):
+                if (
+                    ctype in ("file_redirect", "heredoc_redirect")
+                    and node.type == "redirected_statement"
+                    and c.named_child_count > 1
+                    and (not redirected or redirected[-1] is not node)
+                ):
                     redirected.append(node)
         if ntype == "concatenation" and any(a.end < b.start for a, b in zip(kids, kids[1:])):
             # text the grammar leaves between a concatenation's parts is the word's (the blanks of
@@ -230,8 +268,12 @@ def _convert(ts_root, src, problems, data: bytes, text: bytes, widen: frozenset 
             _fill_gaps(kids, fields, src)
         node.children = tuple(kids)
         node.fields = tuple(fields)
-        if node.type == "binary_expression" and len(kids) > 2 and kids[1].type == "=~" \
-                and (kids[0].type in ("binary_expression", "unary_expression") or kids[2].type == "binary_expression"):
+        if (
+            node.type == "binary_expression"
+            and len(kids) > 2
+            and kids[1].type == "=~"
+            and (kids[0].type in ("binary_expression", "unary_expression") or kids[2].type == "binary_expression")
+        ):
             fixes.add("regex")
         if node.type == "case_item" and _split_pattern(kids, data) or node.type == "case_statement" and _pattern_errors(kids):
             fixes.add("patterns")
@@ -281,16 +323,26 @@ def _heredoc_start_checks(start: Node, data: bytes, text: bytes, lines: set | No
     if lines is not None:
         line_at = data.rfind(b"\n", 0, start.start)
         if line_at in lines:
-            problems.append(ParseProblem(start.loc, "a second here-document begins on this line: recipelint's "
-                                         "parser gives the bodies to the wrong ones (start each on its own line)"))
+            problems.append(
+                ParseProblem(
+                    start.loc,
+                    "a second here-document begins on this line: recipelint's "
+                    "parser gives the bodies to the wrong ones (start each on its own line)",
+                )
+            )
             lines = None  # (once)
         else:
             lines.add(line_at)
     if _HEREDOC_GLUED.match(data, start.start, start.end):
-        problems.append(ParseProblem(start.loc, f"here-document delimiter '{text[start.start:start.end].decode('utf-8', 'replace')[:40]}': "
-                                     "recipelint's parser takes the operator glued to it for part of the "
-                                     "delimiter, so what follows is read as the here-document; put a blank "
-                                     "before the operator"))
+        problems.append(
+            ParseProblem(
+                start.loc,
+                f"here-document delimiter '{text[start.start : start.end].decode('utf-8', 'replace')[:40]}': "
+                "recipelint's parser takes the operator glued to it for part of the "
+                "delimiter, so what follows is read as the here-document; put a blank "
+                "before the operator",
+            )
+        )
     return lines
 
 
@@ -351,8 +403,22 @@ def _dollar_parts(dollars: list[int], start: int, end: int, src, text: bytes) ->
 _WORD_HOLDERS = frozenset({"command", "declaration_command", "for_statement", "file_redirect", "array"})
 
 
-_WORDISH = frozenset({"word", "concatenation", "simple_expansion", "expansion", "string", "raw_string", "number",
-                      "command_substitution", "arithmetic_expansion", "ansi_c_string", "translated_string", "$"})
+_WORDISH = frozenset(
+    {
+        "word",
+        "concatenation",
+        "simple_expansion",
+        "expansion",
+        "string",
+        "raw_string",
+        "number",
+        "command_substitution",
+        "arithmetic_expansion",
+        "ansi_c_string",
+        "translated_string",
+        "$",
+    }
+)
 
 
 _NAME_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]")
@@ -374,11 +440,14 @@ def _split_pattern(kids, data: bytes | None = None) -> bool:
     for c in kids:
         if c.type == ")":
             return False
-        if c.type == "extglob_pattern" and data is not None and b"|" in data[c.start : c.end] \
-                and _bars(data[c.start : c.end]):
+        if c.type == "extglob_pattern" and data is not None and b"|" in data[c.start : c.end] and _bars(data[c.start : c.end]):
             return True
-        if prev is not None and prev.end == c.start and c.type not in _PATTERN_SEPARATORS \
-                and prev.type not in _PATTERN_SEPARATORS:
+        if (
+            prev is not None
+            and prev.end == c.start
+            and c.type not in _PATTERN_SEPARATORS
+            and prev.type not in _PATTERN_SEPARATORS
+        ):
             return True
         if data is not None and c.type == "|" and escaped(data, c.start):
             return True
@@ -416,8 +485,11 @@ def _pattern_errors(kids) -> list[int]:
     """Where, among a case statement's children, an ERROR ends where a case item starts (the
     first item's pattern cut before a literal after a ``${...}``: ``x${n}`` an ERROR, the item
     ``y) ...``)."""
-    return [i for i in range(len(kids) - 1) if kids[i].type == "ERROR" and kids[i + 1].type == "case_item"
-            and kids[i].end == kids[i + 1].start]
+    return [
+        i
+        for i in range(len(kids) - 1)
+        if kids[i].type == "ERROR" and kids[i + 1].type == "case_item" and kids[i].end == kids[i + 1].start
+    ]
 
 
 _PATTERN_SEPARATORS = frozenset({"|", "("})
@@ -441,8 +513,19 @@ _NOT_IN_TEST = frozenset({"command", "list", "pipeline", "redirected_statement"}
 
 #: the children for which ``_convert`` tests the cases it repairs, by the parent's type (any other
 #: child is made as it is)
-_CONVERT_SLOW = _SPECIAL_KIDS | {"ERROR", "==", "=~", "<", "$", "file_redirect", "heredoc_redirect", "list", "pipeline",
-                                 "command_substitution", "simple_expansion"}
+_CONVERT_SLOW = _SPECIAL_KIDS | {
+    "ERROR",
+    "==",
+    "=~",
+    "<",
+    "$",
+    "file_redirect",
+    "heredoc_redirect",
+    "list",
+    "pipeline",
+    "command_substitution",
+    "simple_expansion",
+}
 
 
 _CONVERT_SLOW_UNDER = {
@@ -474,14 +557,34 @@ def _arithmetic_substitution(c) -> bool:
     return inner.type == "subshell" and inner.start_byte == c.start_byte + 2 and inner.end_byte == c.end_byte - 1
 
 
-_STRUCTURAL = frozenset({"if", "then", "for", "while", "until", "do", "case", "function", "select", ";", "&", "\n", "elif", "else"})
+_STRUCTURAL = frozenset(
+    {"if", "then", "for", "while", "until", "do", "case", "function", "select", ";", "&", "\n", "elif", "else"}
+)
 
 
-_STATEMENTS = frozenset({
-    "command", "redirected_statement", "variable_assignment", "declaration_command", "if_statement", "for_statement",
-    "c_style_for_statement", "while_statement", "case_statement", "function_definition", "list", "pipeline",
-    "subshell", "compound_statement", "test_command", "negated_command", "unset_command", "comment", "ERROR",
-})
+_STATEMENTS = frozenset(
+    {
+        "command",
+        "redirected_statement",
+        "variable_assignment",
+        "declaration_command",
+        "if_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "while_statement",
+        "case_statement",
+        "function_definition",
+        "list",
+        "pipeline",
+        "subshell",
+        "compound_statement",
+        "test_command",
+        "negated_command",
+        "unset_command",
+        "comment",
+        "ERROR",
+    }
+)
 
 
 def _error_problem(ts_node, src, data: bytes) -> ParseProblem:

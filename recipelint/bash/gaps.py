@@ -10,13 +10,39 @@ from recipelint.bash.tree import Node, ParseProblem
 # heredocs, expansions): gaps there are content, not dropped tokens.
 _GAP_IS_CONTENT = frozenset(
     {
-        "string", "heredoc_body", "expansion", "raw_string", "ansi_c_string", "translated_string",
-        "word", "concatenation", "regex", "extglob_pattern", "heredoc_content", "string_content",
-        "arithmetic_expansion", "command_substitution", "comment", "subscript", "test_command",
-        "binary_expression", "unary_expression", "ternary_expression", "parenthesized_expression",
-        "postfix_expression", "compound_statement", "heredoc_redirect", "herestring_redirect",
-        "case_item", "array", "process_substitution", "brace_expression", "number",
-        "simple_expansion", "c_style_for_statement", "for_statement",
+        "string",
+        "heredoc_body",
+        "expansion",
+        "raw_string",
+        "ansi_c_string",
+        "translated_string",
+        "word",
+        "concatenation",
+        "regex",
+        "extglob_pattern",
+        "heredoc_content",
+        "string_content",
+        "arithmetic_expansion",
+        "command_substitution",
+        "comment",
+        "subscript",
+        "test_command",
+        "binary_expression",
+        "unary_expression",
+        "ternary_expression",
+        "parenthesized_expression",
+        "postfix_expression",
+        "compound_statement",
+        "heredoc_redirect",
+        "herestring_redirect",
+        "case_item",
+        "array",
+        "process_substitution",
+        "brace_expression",
+        "number",
+        "simple_expansion",
+        "c_style_for_statement",
+        "for_statement",
     }
 )
 
@@ -40,15 +66,24 @@ def _gap_check(root: Node, src, problems: list[ParseProblem], documents: list = 
             if node.type == "``":
                 # tree-sitter-bash reads `a` `b` (blanks between) and `a``b` as one command
                 # holding an empty substitution (bash runs a and b); elsewhere `` is one
-                problems.append(ParseProblem(node.loc, "two backquoted commands side by side, or an empty one: "
-                                                       "recipelint misreads them (tree-sitter-bash); write $(...)"))
+                problems.append(
+                    ParseProblem(
+                        node.loc,
+                        "two backquoted commands side by side, or an empty one: "
+                        "recipelint misreads them (tree-sitter-bash); write $(...)",
+                    )
+                )
             continue
         stack.extend(kids)
         if node.type == "pipeline":  # (and, while here: `a | ! b`, which the grammar takes and bash does not)
             for c in [k for k in kids if k.named][1:]:
                 if c.type == "negated_command":
-                    problems.append(ParseProblem(Loc(src, c.start, c.start + 1),
-                                                 "syntax error: bash takes '!' only before a whole pipeline, not after '|'"))
+                    problems.append(
+                        ParseProblem(
+                            Loc(src, c.start, c.start + 1),
+                            "syntax error: bash takes '!' only before a whole pipeline, not after '|'",
+                        )
+                    )
         if node.type in _GAP_IS_CONTENT or node.type == "ERROR":
             continue
         prev_end = kids[0].start if node.type != "program" else node.start

@@ -141,8 +141,15 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         line_rests += [r for r in more if r not in line_rests]
         tree, parsed, more = _backquote_blanks(tree, parsed)
         semis += more
-        tree, parsed = _double_bracket_equals(*_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed)))))
-        tree, parsed, more = _test_operands(*_lone_dollars(*_test_tildes(*_lone_operators(*_unsetenv(*_substitution_arithmetic(*_expansion_operators(tree, parsed)))))), text)
+        tree, parsed = _double_bracket_equals(
+            *_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed))))
+        )
+        tree, parsed, more = _test_operands(
+            *_lone_dollars(
+                *_test_tildes(*_lone_operators(*_unsetenv(*_substitution_arithmetic(*_expansion_operators(tree, parsed)))))
+            ),
+            text,
+        )
         operands.update(more)
         tree, parsed, more = _substring_offsets(tree, parsed)
         widen |= more

@@ -17,9 +17,19 @@ import functools
 import re
 
 _CLASSES = {
-    "alnum": r"a-zA-Z0-9", "alpha": r"a-zA-Z", "digit": r"0-9", "lower": r"a-z", "upper": r"A-Z",
-    "space": r"\s", "blank": r" \t", "punct": r"!-/:-@\[-`{-~", "xdigit": r"0-9a-fA-F",
-    "word": r"\w", "print": r" -~", "graph": r"!-~", "cntrl": r"\x00-\x1f",
+    "alnum": r"a-zA-Z0-9",
+    "alpha": r"a-zA-Z",
+    "digit": r"0-9",
+    "lower": r"a-z",
+    "upper": r"A-Z",
+    "space": r"\s",
+    "blank": r" \t",
+    "punct": r"!-/:-@\[-`{-~",
+    "xdigit": r"0-9a-fA-F",
+    "word": r"\w",
+    "print": r" -~",
+    "graph": r"!-~",
+    "cntrl": r"\x00-\x1f",
 }
 
 
@@ -233,8 +243,11 @@ def _tried(segments, text: str, places: int):
     regex, lit, plain = glob_parts(segments)
     if lit is not None:
         return None, lit, regex, plain
-    if regex is None or len(text) > MAX_WILDCARD_TEXT or \
-            (not plain and ("(?!" in regex or len(text) > (try_limit(regex, places) or len(text)))):
+    if (
+        regex is None
+        or len(text) > MAX_WILDCARD_TEXT
+        or (not plain and ("(?!" in regex or len(text) > (try_limit(regex, places) or len(text))))
+    ):
         return None, None, regex, plain
     return compiled(regex), None, regex, plain
 
@@ -245,7 +258,7 @@ def strip_pattern(text: str, segments: list[tuple[str, bool]], op: str) -> str |
     rx, lit, _, _ = _tried(segments, text, 1)
     if lit is not None:
         if op in ("#", "##"):
-            return text[len(lit):] if text.startswith(lit) else text
+            return text[len(lit) :] if text.startswith(lit) else text
         return text[: len(text) - len(lit)] if text.endswith(lit) else text
     if rx is None:
         return None
@@ -275,7 +288,7 @@ def replace_pattern(text: str, segments: list[tuple[str, bool]], repl: str, op: 
         if op == "/":
             return text.replace(lit, repl, 1)
         if op == "/#":
-            return repl + text[len(lit):] if text.startswith(lit) else text
+            return repl + text[len(lit) :] if text.startswith(lit) else text
         return text[: len(text) - len(lit)] + repl if text.endswith(lit) else text
     if rx is None:
         return None

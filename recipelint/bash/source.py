@@ -119,7 +119,7 @@ class Loc:
 
     __slots__ = ("source", "start", "end")
 
-    def __init__(self, source, start: int, end: int):
+    def __init__(self, source: SourceFile, start: int, end: int) -> None:
         self.source = source
         self.start = start
         self.end = end

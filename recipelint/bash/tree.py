@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recipelint.bash.source import Loc
+from recipelint.bash.source import Loc, SourceFile
 
 #: Deeper trees are not evaluated (they are reported instead): bash recipes nest a few levels.
 MAX_DEPTH = 256
@@ -26,7 +26,7 @@ class Node:
 
     __slots__ = ("type", "start", "end", "children", "fields", "named", "src", "extra", "_text", "_loc", "_fmap")
 
-    def __init__(self, type_, start, end, named, src):
+    def __init__(self, type_: str, start: int, end: int, named: bool, src: SourceFile) -> None:
         self.type = type_
         self.start = start
         self.end = end
@@ -36,9 +36,9 @@ class Node:
         self.fields: tuple[str | None, ...] = ()
         #: tokens recovered by the token-gap check (literal words the grammar dropped)
         self.extra: tuple[Node, ...] = ()
-        self._text = None
-        self._loc = None
-        self._fmap = None
+        self._text: str | None = None
+        self._loc: Loc | None = None
+        self._fmap: dict[str, Node] | None = None
 
     @property
     def text(self) -> str:

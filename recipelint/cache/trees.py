@@ -25,10 +25,11 @@ _WIDTH = 7  # a node's record: type, start, end, named, children, extras, field 
 def parse_cached(src, text: str, cache_dir) -> Parsed:
     """``parse(src)``; from the tree kept for the same ``text`` (``src``'s, decoded) when there
     is one."""
-    from recipelint.cache.results import code_fingerprint, memo_text
+    from recipelint.cache.store import code_fingerprint, memo_text
 
-    return memo_text(cache_dir, "trees", f"{FORMAT} {code_fingerprint()}", text,
-                     lambda _: parse(src), encode, lambda data: decode(data, src))
+    return memo_text(
+        cache_dir, "trees", f"{FORMAT} {code_fingerprint()}", text, lambda _: parse(src), encode, lambda data: decode(data, src)
+    )
 
 
 def encode(parsed: Parsed) -> dict:
@@ -50,8 +51,15 @@ def encode(parsed: Parsed) -> dict:
         t = n._text  # set apart from the file's bytes only where `parse` joined lines
         if t is not None and t != data[n.start : n.end].decode("utf-8", "replace"):
             texts[str(len(recs) // _WIDTH)] = t
-        recs += (types.setdefault(n.type, len(types)), n.start, n.end, int(n.named), len(n.children),
-                 len(n.extra), fields.setdefault(field, len(fields)))
+        recs += (
+            types.setdefault(n.type, len(types)),
+            n.start,
+            n.end,
+            int(n.named),
+            len(n.children),
+            len(n.extra),
+            fields.setdefault(field, len(fields)),
+        )
         stack.extend((x, None) for x in reversed(n.extra))
         stack.extend(zip(reversed(n.children), reversed(n.fields)))
         if len(recs) > MAX_NODES * _WIDTH:

@@ -62,7 +62,9 @@ def classify(argv: list[Word], loc: Loc, stdin=None) -> EngineChange | None:
     if name == "git" and known[:1] and known[0] in ("apply", "am"):
         return EngineChange("patch", tuple(argv), loc, f"`git {known[0]}` applies a diff")
     if name in pol["writers"]:
-        in_place = name not in ("sed", "perl") or any(t == "-i" or re.match(r"^-[a-zA-Z]*i", t or "") or (t or "").startswith("--in-place") for t in args)
+        in_place = name not in ("sed", "perl") or any(
+            t == "-i" or re.match(r"^-[a-zA-Z]*i", t or "") or (t or "").startswith("--in-place") for t in args
+        )
         targets = known[-1:] if name in ("cp", "mv", "install", "rsync", "ln") else known
         if in_place and any(_engine_path(t, paths) for t in targets):
             where = next(t for t in targets if _engine_path(t, paths))
@@ -89,7 +91,7 @@ def _is_pip_install(name: str, args: list[str]) -> bool:
 def _engine_packages(args: list[str], engine: list[str]) -> list[str]:
     out = []
     skip_next = False
-    for a in args[args.index("install") + 1:]:
+    for a in args[args.index("install") + 1 :]:
         if skip_next:
             skip_next = False
             continue

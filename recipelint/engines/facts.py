@@ -32,13 +32,13 @@ def _parse(text: str):
     not import the YAML library at all)."""
     if _CACHE_DIR is None:
         return _yaml(text)
-    from recipelint.cache.results import memo_text
+    from recipelint.cache.store import memo_text
 
     return memo_text(_CACHE_DIR, "facts", 1, text, _yaml, _json_exact, lambda data: data)
 
 
 def _yaml(text: str):
-    from recipelint.sweep.yamlpos import (
+    from recipelint.engines.yamlpos import (
         load,  # the libyaml-based loader configs use (values as ruamel's safe loader)
     )
 

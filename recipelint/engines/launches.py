@@ -134,7 +134,9 @@ class Launch:
             "entry": self.entry,
             "line": _line(self.loc),
             "command": self.command_line(),
-            "argv": [{"word": w.shown, "known": w.known, "line": _line(w.value_loc), "written_line": _line(w.loc)} for w in self.argv],
+            "argv": [
+                {"word": w.shown, "known": w.known, "line": _line(w.value_loc), "written_line": _line(w.loc)} for w in self.argv
+            ],
             "launcher": list(self.launcher),
             "model": self.model.shown if self.model is not None else None,
             "flags": [f.to_dict() for f in self.flags],
@@ -447,7 +449,9 @@ def _takes_value(w: Word) -> bool:
     t = w.text
     if t is None:
         # an unknown word right after a flag is its value unless it may be several words
-        return not any(c.multi for c in w.chunks) and not (w.chunks and w.chunks[0].text is not None and w.chunks[0].text.startswith("-"))
+        return not any(c.multi for c in w.chunks) and not (
+            w.chunks and w.chunks[0].text is not None and w.chunks[0].text.startswith("-")
+        )
     if t.startswith("-") and len(t) > 1 and not _is_number(t):
         return False
     return True

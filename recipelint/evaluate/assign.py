@@ -76,7 +76,9 @@ class Assignments:
             raise _ReadonlyError(node.loc, f"{name}: readonly variable")
         kind_attr = Kind.ASSOC if "A" in attrs else (Kind.INDEXED if "a" in attrs else None)
         if value is not None and value.type == "array":
-            elems = self.array_elements(value, st, assoc=(kind_attr == Kind.ASSOC or (var is not None and var.kind == Kind.ASSOC)))
+            elems = self.array_elements(
+                value, st, assoc=(kind_attr == Kind.ASSOC or (var is not None and var.kind == Kind.ASSOC))
+            )
             if isinstance(elems, _Keyed):  # `(x [5]=y z)`: elements at the indices given
                 base = {}
                 if op == "+=" and var is not None and var.kind == Kind.SCALAR:
@@ -84,12 +86,20 @@ class Assignments:
                 elif op == "+=" and var is not None and var.kind == Kind.INDEXED:
                     base = dict(var.value)
                 d = self._indexed(elems, base, st, node.loc)
-                kind = Kind.INDEXED if d is not None and (var is None or op != "+=" or var.kind in (Kind.INDEXED, Kind.SCALAR)) else Kind.UNKNOWN_ARRAY
+                kind = (
+                    Kind.INDEXED
+                    if d is not None and (var is None or op != "+=" or var.kind in (Kind.INDEXED, Kind.SCALAR))
+                    else Kind.UNKNOWN_ARRAY
+                )
                 val = d if kind == Kind.INDEXED else unknown(f"${{{name}[@]}}", value.loc, multi=True)
                 st.put(name, Var(kind, val, var.exported if var else False), local)
                 return
             if elems is None:  # an associative array with a key not known
-                st.put(name, Var(Kind.UNKNOWN_ARRAY, unknown(f"${{{name}[@]}}", value.loc, multi=True), var.exported if var else False), local)
+                st.put(
+                    name,
+                    Var(Kind.UNKNOWN_ARRAY, unknown(f"${{{name}[@]}}", value.loc, multi=True), var.exported if var else False),
+                    local,
+                )
                 return
             if isinstance(elems, dict):
                 if op == "+=" and var is not None and var.kind == Kind.ASSOC:
@@ -116,7 +126,11 @@ class Assignments:
                     st.put(name, var.copy(kind=Kind.INDEXED, value=d), local)
                     return
             if any(any(c.multi for c in w.chunks) for w in elems):
-                st.put(name, Var(Kind.UNKNOWN_ARRAY, unknown(f"${{{name}[@]}}", value.loc, multi=True), var.exported if var else False), local)
+                st.put(
+                    name,
+                    Var(Kind.UNKNOWN_ARRAY, unknown(f"${{{name}[@]}}", value.loc, multi=True), var.exported if var else False),
+                    local,
+                )
                 return
             st.put(name, Var(Kind.INDEXED, dict(enumerate(elems)), var.exported if var else False), local)
             return
@@ -227,8 +241,7 @@ class Assignments:
                     self._export_function(st, c.text, export="x" in attrs, unexport="x" in unset_attrs)
                 continue
             if "p" in attrs:  # `declare -p NAME`: prints; fails for a name that is not set (a set -u guard)
-                if c.type in ("variable_name", "word") and _NAME.fullmatch(c.text) \
-                        and st.lookup(c.text, attrs_only=True) is None:
+                if c.type in ("variable_name", "word") and _NAME.fullmatch(c.text) and st.lookup(c.text, attrs_only=True) is None:
                     missing = True
                 continue
             if "n" in attrs and kw != "export" and c.type in ("variable_assignment", "variable_name", "word"):
@@ -373,7 +386,7 @@ class Assignments:
             key, cut = t[1:j], j + (3 if t.startswith("]+=", j) else 2)
         return key, Word(slice_str(val, cut), c.loc), "+=" in m.group(0)
 
-    def _indexed(self, keyed: "_Keyed", base: dict, st: State, loc) -> dict | None:
+    def _indexed(self, keyed: _Keyed, base: dict, st: State, loc) -> dict | None:
         """The indexed array ``(x [5]=y z)`` makes, added to ``base``: an element without an
         index goes one past the previous one (past the last element of ``base`` at first); None
         when an index or a word list is not known."""

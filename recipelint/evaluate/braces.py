@@ -14,8 +14,10 @@ def _comma_braces(kids) -> bool:
         if c.type == "word" and t == "{":
             inner = []
         elif inner is not None and c.type == "word" and t == "}":
-            if any(k.type == "word" and "," in k.text.replace("\\,", "") for k in inner) \
-                    or _brace_sequence("".join(k.text for k in inner)) is not None:
+            if (
+                any(k.type == "word" and "," in k.text.replace("\\,", "") for k in inner)
+                or _brace_sequence("".join(k.text for k in inner)) is not None
+            ):
                 return True
             inner = None
         elif inner is not None:
@@ -40,17 +42,17 @@ def brace_expand(text: str, limit: int) -> list[str] | None:
         elif ch == "}" and depth:
             depth -= 1
             if depth == 0:
-                pre, body, post = text[:start], text[start + 1:i], text[i + 1:]
+                pre, body, post = text[:start], text[start + 1 : i], text[i + 1 :]
                 if commas:
                     cuts = [start] + commas + [i]
-                    alts = [text[a + 1:b] for a, b in zip(cuts, cuts[1:])]
+                    alts = [text[a + 1 : b] for a, b in zip(cuts, cuts[1:])]
                 else:
                     alts = _brace_sequence(body)
                     if alts == []:
                         return None
                     if alts is None:  # not a brace expansion: literal up to here, look further on
                         rest = brace_expand(post, limit)
-                        return None if rest is None else [text[:i + 1] + r for r in rest]
+                        return None if rest is None else [text[: i + 1] + r for r in rest]
                 rest = brace_expand(post, limit)
                 if rest is None or len(alts) * len(rest) > limit:
                     return None

@@ -257,7 +257,7 @@ def _new_process(ev, st, prefix=()):
     funcs = {}
     for mark in st.funcs:
         if mark.startswith(_EXPORTED_FUNCTION):
-            name = mark[len(_EXPORTED_FUNCTION):]
+            name = mark[len(_EXPORTED_FUNCTION) :]
             if name in st.funcs:  # (as redefined since it was exported)
                 funcs[name] = funcs[mark] = st.funcs[name]
     st.funcs = funcs
@@ -274,8 +274,13 @@ def _b_bash(ev, argv, node, st, prefix=()):
     it exists) is run as a new bash process (``_new_process``), nested at most as deep as
     `source` (a function that runs itself through `bash -c`)."""
     if st.source_depth >= ev.limits.max_source_depth:
-        st.notes.append((node.loc, f"bash processes nested above {ev.limits.max_source_depth}: "
-                                   f"{_short(' '.join(w.shown for w in argv), 40)} not followed"))
+        st.notes.append(
+            (
+                node.loc,
+                f"bash processes nested above {ev.limits.max_source_depth}: "
+                f"{_short(' '.join(w.shown for w in argv), 40)} not followed",
+            )
+        )
         return ev._external(argv, prefix, node, st, None)
     args = argv[1:]
     i = 0
@@ -340,7 +345,7 @@ def _b_read(ev, argv, node, st, prefix=()):
                 raw = True
             if t[j] in _READ_VALUE_OPTS:
                 if j + 1 < len(t):
-                    value = t[j + 1:]
+                    value = t[j + 1 :]
                 else:
                     value = args[i].text if i < len(args) else None
                     i += 1
@@ -539,8 +544,9 @@ def _b_local_cmd(ev, argv, node, st):
         if "=" in t:
             n, _, v = t.partition("=")
             if _NAME.fullmatch(n):
-                ev.set_scalar(st, n, slice_str(w.chunks, len(n) + 1), node.loc, local=local,
-                              export=True if kw == "export" else None)
+                ev.set_scalar(
+                    st, n, slice_str(w.chunks, len(n) + 1), node.loc, local=local, export=True if kw == "export" else None
+                )
         elif kw == "export" and _NAME.fullmatch(t):
             var = st.lookup(t)
             if var is not None:
@@ -550,29 +556,128 @@ def _b_local_cmd(ev, argv, node, st):
 
 
 _BUILTINS = {
-    ":": _b_true, "true": _b_true, "false": _b_false, "echo": _b_echo, "printf": _b_printf,
-    "cat": _b_cat, "tee": _b_tee, "dirname": _b_dirname, "basename": _b_basename,
-    "sort": _b_sort, "paste": _b_paste, "seq": _b_seq, "tr": _b_tr, "head": _b_headtail, "tail": _b_headtail,
-    "exit": _b_exit, "return": _b_return, "break": _b_break, "continue": _b_break,
-    "set": _b_set, "shift": _b_shift, "source": _b_source, ".": _b_source, "eval": _b_eval,
-    "bash": _b_bash, "sh": _b_bash, "read": _b_read, "mapfile": _b_mapfile, "readarray": _b_mapfile,
-    "let": _b_let, "test": _b_test, "[": _b_test, "command": _b_command, "builtin": _b_command, "exec": _b_exec,
-    "cd": _b_ok, "pushd": _b_ok, "popd": _b_ok, "trap": _b_ok, "shopt": _b_ok, "ulimit": _b_ok, "umask": _b_ok,
-    "wait": _b_noop_status_unknown, "kill": _b_noop_status_unknown, "type": _b_noop_status_unknown,
-    "hash": _b_noop_status_unknown, "sleep": _b_ok, "mkdir": _b_ok, "rm": _b_ok, "touch": _b_ok,
-    "export": _b_local_cmd, "local": _b_local_cmd, "declare": _b_local_cmd, "typeset": _b_local_cmd,
+    ":": _b_true,
+    "true": _b_true,
+    "false": _b_false,
+    "echo": _b_echo,
+    "printf": _b_printf,
+    "cat": _b_cat,
+    "tee": _b_tee,
+    "dirname": _b_dirname,
+    "basename": _b_basename,
+    "sort": _b_sort,
+    "paste": _b_paste,
+    "seq": _b_seq,
+    "tr": _b_tr,
+    "head": _b_headtail,
+    "tail": _b_headtail,
+    "exit": _b_exit,
+    "return": _b_return,
+    "break": _b_break,
+    "continue": _b_break,
+    "set": _b_set,
+    "shift": _b_shift,
+    "source": _b_source,
+    ".": _b_source,
+    "eval": _b_eval,
+    "bash": _b_bash,
+    "sh": _b_bash,
+    "read": _b_read,
+    "mapfile": _b_mapfile,
+    "readarray": _b_mapfile,
+    "let": _b_let,
+    "test": _b_test,
+    "[": _b_test,
+    "command": _b_command,
+    "builtin": _b_command,
+    "exec": _b_exec,
+    "cd": _b_ok,
+    "pushd": _b_ok,
+    "popd": _b_ok,
+    "trap": _b_ok,
+    "shopt": _b_ok,
+    "ulimit": _b_ok,
+    "umask": _b_ok,
+    "wait": _b_noop_status_unknown,
+    "kill": _b_noop_status_unknown,
+    "type": _b_noop_status_unknown,
+    "hash": _b_noop_status_unknown,
+    "sleep": _b_ok,
+    "mkdir": _b_ok,
+    "rm": _b_ok,
+    "touch": _b_ok,
+    "export": _b_local_cmd,
+    "local": _b_local_cmd,
+    "declare": _b_local_cmd,
+    "typeset": _b_local_cmd,
     "readonly": _b_local_cmd,
 }
 
 
 #: bash's builtins (their redirections are made in the shell: `exec {fd}>f` sets `fd` there)
-_SHELL_BUILTINS = frozenset({
-    ":", "true", "false", "echo", "printf", "exit", "return", "break", "continue", "set", "shift", "source", ".", "eval",
-    "read", "mapfile", "readarray", "let", "test", "[", "command", "builtin", "exec", "cd", "pushd", "popd", "trap",
-    "shopt", "ulimit", "umask", "wait", "kill", "type", "hash", "export", "local", "declare", "typeset", "readonly",
-    "unset", "getopts", "alias", "unalias", "dirs", "enable", "help", "history", "jobs", "disown", "suspend", "times",
-    "caller", "compgen", "complete", "fc", "fg", "bg", "logout", "bind",
-})
+_SHELL_BUILTINS = frozenset(
+    {
+        ":",
+        "true",
+        "false",
+        "echo",
+        "printf",
+        "exit",
+        "return",
+        "break",
+        "continue",
+        "set",
+        "shift",
+        "source",
+        ".",
+        "eval",
+        "read",
+        "mapfile",
+        "readarray",
+        "let",
+        "test",
+        "[",
+        "command",
+        "builtin",
+        "exec",
+        "cd",
+        "pushd",
+        "popd",
+        "trap",
+        "shopt",
+        "ulimit",
+        "umask",
+        "wait",
+        "kill",
+        "type",
+        "hash",
+        "export",
+        "local",
+        "declare",
+        "typeset",
+        "readonly",
+        "unset",
+        "getopts",
+        "alias",
+        "unalias",
+        "dirs",
+        "enable",
+        "help",
+        "history",
+        "jobs",
+        "disown",
+        "suspend",
+        "times",
+        "caller",
+        "compgen",
+        "complete",
+        "fc",
+        "fg",
+        "bg",
+        "logout",
+        "bind",
+    }
+)
 
 
 #: builtins that see the command's NAME=VALUE prefix (`IFS=, read ...`, `A=1 bash -c ...`)

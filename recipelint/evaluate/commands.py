@@ -41,10 +41,21 @@ def _flat_redirects(redirects):
 
 
 #: compound statements worth summarising (recipelint.evaluate.summaries) when they took many steps
-_SUMMARIZED = frozenset({
-    "if_statement", "case_statement", "for_statement", "c_style_for_statement", "while_statement",
-    "compound_statement", "subshell", "list", "pipeline", "redirected_statement", "negated_command",
-})
+_SUMMARIZED = frozenset(
+    {
+        "if_statement",
+        "case_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "while_statement",
+        "compound_statement",
+        "subshell",
+        "list",
+        "pipeline",
+        "redirected_statement",
+        "negated_command",
+    }
+)
 
 
 class _Message(str):
@@ -84,7 +95,9 @@ class Commands:
             for a in assigns:
                 nm = a.field("name")
                 val = a.field("value")
-                prefix.append((nm.text if nm is not None else "", self.expand_scalar(val, st, _TILDE_ASSIGN) if val is not None else EMPTY))
+                prefix.append(
+                    (nm.text if nm is not None else "", self.expand_scalar(val, st, _TILDE_ASSIGN) if val is not None else EMPTY)
+                )
             stdin, out_target, out_append = self._redirect_info(redirects, st)
         except _Exit as e:
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
@@ -130,8 +143,13 @@ class Commands:
                     out_target = (Chunk("/dev/stderr", None),)
                 elif op == ">&" and fd in (None, "1") and dest is not None and dest.text not in ("2", "1"):
                     out_target = self.expand_scalar(dest, st, _TILDE_WORD)
-                elif op == "<" and fd in (None, "0") and dest is not None and dest.type == "process_substitution" \
-                        and dest.text.startswith("<("):
+                elif (
+                    op == "<"
+                    and fd in (None, "0")
+                    and dest is not None
+                    and dest.type == "process_substitution"
+                    and dest.text.startswith("<(")
+                ):
                     # `done < <(cmd)`: what the command writes
                     status = st.status
                     stdin = self._output([c for c in dest.children if c.named], dest, st)
@@ -154,8 +172,9 @@ class Commands:
         for r in _flat_redirects(redirects):
             desc = r.field("descriptor") if r.type == "file_redirect" else None
             if desc is not None and desc.text[:1] == "{" and not any(c.type in (">&-", "<&-") for c in r.children):
-                self.set_scalar(st, desc.text[1:-1], unknown(f"{desc.text} (a file descriptor bash picks)", r.loc, nonempty=True),
-                                r.loc)
+                self.set_scalar(
+                    st, desc.text[1:-1], unknown(f"{desc.text} (a file descriptor bash picks)", r.loc, nonempty=True), r.loc
+                )
 
     def dispatch(self, argv, prefix, node, st, stdin, out_target, out_append):
         name = argv[0].text
@@ -194,8 +213,9 @@ class Commands:
                     path = file_key(text_of(out_target))
                     if path is not None and path not in ("/dev/null", "/dev/stderr", "/dev/stdout"):
                         old = r.files.get(path, EMPTY) if out_append else EMPTY
-                        r.files[path] = self._bounded(old + data, loc, r) if data is not None and old is not None \
-                            else unknown(path, loc)
+                        r.files[path] = (
+                            self._bounded(old + data, loc, r) if data is not None and old is not None else unknown(path, loc)
+                        )
                     elif path == "/dev/stdout" and out_saved is not None:
                         r.out = out_saved + data
                     elif path == "/dev/stderr" and data:
@@ -208,8 +228,13 @@ class Commands:
         if self.unwrap is not None:
             # `setsid bash -c "$CMD"`, `nohup sh -c ...`: evaluate the string the launcher runs
             i = self.unwrap(argv)
-            if i and argv[i].text is not None and os.path.basename(argv[i].text) in ("bash", "sh") \
-                    and len(argv) > i + 1 and argv[i + 1].text == "-c":
+            if (
+                i
+                and argv[i].text is not None
+                and os.path.basename(argv[i].text) in ("bash", "sh")
+                and len(argv) > i + 1
+                and argv[i + 1].text == "-c"
+            ):
                 return _b_bash(self, list(argv[i:]), node, st, prefix)
         st.status = None
         if self.on_command is not None:
@@ -258,22 +283,31 @@ class Commands:
     def call_function(self, name, args, prefix, node, st, stdin, out_target):
         """Run a function, or replay the summary of an earlier identical call (recipelint.evaluate.summaries)."""
         body = st.funcs[name]
-        if body in self._unsummarizable or not self.limits.summaries or len(st.calls) >= self.limits.max_call_depth \
-                or any(c[0] == name for c in st.calls):
+        if (
+            body in self._unsummarizable
+            or not self.limits.summaries
+            or len(st.calls) >= self.limits.max_call_depth
+            or any(c[0] == name for c in st.calls)
+        ):
             return self._call_function(name, body, args, prefix, node, st, stdin, out_target)
         # without a redirection the function reads the caller's stdin (a pipe into it)
         extra = (memo.sig(args), memo.sig(prefix), memo.sig(stdin if stdin is not None else st.stdin), out_target is None)
         # the call's own frame (its site differs between call sites sharing a summary): an exit
         # inside the call reports the stack with this frame
         frame = (name, tuple(a.text for a in args), node.loc)
-        return self._summarized(body, extra, st, lambda: self._call_function(name, body, args, prefix, node, st,
-                                                                              stdin, out_target), frame)
+        return self._summarized(
+            body, extra, st, lambda: self._call_function(name, body, args, prefix, node, st, stdin, out_target), frame
+        )
 
     def _statement(self, node, st) -> list[State]:
         """A statement of a sequence: evaluated, or, when it is a compound statement that took
         many steps before, replayed from the summary of an earlier identical run."""
-        if node.type not in _SUMMARIZED or node in self._unsummarizable or not self.limits.summaries \
-                or self._node_steps.get(node, 0) < memo.MIN_STEPS:
+        if (
+            node.type not in _SUMMARIZED
+            or node in self._unsummarizable
+            or not self.limits.summaries
+            or self._node_steps.get(node, 0) < memo.MIN_STEPS
+        ):
             s0 = self.steps
             res = self.run_node(node, st)
             self._node_steps[node] = self.steps - s0
@@ -310,8 +344,11 @@ class Commands:
             stores.insert(0, (self.library.memo, (key, self._share_key)))
         for store, k in stores:
             for summ in store.get(k, ()):
-                if (summ.paths_at is None or summ.paths_at == self.paths) \
-                        and self.steps + summ.steps <= self.limits.max_steps and memo.matches(summ, st):
+                if (
+                    (summ.paths_at is None or summ.paths_at == self.paths)
+                    and self.steps + summ.steps <= self.limits.max_steps
+                    and memo.matches(summ, st)
+                ):
                     self.steps += summ.steps
                     self.paths += summ.paths
                     self.replays += 1

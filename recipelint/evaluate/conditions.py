@@ -46,8 +46,9 @@ _EMPTINESS_OPERAND = re.compile(r'"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{(!?)([A-Za-z_
 
 
 #: names whose value the evaluator makes up when they are not set
-_DYNAMIC_NAMES = frozenset({"BASHPID", "RANDOM", "SECONDS", "PPID", "LINENO", "EPOCHSECONDS", "SRANDOM",
-                            "BASH_SOURCE", "FUNCNAME", "PIPESTATUS"})
+_DYNAMIC_NAMES = frozenset(
+    {"BASHPID", "RANDOM", "SECONDS", "PPID", "LINENO", "EPOCHSECONDS", "SRANDOM", "BASH_SOURCE", "FUNCNAME", "PIPESTATUS"}
+)
 
 
 class _FakeNode:
@@ -290,8 +291,10 @@ class Conditions:
                 return None
             # bash sets BASH_REMATCH to the match and its groups (unmatched: empty), or to ()
             groups = [(m.start(g), m.end(g)) for g in range(len(m.groups()) + 1)] if m else []
-            st.put("BASH_REMATCH", Var(Kind.INDEXED, {k: Word(slice_str(lval, max(a, 0), max(b, 0)), node.loc)
-                                             for k, (a, b) in enumerate(groups)}))
+            st.put(
+                "BASH_REMATCH",
+                Var(Kind.INDEXED, {k: Word(slice_str(lval, max(a, 0), max(b, 0)), node.loc) for k, (a, b) in enumerate(groups)}),
+            )
             return m is not None
         rval = self.expand_scalar(right, st, _TILDE_WORD) if right is not None else EMPTY
         return _binary_test(op, lval, rval, st, self, node.loc, True)
@@ -408,8 +411,9 @@ class Conditions:
                     return True
                 return None if lv is None or rv is None else False
             neg = False
-            while left is not None and left.type == "unary_expression" \
-                    and (left.field("operator") or left.children[0]).text == "!":
+            while (
+                left is not None and left.type == "unary_expression" and (left.field("operator") or left.children[0]).text == "!"
+            ):
                 # tree-sitter-bash reads `[[ ! A == B ]]` as `(! A) == B`; bash negates the comparison
                 neg = not neg
                 inner = [c for c in left.children if c.named and c.text != "!"]

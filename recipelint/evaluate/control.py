@@ -32,8 +32,12 @@ class _VarSnapshot:
         now = [st.vars] + list(st.frames)
         if len(now) != len(self.scopes) or st.status != self.status:
             return False
-        if st.pos is not self.pos or st.stdin is not self.stdin or st.files.keys() != self.files.keys() \
-                or any(self.files[k] is not v for k, v in st.files.items()):
+        if (
+            st.pos is not self.pos
+            or st.stdin is not self.stdin
+            or st.files.keys() != self.files.keys()
+            or any(self.files[k] is not v for k, v in st.files.items())
+        ):
             return False
         recs = st.recs
         for i, (old, new) in enumerate(zip(self.scopes, now)):
@@ -167,7 +171,12 @@ class ControlFlow:
                     out.append(s)
                     continue
                 if m is True and self._exits_in([body]):
-                    self._guard(s, [item], True, text=f"case {value_node.text if value_node is not None else ''} in {' | '.join(p.text for p in patterns)})")
+                    self._guard(
+                        s,
+                        [item],
+                        True,
+                        text=f"case {value_node.text if value_node is not None else ''} in {' | '.join(p.text for p in patterns)})",
+                    )
                 if m is True:
                     res = self._run_case_body(items, idx, s)
                     done.extend(res)

@@ -14,9 +14,36 @@ from recipelint.evaluate.variables import Kind, Var
 
 _SPECIAL_BUILTINS_EFFECT = frozenset(
     {
-        "exit", "return", "break", "continue", "source", ".", "eval", "export", "set", "shift",
-        "local", "declare", "readonly", "typeset", "unset", "read", "mapfile", "readarray", "let",
-        "exec", "bash", "sh", "printf", "cat", "tee", "getopts", "builtin", "command", "trap", "false",
+        "exit",
+        "return",
+        "break",
+        "continue",
+        "source",
+        ".",
+        "eval",
+        "export",
+        "set",
+        "shift",
+        "local",
+        "declare",
+        "readonly",
+        "typeset",
+        "unset",
+        "read",
+        "mapfile",
+        "readarray",
+        "let",
+        "exec",
+        "bash",
+        "sh",
+        "printf",
+        "cat",
+        "tee",
+        "getopts",
+        "builtin",
+        "command",
+        "trap",
+        "false",
     }
 )
 
@@ -31,7 +58,9 @@ class Effects:
             return True
         if not st.truncated:
             st.truncated = True
-            st.notes.append((node.loc, f"more than {self.limits.max_paths} paths: later branches on unknown values are not followed"))
+            st.notes.append(
+                (node.loc, f"more than {self.limits.max_paths} paths: later branches on unknown values are not followed")
+            )
         return False
 
     def _fork_worthy(self, nodes, st) -> bool:
@@ -103,8 +132,14 @@ class Effects:
         for name in names | arrays:
             var = st.lookup(name)
             if name in arrays or (var is not None and var.kind in (Kind.INDEXED, Kind.ASSOC, Kind.UNKNOWN_ARRAY)):
-                st.put(name, Var(Kind.UNKNOWN_ARRAY, unknown(f"${{{name}[@]}}", nodes[0].loc if nodes else None, multi=True),
-                                 var.exported if var is not None else False))
+                st.put(
+                    name,
+                    Var(
+                        Kind.UNKNOWN_ARRAY,
+                        unknown(f"${{{name}[@]}}", nodes[0].loc if nodes else None, multi=True),
+                        var.exported if var is not None else False,
+                    ),
+                )
             else:
                 self.set_scalar(st, name, unknown(f"${name}", nodes[0].loc if nodes else None), nodes[0].loc if nodes else None)
         # function calls inside can do anything: note it
@@ -144,8 +179,17 @@ class Effects:
                     for a in n.fields_all("argument"):
                         if _NAME.fullmatch(a.text):
                             names.add(a.text)
-            elif n.type in ("arithmetic_expansion", "compound_statement", "binary_expression", "postfix_expression", "unary_expression"):
-                for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:[-+*/%&|^]|<<|>>|\*\*)?=(?!=)|([A-Za-z_][A-Za-z0-9_]*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)", n.text):
+            elif n.type in (
+                "arithmetic_expansion",
+                "compound_statement",
+                "binary_expression",
+                "postfix_expression",
+                "unary_expression",
+            ):
+                for m in re.finditer(
+                    r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:[-+*/%&|^]|<<|>>|\*\*)?=(?!=)|([A-Za-z_][A-Za-z0-9_]*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)",
+                    n.text,
+                ):
                     names.add(m.group(1) or m.group(2) or m.group(3))
             stack.extend(n.children)
         fs = frozenset(names)

@@ -49,10 +49,19 @@ if sys.getrecursionlimit() < _RECURSION_LIMIT:  # set once, when the evaluator i
 
 
 #: statements whose non-zero status does not end a `set -e` script by itself
-_NO_ERREXIT = frozenset({
-    "negated_command", "if_statement", "while_statement", "for_statement", "c_style_for_statement",
-    "case_statement", "function_definition", "list", "do_group",
-})
+_NO_ERREXIT = frozenset(
+    {
+        "negated_command",
+        "if_statement",
+        "while_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "case_statement",
+        "function_definition",
+        "list",
+        "do_group",
+    }
+)
 
 
 def _outcome_key(x) -> tuple:
@@ -72,13 +81,25 @@ def _unique(items, key):
     return type(items)(out)
 
 
-class Evaluator(LaunchWatch, Statements, Joins, ControlFlow, Effects, Commands, Assignments, Words, Parameters, Substitutions, Conditions):
+class Evaluator(
+    LaunchWatch, Statements, Joins, ControlFlow, Effects, Commands, Assignments, Words, Parameters, Substitutions, Conditions
+):
     """Evaluates one script.  ``on_command(state, Command)`` is called for every simple command
     that is not a builtin or a function (the launch detector hooks in there) and may return an
     event to record on the path."""
 
-    def __init__(self, script_path: Path, on_command=None, limits: Limits | None = None, library=None,
-                 watch: frozenset = frozenset(), unwrap=None, launch_watch=None, is_launch=None, rebind=None):
+    def __init__(
+        self,
+        script_path: Path,
+        on_command=None,
+        limits: Limits | None = None,
+        library=None,
+        watch: frozenset = frozenset(),
+        unwrap=None,
+        launch_watch=None,
+        is_launch=None,
+        rebind=None,
+    ):
         self.script_path = script_path
         #: unwrap(argv) -> index of the command a launcher prefix runs, or None
         self.unwrap = unwrap
@@ -121,8 +142,12 @@ class Evaluator(LaunchWatch, Statements, Joins, ControlFlow, Effects, Commands, 
         self._funcs0 = self.library.funcs0
         #: what else a summary shared through the library depends on: the hooks' code, the
         #: limits, and the recipe's directory (a relative `source` is resolved from there)
-        self._share_key = tuple(id(getattr(f, "__code__", f)) for f in (on_command, unwrap, is_launch, rebind)) \
-            + (id(self.watch), id(self.launch_watch), id(self.limits), str(script_path.parent))
+        self._share_key = tuple(id(getattr(f, "__code__", f)) for f in (on_command, unwrap, is_launch, rebind)) + (
+            id(self.watch),
+            id(self.launch_watch),
+            id(self.limits),
+            str(script_path.parent),
+        )
         self._fver_steps: dict = {}
         self._fver_tables: dict = {}
         #: summaries of calls to functions that cannot launch (recipelint.evaluate.summaries), and the calls
@@ -196,10 +221,18 @@ class Evaluator(LaunchWatch, Statements, Joins, ControlFlow, Effects, Commands, 
         for s in states:
             ex = None
             if s.ctl is not None and s.ctl[0] == "exit":
-                ex = Exit(s.ctl[1], s.ctl[2], s.ctl[3] if len(s.ctl) > 3 else "",
-                          s.ctl[4] if len(s.ctl) > 4 else (), s.last_err)
-            results.append(PathResult(s.events, ex, s.cond, s.truncated, _unique(s.notes, _note_key),
-                                      _unique(s.guards, _outcome_key), _unique(s.inexact, _outcome_key)))
+                ex = Exit(s.ctl[1], s.ctl[2], s.ctl[3] if len(s.ctl) > 3 else "", s.ctl[4] if len(s.ctl) > 4 else (), s.last_err)
+            results.append(
+                PathResult(
+                    s.events,
+                    ex,
+                    s.cond,
+                    s.truncated,
+                    _unique(s.notes, _note_key),
+                    _unique(s.guards, _outcome_key),
+                    _unique(s.inexact, _outcome_key),
+                )
+            )
         return results
 
     def run_node(self, node: Node, st: State) -> list[State]:
@@ -248,8 +281,13 @@ class Evaluator(LaunchWatch, Statements, Joins, ControlFlow, Effects, Commands, 
                 for r in res:  # (each result by its own `set -e`: a function may have set it)
                     if r.errexit:
                         self._errexit_check(n, r)
-                    if reader and r.ctl is not None and r.ctl[0] == "discard" and r.ctl[1] is None \
-                            and (reader == 2 or not r.ctl[2]):
+                    if (
+                        reader
+                        and r.ctl is not None
+                        and r.ctl[0] == "discard"
+                        and r.ctl[1] is None
+                        and (reader == 2 or not r.ctl[2])
+                    ):
                         r.ctl = ("discard", units[i], r.ctl[2])
                 nxt.extend(res)
             states = self._join(nxt, n) if len(nxt) > 1 else nxt
@@ -267,8 +305,9 @@ class Evaluator(LaunchWatch, Statements, Joins, ControlFlow, Effects, Commands, 
         # bash exits after a failing simple command, subshell or function call; a compound
         # statement that ends non-zero (its last command's failure was ignored: `! cmd`, a
         # condition) does not make it exit
-        if node.type in _NO_ERREXIT or (node.type == "compound_statement" and node.children
-                                        and node.children[0].type == "{"):  # (not `(( ))`)
+        if node.type in _NO_ERREXIT or (
+            node.type == "compound_statement" and node.children and node.children[0].type == "{"
+        ):  # (not `(( ))`)
             return
         if node.type == "pipeline" and node.children and node.children[0].type == "negated_command":
             return  # `! a | b` (see _pipeline)

@@ -223,7 +223,7 @@ class Joins:
                 key = id(n)
                 hit = self._exit_cache.get(key)
                 if hit is not None and hit[1] is n:  # (kept with its node: `eval`'s nodes do not
-                    hit = hit[0]                   # outlive the evaluation, and their ids are reused)
+                    hit = hit[0]  # outlive the evaluation, and their ids are reused)
                 else:
                     hit = False
                     stack = [n]

@@ -46,12 +46,14 @@ from recipelint.evaluate.variables import Kind
 def _assoc_order(d: dict) -> list:
     """The keys of an associative array in the order bash 5.2 lists them: its hash table's
     1,024 buckets in turn (FNV-1 of the key), the key set last first within a bucket."""
+
     def place(item):
         i, key = item
         h = 2166136261
         for b in key.encode():
             h = ((h * 16777619) & 0xFFFFFFFF) ^ b
         return (h & 1023, -i)
+
     return [k for _, k in sorted(enumerate(d), key=place)]
 
 
@@ -207,7 +209,9 @@ class Parameters:
                     raise _Exit(1, node.loc, f"{name}: unbound variable")
                 val = EMPTY
             txt = text_of(val)
-            segs.append(("t", (Chunk(str(len(txt)), node.loc),) if txt is not None else unknown(node.text, node.loc), quoted, False))
+            segs.append(
+                ("t", (Chunk(str(len(txt)), node.loc),) if txt is not None else unknown(node.text, node.loc), quoted, False)
+            )
             return
         if prefix_op == "!":
             if index in ("@", "*"):
@@ -262,7 +266,11 @@ class Parameters:
         is_list = isinstance(val, list)
         if op in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
             if is_list:
-                sval = None if not val else tuple(c for k, w in enumerate(val) for c in ((Chunk(" ", None),) if k else ()) + w.chunks)
+                sval = (
+                    None
+                    if not val
+                    else tuple(c for k, w in enumerate(val) for c in ((Chunk(" ", None),) if k else ()) + w.chunks)
+                )
             else:
                 sval = val
             colon = op.startswith(":")
@@ -300,7 +308,10 @@ class Parameters:
                 return
             if base == "?":
                 if use_alt:
-                    msg = display(_join_segs(self._operand(node, operand_nodes, st, True, quoted in (_IN_DQ, _IN_HEREDOC)))) or "parameter null or not set"
+                    msg = (
+                        display(_join_segs(self._operand(node, operand_nodes, st, True, quoted in (_IN_DQ, _IN_HEREDOC))))
+                        or "parameter null or not set"
+                    )
                     raise _Exit(1, node.loc, f"{name}: {msg}")
                 if use_alt is None:
                     segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
@@ -375,8 +386,11 @@ class Parameters:
                 if not quoted:  # unquoted, the word's own text is split too: `${X:-a b}` is two words
                     _splittable(segs, n)
             # (`${X:-~/d}`, `Y=${X:-~/d}`: a tilde-prefix starting the word is expanded, not in quotes)
-            plan = self._tilde_plan(c, _TILDE_WORD) \
-                if c is operand_nodes[0] and quoted is not _IN_DQ and quoted is not _IN_HEREDOC else None
+            plan = (
+                self._tilde_plan(c, _TILDE_WORD)
+                if c is operand_nodes[0] and quoted is not _IN_DQ and quoted is not _IN_HEREDOC
+                else None
+            )
             if plan is not None and ("through" in plan or "unknown" in plan):  # (`${X:-~:$Y}`: see _tilde_through)
                 segs.append(("t", unknown(c.text, c.loc), True, False))
             elif c.type in EXPANSION_TYPES:
@@ -420,13 +434,17 @@ class Parameters:
             if m.start() > pos:
                 piece = unescape(text[pos : m.start()])
                 if piece:
-                    segs.append(("t", self._lit_range(piece, part.src, part.start + len(text[:pos].encode("utf-8")), a), True, False))
+                    segs.append(
+                        ("t", self._lit_range(piece, part.src, part.start + len(text[:pos].encode("utf-8")), a), True, False)
+                    )
             exp = Node("simple_expansion", a, a + len(m.group(1).encode("utf-8")), True, part.src)
             self._param(_text_name(m), None, exp, st, segs, quoted, False)
             pos = m.end()
         piece = unescape(text[pos:])
         if piece:
-            segs.append(("t", self._lit_range(piece, part.src, part.start + len(text[:pos].encode("utf-8")), part.end), True, False))
+            segs.append(
+                ("t", self._lit_range(piece, part.src, part.start + len(text[:pos].encode("utf-8")), part.end), True, False)
+            )
 
     def _transform(self, op, val, operand_nodes, node, st):
         txt = text_of(val)
@@ -434,8 +452,15 @@ class Parameters:
             kind = "".join(c.text for c in operand_nodes)
             if txt is None or kind not in ("Q", "U", "L", "u") or (kind == "Q" and not txt.isprintable()):
                 return unknown(node.text, node.loc)
-            new = ("'" + txt.replace("'", "'\\''") + "'" if kind == "Q" else txt.upper() if kind == "U"
-                   else txt.lower() if kind == "L" else txt[:1].upper() + txt[1:])
+            new = (
+                "'" + txt.replace("'", "'\\''") + "'"
+                if kind == "Q"
+                else txt.upper()
+                if kind == "U"
+                else txt.lower()
+                if kind == "L"
+                else txt[:1].upper() + txt[1:]
+            )
             return (Chunk(new, first_loc(val) or node.loc),)
         if op in (",", ",,", "^", "^^"):
             # (`${X,,[AB]}`: only the characters the pattern matches)
@@ -445,8 +470,10 @@ class Parameters:
             conv = str.lower if op[0] == "," else str.upper
             n = len(txt) if len(op) == 2 else 1
             # (one character for one, as bash maps them: `ß` stays, not Python's `SS`)
-            new = "".join(c if pat is not None and not glob_match(pat, c) or len(conv(c)) != 1 else conv(c)
-                          for c in txt[:n]) + txt[n:]
+            new = (
+                "".join(c if pat is not None and not glob_match(pat, c) or len(conv(c)) != 1 else conv(c) for c in txt[:n])
+                + txt[n:]
+            )
             return tuple(Chunk(c.text, c.loc) for c in _retext(val, new))
         if op in ("#", "##", "%", "%%"):
             segs = self._pattern_from_nodes(operand_nodes, node, st)
@@ -512,15 +539,16 @@ class Parameters:
         if any(c.type not in ("word", "regex") for c in pat_nodes + rep_nodes):
             return None, None
         start = pat_nodes[0].start if pat_nodes else sep.start
-        raw = node.src.data[start:(rep_nodes[-1].end if rep_nodes else sep.end)].decode("utf-8", "replace")
+        raw = node.src.data[start : (rep_nodes[-1].end if rep_nodes else sep.end)].decode("utf-8", "replace")
         i = 0 if pat_nodes else 1
         while i < len(raw) and raw[i] != "/":
             i += 2 if raw[i] == "\\" else 1
-        return [(raw[:i], False)], re.sub(r"\\(.)", r"\1", raw[i + 1:])
+        return [(raw[:i], False)], re.sub(r"\\(.)", r"\1", raw[i + 1 :])
 
     def _too_long_for_pattern(self, node, st):
-        st.notes.append((node.loc, f"value longer than {MAX_WILDCARD_TEXT} characters for a pattern with "
-                                   "wildcards: taken as unknown"))
+        st.notes.append(
+            (node.loc, f"value longer than {MAX_WILDCARD_TEXT} characters for a pattern with wildcards: taken as unknown")
+        )
         return unknown(node.text, node.loc)
 
     def _pattern_from_nodes(self, nodes, node, st):

@@ -16,8 +16,11 @@ _QUOTING = re.compile(r"[$'\"\\`]")
 #: any `$name` or `${name}` after a backslash-newline; `$#`, `$$`, `$?` ... in the word of
 #: `${X:-word}` (group 1: the expansion, none for an escaped character; 2 or 3: the name, see
 #: ``_text_name``)
-_TEXT_EXPANSION = re.compile(r"\\.|(\$(?:([A-Za-z_](?:[A-Za-z0-9_]|\\\n(?=[A-Za-z0-9_]))*)|\{([A-Za-z_][A-Za-z0-9_]*)\}"
-                             r"|[0-9@#?$*!_-]))", re.S)
+_TEXT_EXPANSION = re.compile(
+    r"\\.|(\$(?:([A-Za-z_](?:[A-Za-z0-9_]|\\\n(?=[A-Za-z0-9_]))*)|\{([A-Za-z_][A-Za-z0-9_]*)\}"
+    r"|[0-9@#?$*!_-]))",
+    re.S,
+)
 
 
 def _text_name(m) -> str:
@@ -78,8 +81,21 @@ def _unescape_unquoted(text: str) -> str:
     return "".join(out)
 
 
-_ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "v": "\v",
-         "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ANSI = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 
 
 def _ansi_c(text: str | None) -> str | None:

@@ -134,9 +134,31 @@ class _ReadonlyError(_CmdError):
 
 class State:
     __slots__ = (
-        "vars", "frames", "funcs", "pos", "files", "errexit", "nounset", "pipefail", "events", "cond", "ctl",
-        "out", "stdin", "status", "notes", "truncated", "source_depth", "script", "cond_ctx", "guards",
-        "calls", "last_err", "inexact", "funcs_ver", "recs",
+        "vars",
+        "frames",
+        "funcs",
+        "pos",
+        "files",
+        "errexit",
+        "nounset",
+        "pipefail",
+        "events",
+        "cond",
+        "ctl",
+        "out",
+        "stdin",
+        "status",
+        "notes",
+        "truncated",
+        "source_depth",
+        "script",
+        "cond_ctx",
+        "guards",
+        "calls",
+        "last_err",
+        "inexact",
+        "funcs_ver",
+        "recs",
     )
 
     def copy(self) -> State:
@@ -169,8 +191,9 @@ class State:
         return s
 
     # variables -----------------------------------------------------------------------
-    def lookup(self, name: str, attrs_only: bool = False, emptiness_only: bool = False,
-               raw: bool = False, _hops: int = 0) -> Var | None:
+    def lookup(
+        self, name: str, attrs_only: bool = False, emptiness_only: bool = False, raw: bool = False, _hops: int = 0
+    ) -> Var | None:
         """The variable a name refers to.  ``attrs_only``: for an assignment that replaces a
         scalar, which reads only the variable's attributes (readonly, exported, integer, scalar or
         array), not its value; ``emptiness_only``: for a `-z`/`-n` test, which reads only whether

@@ -38,7 +38,11 @@ class Substitutions:
                 body = [c for c in parsed.root.children if c.named]
         if len(body) == 1 and body[0].type in ("file_redirect", "redirected_statement") and body[0].field("body") is None:
             # `$(< file)`: the file's content, when this run wrote it
-            r = body[0] if body[0].type == "file_redirect" else next((c for c in body[0].children if c.type == "file_redirect"), None)
+            r = (
+                body[0]
+                if body[0].type == "file_redirect"
+                else next((c for c in body[0].children if c.type == "file_redirect"), None)
+            )
             dest = r.field("destination") if r is not None else None
             path = file_key(text_of(self.expand_scalar(dest, st))) if dest is not None else None
             content = st.files.get(path) if path is not None else None
@@ -80,6 +84,7 @@ class Substitutions:
     def _output(self, body, node, st):
         """What the statements ``body`` write to stdout, run in a subshell (``$(...)``,
         ``<(...)``); None when not known.  Their events and notes are kept in ``st``."""
+
         def run(child):
             child.errexit = False  # bash runs `$(...)` without `set -e` (`inherit_errexit` is off)
             return self.run_seq(body, child)

@@ -155,8 +155,19 @@ class Entry:
 def key(node, extra: tuple, st):
     """``extra``: what else the node sees (a call's arguments and redirections)."""
     return (
-        node, extra, st.funcs_ver, st.errexit, st.nounset, st.pipefail, st.cond_ctx, st.out is None, st.status,
-        st.source_depth, st.truncated, tuple([c[0] for c in st.calls]), tuple([frozenset(f) for f in st.frames]),
+        node,
+        extra,
+        st.funcs_ver,
+        st.errexit,
+        st.nounset,
+        st.pipefail,
+        st.cond_ctx,
+        st.out is None,
+        st.status,
+        st.source_depth,
+        st.truncated,
+        tuple([c[0] for c in st.calls]),
+        tuple([frozenset(f) for f in st.frames]),
         sig(st.files),
     )
 
@@ -208,13 +219,29 @@ def summarize(e: Entry, results, steps: int, paths: int, is_launch) -> Summary |
         writes = tuple((i - 1, k, v) for i, (b, a) in enumerate(zip(rec.scopes, scopes)) for k, v in _diff(b, a))
         funcs = _diff(snap.funcs, r.funcs)
         files = _diff(snap.files, r.files)
-        outcomes.append((
-            writes, funcs, r.funcs_ver, files, events, cond, guards, inexact, out, tuple(r.notes[n_notes:]), r.errexit,
-            r.nounset, r.pipefail,
-            r.status, r.ctl, r.last_err if r.last_err is not snap.last_err else _SAME, r.truncated,
-            r.pos if r.pos is not snap.pos else _SAME,  # `shift` / `set --` in a statement or sourced file
-            r.stdin if r.stdin is not snap.stdin else _SAME,  # what `read` took of stdin
-        ))
+        outcomes.append(
+            (
+                writes,
+                funcs,
+                r.funcs_ver,
+                files,
+                events,
+                cond,
+                guards,
+                inexact,
+                out,
+                tuple(r.notes[n_notes:]),
+                r.errexit,
+                r.nounset,
+                r.pipefail,
+                r.status,
+                r.ctl,
+                r.last_err if r.last_err is not snap.last_err else _SAME,
+                r.truncated,
+                r.pos if r.pos is not snap.pos else _SAME,  # `shift` / `set --` in a statement or sourced file
+                r.stdin if r.stdin is not snap.stdin else _SAME,  # what `read` took of stdin
+            )
+        )
     reads = tuple((idx, name, v, _read_sig(v, mode), mode) for (idx, name), (v, mode) in rec.reads.items())
     return Summary(reads, tuple(outcomes), steps, paths, e.paths if rec.budget else None, rec.script)
 
@@ -241,8 +268,17 @@ def _read_sig(v, mode: int):
 
 def _copy_of(a, b) -> bool:
     """Whether ``a`` is ``b`` written again by a replay (a copy sharing its value)."""
-    return (a is not None and b is not None and a is not _ABSENT and b is not _ABSENT and a.value is b.value
-            and a.kind == b.kind and a.exported == b.exported and a.readonly == b.readonly and a.integer == b.integer)
+    return (
+        a is not None
+        and b is not None
+        and a is not _ABSENT
+        and b is not _ABSENT
+        and a.value is b.value
+        and a.kind == b.kind
+        and a.exported == b.exported
+        and a.readonly == b.readonly
+        and a.integer == b.integer
+    )
 
 
 def matches(s: Summary, st) -> bool:
@@ -275,8 +311,27 @@ def replay(s: Summary, st, recs, rebind, frame=None) -> list:
     out = []
     n = len(s.outcomes)
     for i, o in enumerate(s.outcomes):
-        (writes, funcs, funcs_ver, files, events, cond, guards, inexact, outp, notes, errexit, nounset, pipefail, status, ctl,
-         last_err, trunc, pos, stdin) = o
+        (
+            writes,
+            funcs,
+            funcs_ver,
+            files,
+            events,
+            cond,
+            guards,
+            inexact,
+            outp,
+            notes,
+            errexit,
+            nounset,
+            pipefail,
+            status,
+            ctl,
+            last_err,
+            trunc,
+            pos,
+            stdin,
+        ) = o
         r = st.copy() if i < n - 1 else st
         for idx, name, v in writes:
             scope = r.vars if idx < 0 else r.frames[idx]

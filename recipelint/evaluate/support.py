@@ -34,8 +34,7 @@ def _note_key(note) -> tuple:
 
 #: names bash or the login environment always sets, to values recipelint cannot know (a sweep
 #: point or the script may set them): unknown and not empty until then
-_SYSTEM_NAMES = frozenset({"HOME", "PATH", "PWD", "USER", "LOGNAME", "HOSTNAME", "UID", "EUID", "SHELL",
-                           "BASH_VERSION", "SHLVL"})
+_SYSTEM_NAMES = frozenset({"HOME", "PATH", "PWD", "USER", "LOGNAME", "HOSTNAME", "UID", "EUID", "SHELL", "BASH_VERSION", "SHLVL"})
 
 
 #: names whose value is made up (unknown, not empty) when they are not set

@@ -100,8 +100,36 @@ def _binary_test(op, lval, rval, st, ev, loc, arith: bool = False):
 _TEST_BINARY = frozenset({"=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef"})
 
 
-_TEST_UNARY = frozenset({"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w",
-                         "-x", "-G", "-L", "-N", "-O", "-S", "-n", "-z", "-o", "-v", "-R"})
+_TEST_UNARY = frozenset(
+    {
+        "-a",
+        "-b",
+        "-c",
+        "-d",
+        "-e",
+        "-f",
+        "-g",
+        "-h",
+        "-k",
+        "-p",
+        "-r",
+        "-s",
+        "-t",
+        "-u",
+        "-w",
+        "-x",
+        "-G",
+        "-L",
+        "-N",
+        "-O",
+        "-S",
+        "-n",
+        "-z",
+        "-o",
+        "-v",
+        "-R",
+    }
+)
 
 
 class _TestShape(Exception):
@@ -171,6 +199,7 @@ def _test_posix(args, texts, st, ev):
 def _test_or(args, texts, i, st, ev, op="-o"):
     """Tests joined by ``op`` from argument ``i``: `-o` joins chains of `-a`, `-a` joins terms.
     Returns the value and the index after the last argument used."""
+
     def part(j):
         return _test_or(args, texts, j, st, ev, "-a") if op == "-o" else _test_term(args, texts, j, st, ev)
 
@@ -239,7 +268,14 @@ def _test_leaves(kids) -> list:
 
 
 def _posix_ere(rx: str) -> str:
-    for k, v in {"[:digit:]": "0-9", "[:alpha:]": "a-zA-Z", "[:alnum:]": "a-zA-Z0-9", "[:space:]": r"\s",
-                 "[:upper:]": "A-Z", "[:lower:]": "a-z", "[:xdigit:]": "0-9a-fA-F"}.items():
+    for k, v in {
+        "[:digit:]": "0-9",
+        "[:alpha:]": "a-zA-Z",
+        "[:alnum:]": "a-zA-Z0-9",
+        "[:space:]": r"\s",
+        "[:upper:]": "A-Z",
+        "[:lower:]": "a-z",
+        "[:xdigit:]": "0-9a-fA-F",
+    }.items():
         rx = rx.replace(k, v)
     return rx

@@ -154,8 +154,7 @@ def _printf(fmt: str, args: list[Word], loc):
             prec = number(pg) if pg is not None else None
             w = take()
             where = w.value_loc if w is not None else loc
-            if (wg and width is None) or (pg is not None and prec is None) \
-                    or max(abs(width or 0), prec or 0) >= _PRINTF_HUGE:
+            if (wg and width is None) or (pg is not None and prec is None) or max(abs(width or 0), prec or 0) >= _PRINTF_HUGE:
                 out.append(Chunk(None, where, f"printf {m.group(0)[:20]}..."))
                 continue
             if width is not None and width < 0:  # `*` given a negative width: left-aligned
@@ -335,13 +334,17 @@ def _stdin_lines(st, node):
 
 def _b_sort(ev, argv, node, st):
     lines = _stdin_lines(st, node)
-    flags = "".join((w.text or "")[1:] for w in argv[1:] if (w.text or "").startswith("-") and not (w.text or "").startswith("--"))
+    flags = "".join(
+        (w.text or "")[1:] for w in argv[1:] if (w.text or "").startswith("-") and not (w.text or "").startswith("--")
+    )
     if lines is None or any(not (w.text or "").startswith("-") for w in argv[1:]):
         return _unknown_out(argv, node, st)
     if "n" in flags:
+
         def key(s):
             m = re.match(r"\s*(-?\d+(?:\.\d+)?)", s)
             return (float(m.group(1)) if m else 0.0, s)
+
         lines = sorted(lines, key=key)
     else:
         lines = sorted(lines)
@@ -444,8 +447,12 @@ def _b_tr(ev, argv, node, st):
 
 def _tr_set(s: str) -> str:
     s = _ansi_c(s)
-    named = {"[:upper:]": "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "[:lower:]": "abcdefghijklmnopqrstuvwxyz",
-             "[:digit:]": "0123456789", "[:space:]": " \t\n\r\f\v"}
+    named = {
+        "[:upper:]": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        "[:lower:]": "abcdefghijklmnopqrstuvwxyz",
+        "[:digit:]": "0123456789",
+        "[:space:]": " \t\n\r\f\v",
+    }
     for k, v in named.items():
         s = s.replace(k, v)
     out = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 
 class Kind(enum.StrEnum):
@@ -28,14 +29,14 @@ class Var:
 
     __slots__ = ("kind", "value", "exported", "readonly", "integer")
 
-    def __init__(self, kind, value, exported=False, readonly=False, integer=False):
+    def __init__(self, kind: Kind, value: Any, exported: bool = False, readonly: bool = False, integer: bool = False) -> None:
         self.kind = kind
         self.value = value
         self.exported = exported
         self.readonly = readonly
         self.integer = integer
 
-    def copy(self, **kw) -> Var:
+    def copy(self, **kw: Any) -> Var:
         v = Var(self.kind, self.value, self.exported, self.readonly, self.integer)
         for k, val in kw.items():
             setattr(v, k, val)

@@ -78,8 +78,7 @@ class LaunchWatch:
             # (the node is kept with the answer, so that its id stays its own)
             hit = self._strict_cache.get(id(node))
             if hit is None:
-                hit = self._strict_cache[id(node)] = (
-                    watched or any(self._names_launch_var(t) for t in var_cmds), node)
+                hit = self._strict_cache[id(node)] = (watched or any(self._names_launch_var(t) for t in var_cmds), node)
             return hit[0], names
         return loose, names
 
@@ -109,8 +108,9 @@ class LaunchWatch:
                             var_cmds.append(nm.text)
                     else:
                         txt = word.text
-                        if txt in ("eval", "source", ".", "bash", "sh", "exec", "command", "builtin") \
-                                or self._watched(txt, n, False):
+                        if txt in ("eval", "source", ".", "bash", "sh", "exec", "command", "builtin") or self._watched(
+                            txt, n, False
+                        ):
                             loose = True
                         if not watched and self._watched(txt, n, True):
                             watched = True
@@ -127,7 +127,7 @@ class LaunchWatch:
         """Variables of the script whose assigned text contains a launch (computed once)."""
         if self._launch_var_cache is None:
             words = []
-            for name, prefixes in (self.launch_watch.items() if isinstance(self.launch_watch, dict) else []):
+            for name, prefixes in self.launch_watch.items() if isinstance(self.launch_watch, dict) else []:
                 if prefixes is None:
                     words.append(name)
                 else:

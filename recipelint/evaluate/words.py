@@ -169,7 +169,9 @@ class Words:
                         segs.append(("t", unknown(node.text, node.loc), True, False))
                         continue
                     text = c.text
-                    self._tilde_literal(c, text, len(c.src.data[c.start : through[1]].decode("utf-8", "replace")), len(text), segs)
+                    self._tilde_literal(
+                        c, text, len(c.src.data[c.start : through[1]].decode("utf-8", "replace")), len(text), segs
+                    )
                     continue
             if spans is None:
                 self._segments(c, st, segs, quoted, scalar)
@@ -204,7 +206,7 @@ class Words:
         m = _TILDE_BRACED.match(text) if text is not None else None
         if m is None or (m.group(1) not in _TILDE_NAMES and not _LOGIN_NAME.fullmatch(m.group(1))):
             return w
-        tail = (Chunk(text[m.end():], node.loc),) if m.end() < len(text) else ()
+        tail = (Chunk(text[m.end() :], node.loc),) if m.end() < len(text) else ()
         return Word(self._tilde_value(m.group(1), node, st) + tail, w.loc)
 
     def _braces(self, node):

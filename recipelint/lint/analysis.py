@@ -53,11 +53,26 @@ class FileResult:
         return [lc for pr in self.points for lc in pr.launches]
 
 
-_STATEMENTS = frozenset({
-    "command", "redirected_statement", "variable_assignment", "declaration_command", "if_statement",
-    "for_statement", "c_style_for_statement", "while_statement", "case_statement", "function_definition",
-    "list", "pipeline", "subshell", "compound_statement", "test_command", "negated_command",
-})
+_STATEMENTS = frozenset(
+    {
+        "command",
+        "redirected_statement",
+        "variable_assignment",
+        "declaration_command",
+        "if_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "while_statement",
+        "case_statement",
+        "function_definition",
+        "list",
+        "pipeline",
+        "subshell",
+        "compound_statement",
+        "test_command",
+        "negated_command",
+    }
+)
 
 
 def _blocks(root, source) -> dict:
@@ -172,8 +187,17 @@ class Analyzer:
         def rebind(event):
             return replace(event, point=holder.get("point"))
 
-        ev = Evaluator(path.resolve(), on_command, self.limits, self.library, self.watch, unwrap, self.launch_watch,
-                       lambda e: isinstance(e, launches_mod.Launch), rebind)
+        ev = Evaluator(
+            path.resolve(),
+            on_command,
+            self.limits,
+            self.library,
+            self.watch,
+            unwrap,
+            self.launch_watch,
+            lambda e: isinstance(e, launches_mod.Launch),
+            rebind,
+        )
         ev._point_holder = holder
         return ev
 

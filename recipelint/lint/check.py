@@ -60,8 +60,9 @@ def collect(paths: list[Path], settings: Settings | None = None, force_exclude: 
         if p.is_dir():
             for root, dirs, files in os.walk(p, followlinks=False):
                 rootp = Path(root)
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
-                                 and not settings.excluded(rootp / d))
+                dirs[:] = sorted(
+                    d for d in dirs if d not in SKIP_DIRS and not d.startswith(".") and not settings.excluded(rootp / d)
+                )
                 for name in sorted(files):
                     fp = rootp / name
                     # a dangling or looping link found in a walk is not a recipe: skipped
@@ -125,9 +126,17 @@ def _is_dispatch_workflow(p: Path) -> bool:
     return root is not None and any(_same(p, w) for w in workflow_files(root))
 
 
-def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] | None = None,
-         analyzer: Analyzer | None = None, use_suppressions: bool = True, points_for=None,
-         config_paths: list[Path] | None = None, use_configs: bool = True, options: Options | None = None) -> LintResult:
+def lint(
+    paths: list[Path],
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    analyzer: Analyzer | None = None,
+    use_suppressions: bool = True,
+    points_for=None,
+    config_paths: list[Path] | None = None,
+    use_configs: bool = True,
+    options: Options | None = None,
+) -> LintResult:
     """Lint recipes.  Sweep points come from the master configs found above the first path
     (or ``config_paths``); recipes no config reaches use the default matrix.  Master configs
     given as paths are read, and the recipes they run are linted."""
@@ -157,7 +166,7 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
     from recipelint.engines import facts
 
     if opt.cache:
-        from recipelint.cache.results import cache_dir
+        from recipelint.cache.store import cache_dir
 
         cache_at = cache_dir()
     else:
@@ -166,8 +175,11 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
     if opt.cache and opt.diff_base is None and opt.points_for is None:
         from recipelint.cache import results as cache
 
-        cache_key = cache.key(list(paths), [p for p, _ in files] + list(config_list), repr((
-            sel, ign, opt.use_suppressions, opt.use_configs, opt.force_exclude, st)))
+        cache_key = cache.key(
+            list(paths),
+            [p for p, _ in files] + list(config_list),
+            repr((sel, ign, opt.use_suppressions, opt.use_configs, opt.force_exclude, st)),
+        )
         hit = cache.load(cache_key) if cache_key else None
         if hit is not None:
             result.findings, result.file_count, result.suppressed, result.cached = hit.findings, hit.n_files, hit.suppressed, True
@@ -195,7 +207,7 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
             for e in cs.entries:
                 if any(_same(e.path, y) for y in yaml_paths):
                     for s in e.scripts:
-                        sp = (cs.root / s)
+                        sp = cs.root / s
                         if str(sp.resolve()) not in have and not (opt.force_exclude and st.excluded(sp)):
                             have.add(str(sp.resolve()))
                             files.append((sp, display_path(sp)))
@@ -239,7 +251,9 @@ def lint(paths: list[Path], select: list[str] | None = None, ignore: list[str] |
     if opt.diff_base:
         from recipelint.gitdiff import changed_lines, keep_changed
 
-        grouped = keep_changed(grouped, changed_lines(opt.diff_base, anchor=(recipe_paths or yaml_paths or [Path(".")])[0]), result.files)
+        grouped = keep_changed(
+            grouped, changed_lines(opt.diff_base, anchor=(recipe_paths or yaml_paths or [Path(".")])[0]), result.files
+        )
     result.findings = grouped
     result.file_count = len(result.files)
     if cache_key:

@@ -22,7 +22,13 @@ def all_rules() -> tuple[type[Rule], ...]:
             continue
         module = importlib.import_module(f"recipelint.rules.{mod.name}")
         for obj in vars(module).values():
-            if isinstance(obj, type) and issubclass(obj, Rule) and obj is not Rule and obj.code and obj.__module__ == module.__name__:
+            if (
+                isinstance(obj, type)
+                and issubclass(obj, Rule)
+                and obj is not Rule
+                and obj.code
+                and obj.__module__ == module.__name__
+            ):
                 if obj.code in found:
                     raise RuntimeError(f"rule code {obj.code} defined twice ({found[obj.code].__module__}, {module.__name__})")
                 found[obj.code] = obj

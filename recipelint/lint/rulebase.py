@@ -53,8 +53,9 @@ class Rule:
         return ()
 
     def project_finding(self, span, message: str, related=(), severity: str | None = None) -> Finding:
-        return Finding(self.code, self.name, severity or self.severity, message, span,
-                       related=[Related(s, m) for s, m in related])
+        return Finding(
+            self.code, self.name, severity or self.severity, message, span, related=[Related(s, m) for s, m in related]
+        )
 
     @classmethod
     def doc(cls) -> str:
@@ -224,11 +225,19 @@ class FileContext:
         return src.data[real.start : real.end].decode("utf-8", "replace") if hasattr(src, "data") else ""
 
     # -- findings ------------------------------------------------------------------------
-    def finding(self, loc: Loc, message: str, point: SweepPoint | list[SweepPoint] | None = None, related=(), key: str = "",
-                code: str | None = None, severity: str | None = None) -> Finding:
+    def finding(
+        self,
+        loc: Loc,
+        message: str,
+        point: SweepPoint | list[SweepPoint] | None = None,
+        related=(),
+        key: str = "",
+        code: str | None = None,
+        severity: str | None = None,
+    ) -> Finding:
         span = span_of(loc)
         rel = [Related(span_of(rl), msg) for rl, msg in related if rl is not None]
-        for p in (point if isinstance(point, list) else [point]):
+        for p in point if isinstance(point, list) else [point]:
             origin = getattr(p, "origin", None)
             if hasattr(origin, "line") and hasattr(origin, "path") and len(rel) < 8:
                 r = Related(origin, f"sweep point from `{p.config_key}`")
@@ -321,7 +330,7 @@ class Project:
                     for other in group:
                         if other == tok.lower():
                             continue
-                        cand = (result.path.parent / "".join(tokens[:i] + [other] + tokens[i + 1 :]))
+                        cand = result.path.parent / "".join(tokens[:i] + [other] + tokens[i + 1 :])
                         key = cand.resolve()
                         sib = self.by_path.get(key)
                         if sib is None and self._analyze is not None and cand.is_file():
@@ -442,6 +451,20 @@ def uniq(items: Iterable) -> list:
 
 
 __all__ = [
-    "DOC_SECTIONS", "FileContext", "Project", "Related", "Rule", "Use", "env_int", "flag_int", "int_value",
-    "kv_connector", "model_family", "related_flag", "sglang_attention_dp", "uniq", "vllm_dp_size", "vllm_world_size",
+    "DOC_SECTIONS",
+    "FileContext",
+    "Project",
+    "Related",
+    "Rule",
+    "Use",
+    "env_int",
+    "flag_int",
+    "int_value",
+    "kv_connector",
+    "model_family",
+    "related_flag",
+    "sglang_attention_dp",
+    "uniq",
+    "vllm_dp_size",
+    "vllm_world_size",
 ]

@@ -256,6 +256,7 @@ def apply_facts(s: Settings) -> None:
     if s.hardware_specific_flags:
         facts.extend("parity", lambda d: d["hardware_specific_flags"].extend(s.hardware_specific_flags))
     if s.connector_keys:
+
         def add(d):
             for conn, keys in s.connector_keys.items():
                 spec = d["vllm"].setdefault(conn, {"since": "0", "keys": {}})

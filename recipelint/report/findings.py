@@ -19,7 +19,7 @@ def docs_url() -> str | None:
         from importlib.metadata import metadata
 
         md = metadata("recipelint")
-    except Exception:  # noqa: BLE001 - not installed as a distribution
+    except Exception:
         return None
     for entry in md.get_all("Project-URL") or []:
         label, _, url = entry.partition(",")
@@ -121,30 +121,56 @@ def render_sarif(findings: list[Finding], rules=None) -> str:
         res = {
             "ruleId": f.code,
             "level": SARIF_LEVEL.get(f.severity, "warning"),
-            "message": {"text": f.message + (f" (sweep points: {', '.join(f.points[:6])}" + (f", +{len(f.points) - 6} more" if len(f.points) > 6 else "") + ")" if f.points else "")},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(f.span.path), "uriBaseId": "%SRCROOT%"},
-                                                "region": _region(f.span)}}],
+            "message": {
+                "text": f.message
+                + (
+                    f" (sweep points: {', '.join(f.points[:6])}"
+                    + (f", +{len(f.points) - 6} more" if len(f.points) > 6 else "")
+                    + ")"
+                    if f.points
+                    else ""
+                )
+            },
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(f.span.path), "uriBaseId": "%SRCROOT%"},
+                        "region": _region(f.span),
+                    }
+                }
+            ],
             "partialFingerprints": {"recipelint/v1": f"{f.code}:{f.span.path}:{f.key or f.message}"[:200]},
         }
         if f.code in index:
             res["ruleIndex"] = index[f.code]
         if f.related:
             res["relatedLocations"] = [
-                {"id": i, "message": {"text": r.message},
-                 "physicalLocation": {"artifactLocation": {"uri": _uri(r.span.path), "uriBaseId": "%SRCROOT%"},
-                                      "region": _region(r.span)}}
+                {
+                    "id": i,
+                    "message": {"text": r.message},
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(r.span.path), "uriBaseId": "%SRCROOT%"},
+                        "region": _region(r.span),
+                    },
+                }
                 for i, r in enumerate(f.related, 1)
             ]
         results.append(res)
     doc = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": dict({"name": "recipelint", "version": __version__, "semanticVersion": __version__,
-                                     "rules": driver_rules}, **({"informationUri": base} if base else {}))},
-            "results": results,
-            "columnKind": "unicodeCodePoints",
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": dict(
+                        {"name": "recipelint", "version": __version__, "semanticVersion": __version__, "rules": driver_rules},
+                        **({"informationUri": base} if base else {}),
+                    )
+                },
+                "results": results,
+                "columnKind": "unicodeCodePoints",
+            }
+        ],
     }
     return json.dumps(doc, indent=2) + "\n"
 
@@ -154,7 +180,9 @@ def render_statistics(findings: list[Finding]) -> str:
     for f in findings:
         counts[(f.code, f.name)] = counts.get((f.code, f.name), 0) + 1
     width = max((len(str(n)) for n in counts.values()), default=1)
-    return "".join(f"{n:>{width}}\t{code}\t[{name}]\n" for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return "".join(
+        f"{n:>{width}}\t{code}\t[{name}]\n" for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
 
 
 def _source_lines(path: str, cache: dict) -> list[str]:
@@ -193,8 +221,14 @@ def _full_lines(findings: list[Finding]) -> list[list[tuple[str, str | None]]]:
     cache: dict = {}
     for f in findings:
         sev_style = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}.get(f.severity, "bold")
-        out.append([(f"{f.span.path}:{f.span.line}:{f.span.col}: ", "bold"), (f.code, sev_style),
-                    (f" [{f.name}] ", "dim"), (f.message, None)])
+        out.append(
+            [
+                (f"{f.span.path}:{f.span.line}:{f.span.col}: ", "bold"),
+                (f.code, sev_style),
+                (f" [{f.name}] ", "dim"),
+                (f.message, None),
+            ]
+        )
         lines = _source_lines(f.span.path, cache)
         width = len(str(f.span.end_line if f.span.end_line - f.span.line < 3 else f.span.line))
         if 1 <= f.span.line <= len(lines):
@@ -209,8 +243,13 @@ def _full_lines(findings: list[Finding]) -> list[list[tuple[str, str | None]]]:
             shown = ", ".join(f.points[:6]) + (f", … ({len(f.points)} in all)" if len(f.points) > 6 else "")
             out.append([(f"{' ' * width} = ", "blue"), ("sweep points: ", "bold"), (shown, None)])
         for r in f.related:
-            out.append([(f"{' ' * width} = ", "blue"), ("note: ", "bold"),
-                        (f"{r.span.path}:{r.span.line}:{r.span.col}: {r.message}", None)])
+            out.append(
+                [
+                    (f"{' ' * width} = ", "blue"),
+                    ("note: ", "bold"),
+                    (f"{r.span.path}:{r.span.line}:{r.span.col}: {r.message}", None),
+                ]
+            )
         out.append([])
     return out
 
@@ -222,4 +261,6 @@ def summary(findings: list[Finding], files: int) -> str:
     for f in findings:
         by_sev[f.severity] = by_sev.get(f.severity, 0) + 1
     parts = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in sorted(by_sev.items()))
-    return f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''} ({parts}) in {files} file{'s' if files != 1 else ''}."
+    return (
+        f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''} ({parts}) in {files} file{'s' if files != 1 else ''}."
+    )

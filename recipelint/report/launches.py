@@ -77,8 +77,13 @@ def render_text(res: FileResult) -> None:
         con.print(table)
         con.print()
     for ex in _exits(res):
-        con.print(Text(f"{res.display}:{ex['line']}: point {ex['point']} exits with status {ex['code']}"
-                       + (f" ({ex['reason']})" if ex["reason"] else ""), style="dim"))
+        con.print(
+            Text(
+                f"{res.display}:{ex['line']}: point {ex['point']} exits with status {ex['code']}"
+                + (f" ({ex['reason']})" if ex["reason"] else ""),
+                style="dim",
+            )
+        )
 
 
 def _rel(path: str, res: FileResult) -> str:

@@ -87,8 +87,9 @@ def find_root(start: Path) -> Path | None:
     return None
 
 
-def load(root: Path | None, explicit: list[Path] | None = None, cache_dir: Path | None = None,
-         recipes: list[Path] | None = None) -> ConfigSet:
+def load(
+    root: Path | None, explicit: list[Path] | None = None, cache_dir: Path | None = None, recipes: list[Path] | None = None
+) -> ConfigSet:
     """Master configs → entries and sweep points.  ``cache_dir``: keep parsed YAML there.
     ``recipes``: the run checks only these recipes — entries that cannot run any of them (their
     model prefix does not start a recipe's name) are skipped before parsing (``sparse``)."""
@@ -172,16 +173,23 @@ def _load_workflow(cs: ConfigSet, root: Path, wf: dict, cache_dir: Path | None) 
     line, col = _value_pos(env, script_key, 1) if raw is not None else (1, 1)
     bound = _INPUT.findall(str(raw or ""))
     if raw is None or len(set(bound)) != 1 or not hasattr(inputs, "get"):
-        cs.problems.append(ConfigProblem(Span(str(path), line, col, line, col),
-                                         f"workflow `{name}`: `{script_key}` must name the recipe with one input"))
+        cs.problems.append(
+            ConfigProblem(
+                Span(str(path), line, col, line, col), f"workflow `{name}`: `{script_key}` must name the recipe with one input"
+            )
+        )
         return
     bound = bound[0]
     defaults = {str(k): _input_default(v) for k, v in inputs.items()}
     pattern = _EXPR.sub(lambda m: "\0", str(raw))
     parts = pattern.split("/")
     if pattern.startswith("/") or any(p in ("", ".", "..") for p in parts) or any(c in pattern for c in "*?[]\\"):
-        cs.problems.append(ConfigProblem(Span(str(path), line, col, line, col),
-                                         f"workflow `{name}`: `{script_key}` must name a recipe file inside the repository"))
+        cs.problems.append(
+            ConfigProblem(
+                Span(str(path), line, col, line, col),
+                f"workflow `{name}`: `{script_key}` must name a recipe file inside the repository",
+            )
+        )
         return
     rx = re.compile("^" + "([A-Za-z0-9._-]+)".join(re.escape(p) for p in pattern.split("\0")) + "$")
     try:
@@ -189,8 +197,12 @@ def _load_workflow(cs: ConfigSet, root: Path, wf: dict, cache_dir: Path | None) 
     except (OSError, ValueError):
         found = []
     # where the points' environment is written: the env entries and the inputs' defaults
-    lines = tuple(sorted({_value_pos(env, k, line)[0] for k in env}
-                         | {_value_pos(v, "default", line)[0] for v in inputs.values() if hasattr(v, "get") and "default" in v}))
+    lines = tuple(
+        sorted(
+            {_value_pos(env, k, line)[0] for k in env}
+            | {_value_pos(v, "default", line)[0] for v in inputs.values() if hasattr(v, "get") and "default" in v}
+        )
+    )
     ce = ConfigEntry(name, path, line, str(defaults.get("runner") or ""), str(env.get("FRAMEWORK", "")), False)
     cs.entries.append(ce)
     for rel in found:
@@ -208,8 +220,13 @@ def _load_workflow(cs: ConfigSet, root: Path, wf: dict, cache_dir: Path | None) 
             penv.setdefault(str(k), Opaque())
         if not ce.image and isinstance(penv.get("IMAGE"), str):
             ce.image, ce.image_line, ce.image_col = penv["IMAGE"], *_value_pos(env, "IMAGE", line)
-        point = SweepPoint(f"{name}:{line}:{bound}={value}", penv, origin=Span(str(path), line, col, line, col),
-                           config_key=name, extra={"config": str(path), "lines": lines})
+        point = SweepPoint(
+            f"{name}:{line}:{bound}={value}",
+            penv,
+            origin=Span(str(path), line, col, line, col),
+            config_key=name,
+            extra={"config": str(path), "lines": lines},
+        )
         ce.points.append(point)
         ce.scripts.append(rel)
         key = str((root / rel).resolve())
@@ -311,7 +328,7 @@ def sparse(text: str, wanted) -> str | None:
 
 
 def _load_yaml(path: Path, cs: ConfigSet, required: bool, cache_dir: Path | None = None, wanted=None):
-    from recipelint.sweep import yamlpos
+    from recipelint.engines import yamlpos
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -416,16 +433,27 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
     line = _line(top, key)
     runner = str(entry.get("runner", ""))
     framework = str(entry.get("framework", ""))
-    ce = ConfigEntry(key, path, line, runner, framework, bool(entry.get("multinode", False)),
-                     str(entry.get("image", "")), *_value_pos(entry, "image", line))
+    ce = ConfigEntry(
+        key,
+        path,
+        line,
+        runner,
+        framework,
+        bool(entry.get("multinode", False)),
+        str(entry.get("image", "")),
+        *_value_pos(entry, "image", line),
+    )
     cs.entries.append(ce)
     if ce.multinode:
         return  # multi-node jobs run recipes through their own orchestration; not mapped here
     model_prefix = str(entry["model-prefix"])
     precision = str(entry["precision"])
     base_env = {
-        "IMAGE": str(entry.get("image", "")), "MODEL": str(entry.get("model", "")), "MODEL_PREFIX": model_prefix,
-        "PRECISION": precision, "FRAMEWORK": framework,
+        "IMAGE": str(entry.get("image", "")),
+        "MODEL": str(entry.get("model", "")),
+        "MODEL_PREFIX": model_prefix,
+        "PRECISION": precision,
+        "FRAMEWORK": framework,
     }
     for k, v in (spec.get("job_env") or {}).items():
         base_env[k] = str(v)
@@ -453,12 +481,21 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
                 dpa = bool(item.get("dp-attn", False))
                 sd = str(item.get("spec-decoding", "none"))
                 env = dict(base_env)
-                env.update({
-                    "TP": str(tp), "PP_SIZE": str(pp), "DCP_SIZE": str(dcp), "PCP_SIZE": str(pcp),
-                    "EP_SIZE": str(int(ep) if ep is not None else 1), "DP_ATTENTION": "true" if dpa else "false",
-                    "SPEC_DECODING": sd, "GPU_COUNT": str(tp * pp * pcp), "SCENARIO_TYPE": scenario,
-                    "SCENARIO_SUBDIR": subdir, "IS_AGENTIC": "1" if agentic else "0",
-                })
+                env.update(
+                    {
+                        "TP": str(tp),
+                        "PP_SIZE": str(pp),
+                        "DCP_SIZE": str(dcp),
+                        "PCP_SIZE": str(pcp),
+                        "EP_SIZE": str(int(ep) if ep is not None else 1),
+                        "DP_ATTENTION": "true" if dpa else "false",
+                        "SPEC_DECODING": sd,
+                        "GPU_COUNT": str(tp * pp * pcp),
+                        "SCENARIO_TYPE": scenario,
+                        "SCENARIO_SUBDIR": subdir,
+                        "IS_AGENTIC": "1" if agentic else "0",
+                    }
+                )
                 router = item.get("router", entry.get("router"))
                 p2p = item.get("kv-p2p-transfer", entry.get("kv-p2p-transfer"))
                 env["ROUTER_METADATA"] = json.dumps(_plain(router)) if router is not None else ""
@@ -469,9 +506,17 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
                     # schema's bare name (`kv-offload-backend: native`, before July 2026)
                     backend = item.get("kv-offload-backend")
                     bname = str(backend["name"]) if hasattr(backend, "get") else str(backend) if backend else ""
-                    env.update({"ISL": "0", "OSL": "0", "MAX_MODEL_LEN": "0", "DURATION": "3600", "KV_OFFLOADING": kv,
-                                "KV_OFFLOAD_BACKEND": bname,
-                                "KV_OFFLOAD_BACKEND_METADATA": json.dumps(_plain(backend)) if hasattr(backend, "get") else ""})
+                    env.update(
+                        {
+                            "ISL": "0",
+                            "OSL": "0",
+                            "MAX_MODEL_LEN": "0",
+                            "DURATION": "3600",
+                            "KV_OFFLOADING": kv,
+                            "KV_OFFLOAD_BACKEND": bname,
+                            "KV_OFFLOAD_BACKEND_METADATA": json.dumps(_plain(backend)) if hasattr(backend, "get") else "",
+                        }
+                    )
                     if kv == "dram":
                         gb = _dram_gb(hw, group.get("dram-utilization", 1), tp * pp * pcp, cap)
                         env["TOTAL_CPU_DRAM_GB"] = str(gb) if gb is not None else Opaque()
@@ -479,11 +524,21 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
                         env["TOTAL_CPU_DRAM_GB"] = "0"
                     suffix = "kvnone" if kv == "none" else f"kv{kv}-{bname}"
                     exp = f"{model_prefix}_tp{{tp}}_conc{{conc}}_{suffix}" + (f"_spec-{sd}" if sd != "none" else "")
-                    tag = f"tp{tp}-ep{env['EP_SIZE']}-dpa{env['DP_ATTENTION']}" + (f"-{env['KV_OFFLOAD_BACKEND']}" if env["KV_OFFLOAD_BACKEND"] else "")
+                    tag = f"tp{tp}-ep{env['EP_SIZE']}-dpa{env['DP_ATTENTION']}" + (
+                        f"-{env['KV_OFFLOAD_BACKEND']}" if env["KV_OFFLOAD_BACKEND"] else ""
+                    )
                 else:
                     isl, osl = int(group["isl"]), int(group["osl"])
-                    env.update({"ISL": str(isl), "OSL": str(osl), "MAX_MODEL_LEN": str(isl + osl + 256),
-                                "KV_OFFLOADING": "", "KV_OFFLOAD_BACKEND": "", "TOTAL_CPU_DRAM_GB": ""})
+                    env.update(
+                        {
+                            "ISL": str(isl),
+                            "OSL": str(osl),
+                            "MAX_MODEL_LEN": str(isl + osl + 256),
+                            "KV_OFFLOADING": "",
+                            "KV_OFFLOAD_BACKEND": "",
+                            "TOTAL_CPU_DRAM_GB": "",
+                        }
+                    )
                     exp = f"{model_prefix}_{_seq_len_str(isl, osl)}"
                     tag = f"{_seq_len_str(isl, osl)}-tp{tp}-ep{env['EP_SIZE']}-dpa{env['DP_ATTENTION']}"
                 try:
@@ -498,8 +553,11 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
                     penv["EXP_NAME"] = exp.replace("{tp}", str(tp)).replace("{conc}", str(conc))
                     label = f"{path.name}:{item_line}:{tag}-conc{conc}"
                     origin = Span(str(path), cl, cc, cl, cc)
-                    item_points.append(SweepPoint(label, penv, origin=origin, config_key=key,
-                                                  extra={"item_line": item_line, "config": str(path)}))
+                    item_points.append(
+                        SweepPoint(
+                            label, penv, origin=origin, config_key=key, extra={"item_line": item_line, "config": str(path)}
+                        )
+                    )
                 ce.points.extend(item_points)
                 _resolve_scripts(cs, ce, item_points, launchers, subdir, model_prefix, precision, framework, sd, root, spec)
 

@@ -24,7 +24,11 @@ class SweepPoint:
 
     def describe(self) -> str:
         keys = ("TP", "EP_SIZE", "DP_ATTENTION", "CONC", "KV_OFFLOADING", "KV_OFFLOAD_BACKEND", "SPEC_DECODING")
-        parts = [f"{k}={self.env[k]}" for k in keys if k in self.env and not isinstance(self.env[k], Opaque) and self.env[k] not in ("", None)]
+        parts = [
+            f"{k}={self.env[k]}"
+            for k in keys
+            if k in self.env and not isinstance(self.env[k], Opaque) and self.env[k] not in ("", None)
+        ]
         return " ".join(parts)
 
     def to_dict(self) -> dict:
@@ -48,25 +52,52 @@ DEFAULT_TOPOLOGIES = (
 
 def base_env(script_name: str, agentic: bool) -> dict:
     env = {
-        "MODEL": Opaque(), "MODEL_PREFIX": Opaque(), "IMAGE": Opaque(), "EXP_NAME": Opaque(),
-        "FRAMEWORK": Opaque(), "PRECISION": Opaque(), "RESULT_FILENAME": Opaque(),
-        "HF_HUB_CACHE": "/mnt/hf_hub_cache/", "HF_TOKEN": Opaque(), "RANDOM_RANGE_RATIO": "0.8",
-        "RESULT_DIR": "/workspace/results", "PP_SIZE": "1", "DCP_SIZE": "1", "PCP_SIZE": "1",
-        "RUN_EVAL": "false", "EVAL_ONLY": "false", "DURATION": "3600", "DISAGG": "false",
+        "MODEL": Opaque(),
+        "MODEL_PREFIX": Opaque(),
+        "IMAGE": Opaque(),
+        "EXP_NAME": Opaque(),
+        "FRAMEWORK": Opaque(),
+        "PRECISION": Opaque(),
+        "RESULT_FILENAME": Opaque(),
+        "HF_HUB_CACHE": "/mnt/hf_hub_cache/",
+        "HF_TOKEN": Opaque(),
+        "RANDOM_RANGE_RATIO": "0.8",
+        "RESULT_DIR": "/workspace/results",
+        "PP_SIZE": "1",
+        "DCP_SIZE": "1",
+        "PCP_SIZE": "1",
+        "RUN_EVAL": "false",
+        "EVAL_ONLY": "false",
+        "DURATION": "3600",
+        "DISAGG": "false",
         "SPEC_DECODING": "mtp" if "_mtp" in script_name else "none",
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     if agentic:
-        env.update({
-            "ISL": "0", "OSL": "0", "MAX_MODEL_LEN": "0", "SCENARIO_TYPE": "agentic-coding",
-            "SCENARIO_SUBDIR": "agentic/", "IS_AGENTIC": "1", "KV_OFFLOADING": "none",
-            "KV_OFFLOAD_BACKEND": "", "TOTAL_CPU_DRAM_GB": "0",
-        })
+        env.update(
+            {
+                "ISL": "0",
+                "OSL": "0",
+                "MAX_MODEL_LEN": "0",
+                "SCENARIO_TYPE": "agentic-coding",
+                "SCENARIO_SUBDIR": "agentic/",
+                "IS_AGENTIC": "1",
+                "KV_OFFLOADING": "none",
+                "KV_OFFLOAD_BACKEND": "",
+                "TOTAL_CPU_DRAM_GB": "0",
+            }
+        )
     else:
-        env.update({
-            "ISL": "1024", "OSL": "1024", "MAX_MODEL_LEN": "2248", "SCENARIO_TYPE": "fixed-seq-len",
-            "SCENARIO_SUBDIR": "fixed_seq_len/", "IS_AGENTIC": "0",
-        })
+        env.update(
+            {
+                "ISL": "1024",
+                "OSL": "1024",
+                "MAX_MODEL_LEN": "2248",
+                "SCENARIO_TYPE": "fixed-seq-len",
+                "SCENARIO_SUBDIR": "fixed_seq_len/",
+                "IS_AGENTIC": "0",
+            }
+        )
     return env
 
 
@@ -94,9 +125,18 @@ def default_points(path_text: str, text: str | None = None) -> list[SweepPoint]:
         for backend in offload_backends(text or ""):
             for tp, ep, dpa, conc in DEFAULT_TOPOLOGIES[:2]:
                 env = base_env(name, agentic)
-                env.update({"TP": str(tp), "EP_SIZE": str(ep), "DP_ATTENTION": dpa, "CONC": str(conc),
-                            "GPU_COUNT": str(tp), "KV_OFFLOADING": "dram", "KV_OFFLOAD_BACKEND": backend,
-                            "TOTAL_CPU_DRAM_GB": _DRAM_GB.get(tp, "2849")})
+                env.update(
+                    {
+                        "TP": str(tp),
+                        "EP_SIZE": str(ep),
+                        "DP_ATTENTION": dpa,
+                        "CONC": str(conc),
+                        "GPU_COUNT": str(tp),
+                        "KV_OFFLOADING": "dram",
+                        "KV_OFFLOAD_BACKEND": backend,
+                        "TOTAL_CPU_DRAM_GB": _DRAM_GB.get(tp, "2849"),
+                    }
+                )
                 out.append(SweepPoint(f"tp{tp}-ep{ep}-dpa{dpa}-conc{conc}-{backend}", env, origin="default matrix"))
     return out
 

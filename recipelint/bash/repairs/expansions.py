@@ -242,12 +242,16 @@ def _substitution_arithmetic(tree, data: bytes):
 
 #: a substring expansion whose offset or length starts with a variable (`${X:$o}`,
 #: `${A[@]:$1:2}`, `${X:0:$n+1}`; not `${X:-$d}`, `${X:=...}`, ...)
-_SUBSTRING_OFFSET = re.compile(rb"\$\{(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?|[@*0-9]):(?![-=+?])[ \t]*"
-                               rb"(\$(?=[A-Za-z_0-9]))?[^:}\n]*(?::[ \t]*(\$)(?=[A-Za-z_0-9]))?")
+_SUBSTRING_OFFSET = re.compile(
+    rb"\$\{(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?|[@*0-9]):(?![-=+?])[ \t]*"
+    rb"(\$(?=[A-Za-z_0-9]))?[^:}\n]*(?::[ \t]*(\$)(?=[A-Za-z_0-9]))?"
+)
 
 
-_NEGATIVE_OFFSET = re.compile(rb"\$\{(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?|[@*0-9]):(?:[^:}\n]*:)?[ \t]*([ \t])-[ \t]*"
-                              rb"(?:(\$)(?=[A-Za-z_0-9])|\$\{)")
+_NEGATIVE_OFFSET = re.compile(
+    rb"\$\{(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\n]*\])?|[@*0-9]):(?:[^:}\n]*:)?[ \t]*([ \t])-[ \t]*"
+    rb"(?:(\$)(?=[A-Za-z_0-9])|\$\{)"
+)
 
 
 def _substring_offsets(tree, data: bytes):

@@ -38,8 +38,12 @@ def _chains(root: Node, redirected: list, links: list | None = None) -> None:
     found = []
     for c, n, _ in links:
         parent[id(c)] = n
-        if c.type == "pipeline" and any(k.type == "list" for k in c.children) or c.type == "redirected_statement" and any(
-                h.type == "heredoc_redirect" and any(k.type in _HEREDOC_TAIL for k in h.children) for h in c.children):
+        if (
+            c.type == "pipeline"
+            and any(k.type == "list" for k in c.children)
+            or c.type == "redirected_statement"
+            and any(h.type == "heredoc_redirect" and any(k.type in _HEREDOC_TAIL for k in h.children) for h in c.children)
+        ):
             found.append(c)
     for r in reversed(found):  # (inner statements first)
         # `! cat <<EOF | grep -q x && y`: the `!` is the first pipeline's (tree-sitter-bash: the whole)
@@ -64,8 +68,12 @@ def _heredoc_statement(r: Node, redirected: list, neg: Node | None) -> Node | No
     body = r.children[0] if r.fields[0] == "body" else None
     if body is None:
         return None
-    if neg is None and body.type == "negated_command" and [c.type for c in body.children][:1] == ["!"] \
-            and len(body.children) == 2:
+    if (
+        neg is None
+        and body.type == "negated_command"
+        and [c.type for c in body.children][:1] == ["!"]
+        and len(body.children) == 2
+    ):
         neg, body = body, body.children[1]  # (`! cat <<EOF | ...` read as `(! cat) <<EOF ...`)
     head: list[Node] = []
     if not _chain_parts(body, head):
@@ -120,8 +128,19 @@ _LINE_END_OP = re.compile(rb"(?:&&|\|\||\|&|\|)$")
 
 
 #: nodes whose children are statements run in order
-_STATEMENT_HOLDERS = frozenset({"program", "compound_statement", "subshell", "do_group", "if_statement", "elif_clause",
-                                "else_clause", "case_item", "command_substitution"})
+_STATEMENT_HOLDERS = frozenset(
+    {
+        "program",
+        "compound_statement",
+        "subshell",
+        "do_group",
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "case_item",
+        "command_substitution",
+    }
+)
 
 
 def _heredoc_line_ops(tree, data: bytes):
@@ -198,8 +217,13 @@ def _backquote_blanks(tree, data: bytes):
 def _opens_command(root, at: int) -> bool:
     """Whether the backquote at ``at`` opens a command substitution in the tree."""
     tok = root.descendant_for_byte_range(at, at + 1)
-    return tok is not None and tok.type == "`" and tok.parent is not None and tok.parent.type == "command_substitution" \
+    return (
+        tok is not None
+        and tok.type == "`"
+        and tok.parent is not None
+        and tok.parent.type == "command_substitution"
         and tok.parent.start_byte == at
+    )
 
 
 _BACKQUOTE_BLANK = re.compile(rb"`[ \t\n]")
@@ -216,8 +240,10 @@ def _backquote_symptom(root, data: bytes) -> bool:
             if up.type == "command_substitution" and data[up.start_byte : up.start_byte + 1] == b"`":
                 return True
             up = up.parent
-    return any(any(k.type == "`" for k in e.children)
-               for e in tree_sitter.QueryCursor(_query("errors", "(ERROR) @e")).captures(root).get("e", []))
+    return any(
+        any(k.type == "`" for k in e.children)
+        for e in tree_sitter.QueryCursor(_query("errors", "(ERROR) @e")).captures(root).get("e", [])
+    )
 
 
 def _heredoc_line_rests(tree, data: bytes):
@@ -241,9 +267,11 @@ def _heredoc_line_rests(tree, data: bytes):
             # the first that is a token (not in a word) of the here-document's statement (not in
             # a loop, group, ... after it: `cat <<EOF | while read -r l; do`; nor in a group after
             # a `!`, which the grammar reads as a command named `{`: `cat <<EOF && ! { a; }`)
-            if _token_at(tree.root_node, m.start(), m.end(), m.group().decode()) \
-                    and _compounds_around(tree.root_node.descendant_for_byte_range(m.start(), m.end())) <= outer \
-                    and not _braces_open(tree.root_node, data, start.end_byte, m.start()):
+            if (
+                _token_at(tree.root_node, m.start(), m.end(), m.group().decode())
+                and _compounds_around(tree.root_node.descendant_for_byte_range(m.start(), m.end())) <= outer
+                and not _braces_open(tree.root_node, data, start.end_byte, m.start())
+            ):
                 at = m.start()
                 break
         if at is None:
@@ -276,9 +304,22 @@ def _braces_open(root, data: bytes, a: int, b: int) -> bool:
 _BRACE = re.compile(rb"(?<![^\s;&|!(])[{}](?=[\s;&|)]|$)")
 
 
-_COMPOUNDS = frozenset({"while_statement", "for_statement", "c_style_for_statement", "if_statement", "case_statement",
-                        "compound_statement", "subshell", "do_group", "function_definition", "command_substitution",
-                        "process_substitution", "test_command"})
+_COMPOUNDS = frozenset(
+    {
+        "while_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "if_statement",
+        "case_statement",
+        "compound_statement",
+        "subshell",
+        "do_group",
+        "function_definition",
+        "command_substitution",
+        "process_substitution",
+        "test_command",
+    }
+)
 
 
 def _compounds_around(n) -> set:
@@ -304,6 +345,7 @@ def _insert_line_rests(root: Node, rests: list, src, problems: list, text: bytes
         from recipelint.bash.parse import (
             _repaired,  # (the whole pass list: parse.py imports this module)
         )
+
         mini = _repaired(_parser().parse(buf), src, problems, buf)[0]  # (every repair: `! { a; }` there too)
         more = [c for c in mini.children if c.named and c.type != "comment"]
         kids = list(holder.children)
@@ -377,8 +419,12 @@ def _chain_parts(n: Node, out: list) -> bool:
         return True
     if not n.named or n.type == "ERROR":
         return False
-    if n.type == "redirected_statement" and n.fields[:1] == ("body",) and n.children[0].type in ("list", "pipeline") \
-            and all(c.type in ("file_redirect", "herestring_redirect") for c in n.children[1:]):
+    if (
+        n.type == "redirected_statement"
+        and n.fields[:1] == ("body",)
+        and n.children[0].type in ("list", "pipeline")
+        and all(c.type in ("file_redirect", "herestring_redirect") for c in n.children[1:])
+    ):
         # `(a && ! b) > f` (the grammar gives the redirections after a list's last command to the
         # list; bash to that command: `a && ! (b > f)`): the list's parts, the last one redirected
         if not _chain_parts(n.children[0], out):
@@ -419,11 +465,17 @@ def _heredoc_bodies(root: Node, src, text: bytes, problems: list) -> None:
         if start is None or body is None:
             continue
         end = h.children[-1]
-        if end.type == "heredoc_end" and end.end > end.start \
-                and text[end.start : end.end].strip(b" \t\n") != re.sub(rb"['\"\\\\]", b"", text[start.start : start.end]):
+        if (
+            end.type == "heredoc_end"
+            and end.end > end.start
+            and text[end.start : end.end].strip(b" \t\n") != re.sub(rb"['\"\\\\]", b"", text[start.start : start.end])
+        ):
             # (tree-sitter-bash took a backslash before the delimiter's line for a line continuation)
-            problems.append(ParseProblem(end.loc, "recipelint cannot tell where this here-document ends: not its "
-                                                  "delimiter (tree-sitter-bash)"))
+            problems.append(
+                ParseProblem(
+                    end.loc, "recipelint cannot tell where this here-document ends: not its delimiter (tree-sitter-bash)"
+                )
+            )
         line = text.find(b"\n", start.end) + 1
         if 0 < line < body.start and not text[line : body.start].strip(b" \t\n"):
             body.start, body._loc, body._text = line, None, None  # (the grammar starts it after its first line's blanks)
@@ -441,12 +493,18 @@ def _heredoc_bodies(root: Node, src, text: bytes, problems: list) -> None:
         buf[b] = ord('"')
         tree = _parser().parse(bytes(buf))
         string = tree.root_node.descendant_for_byte_range(a - 1, b + 1)
-        if string is None or string.type != "string" or string.start_byte != a - 1 or string.end_byte != b + 1 \
-                or string.has_error:
+        if (
+            string is None
+            or string.type != "string"
+            or string.start_byte != a - 1
+            or string.end_byte != b + 1
+            or string.has_error
+        ):
             continue
         parts = _convert(string, src, [], bytes(buf), text)[0].children[1:-1]
-        body.children = tuple(Node("heredoc_content", c.start, c.end, True, src) if c.type == "string_content" else c
-                              for c in parts)
+        body.children = tuple(
+            Node("heredoc_content", c.start, c.end, True, src) if c.type == "string_content" else c for c in parts
+        )
         body.fields, body._fmap = (None,) * len(body.children), None
 
 

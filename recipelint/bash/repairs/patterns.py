@@ -14,8 +14,23 @@ from recipelint.bash.repairs.words import _word_alone
 from recipelint.bash.tree import Node
 
 #: what the pieces of a case pattern are (before an item's `)`)
-_PATTERN_PIECES = frozenset({"extglob_pattern", "word", "expansion", "simple_expansion", "string", "raw_string",
-                             "ansi_c_string", "concatenation", "command_substitution", "number"}) | _PATTERN_SEPARATORS
+_PATTERN_PIECES = (
+    frozenset(
+        {
+            "extglob_pattern",
+            "word",
+            "expansion",
+            "simple_expansion",
+            "string",
+            "raw_string",
+            "ansi_c_string",
+            "concatenation",
+            "command_substitution",
+            "number",
+        }
+    )
+    | _PATTERN_SEPARATORS
+)
 
 
 def _case_patterns(root: Node, src, problems: list, text: bytes) -> None:

@@ -69,8 +69,12 @@ def _relocate_redirects(root: Node, redirected: list, links: list) -> None:
     found = []
     for c, n, d in links:
         parent[id(c)] = n
-        if c.type == "redirected_statement" and c.children and c.fields[0] == "body" \
-                and c.children[0].type in ("list", "pipeline"):
+        if (
+            c.type == "redirected_statement"
+            and c.children
+            and c.fields[0] == "body"
+            and c.children[0].type in ("list", "pipeline")
+        ):
             found.append((d, c))
 
     edits = _Edits()
@@ -229,8 +233,9 @@ def _end_lines(tree, data: bytes):
     word — one byte for one, so every position stays the file's.  Returns the tree and the text
     it parsed."""
     for round_ in range(8):  # each round ends every such line found; a new parse may show more
-        assigns = (_ASSIGN_AFTER if round_ else _ASSIGN_LINE).search(data) is not None \
-            or (not round_ and _ASSIGN_MID.search(data) is not None)
+        assigns = (_ASSIGN_AFTER if round_ else _ASSIGN_LINE).search(data) is not None or (
+            not round_ and _ASSIGN_MID.search(data) is not None
+        )
         pipes = data.count(b"|") - 2 * data.count(b"||") >= 2
         if not (assigns or pipes):
             return tree, data
@@ -263,14 +268,25 @@ _STATEMENT_END = rb"(?=[ \t]*(?:$|;|&|\||\)|\}|#))"
 #: a statement of assignments and redirections, no command (``X=$(cmd) 2>/dev/null || true``):
 #: assignments and redirections in groups 1 and 2, or (``2>/dev/null X=1``) 4 and 3
 _ASSIGN_REDIRECT = re.compile(
-    _STATEMENT_START + rb"(?:" + _ASSIGNMENTS + rb"[ \t]+" + _REDIRECTS + rb"|" + _REDIRECTS + rb"[ \t]*" + _ASSIGNMENTS
-    + rb")" + _STATEMENT_END)
+    _STATEMENT_START
+    + rb"(?:"
+    + _ASSIGNMENTS
+    + rb"[ \t]+"
+    + _REDIRECTS
+    + rb"|"
+    + _REDIRECTS
+    + rb"[ \t]*"
+    + _ASSIGNMENTS
+    + rb")"
+    + _STATEMENT_END
+)
 
 
 #: the cheap test before it: an assignment starting a statement, and a `<` or `>` later on its
 #: line; or a statement starting with a redirection
-_ASSIGN_REDIRECT_HINT = re.compile(rb"(?m)(?:^|[;&|{(]|then|do|else)[ \t]*(?:" + _ASSIGNED_NAME
-                                   + rb"[^\n]*[ \t][0-9&]*[<>]|[0-9&]*[<>][^\n]*=)")
+_ASSIGN_REDIRECT_HINT = re.compile(
+    rb"(?m)(?:^|[;&|{(]|then|do|else)[ \t]*(?:" + _ASSIGNED_NAME + rb"[^\n]*[ \t][0-9&]*[<>]|[0-9&]*[<>][^\n]*=)"
+)
 
 
 #: where a match is text, not a statement
@@ -341,8 +357,11 @@ def _attach_redirects(root: Node, moved: list, src, problems: list, data: bytes,
                 continue
             # `: 2>f` is a redirected statement, `2>f :` a command with a redirection
             stmt = redirs.descendant_for_byte_range(c.start, c.start)
-            while stmt is not None and stmt.type != "redirected_statement" \
-                    and not (stmt.type == "command" and stmt.child(0).type == "file_redirect"):
+            while (
+                stmt is not None
+                and stmt.type != "redirected_statement"
+                and not (stmt.type == "command" and stmt.child(0).type == "file_redirect")
+            ):
                 stmt = stmt.parent
             if stmt is None or stmt.has_error:
                 problems.append(ParseProblem(Loc(src, span[0], span[1]), "syntax error in a redirection"))

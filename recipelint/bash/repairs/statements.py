@@ -71,14 +71,26 @@ def _for_without_in(tree, data: bytes):
 
 
 #: `!` before a word that starts a statement other than a simple command
-_BANG_GROUP = re.compile(rb"![ \t]+(\{|\(\(|(?:if|for|while|until|case|select|declare|local|export|readonly|typeset|unset)"
-                         rb"(?=[ \t\n;&|)<>]))")
+_BANG_GROUP = re.compile(
+    rb"![ \t]+(\{|\(\(|(?:if|for|while|until|case|select|declare|local|export|readonly|typeset|unset)"
+    rb"(?=[ \t\n;&|)<>]))"
+)
 
 
 #: what a `!` put back by ``_attach_negations`` negates (or the redirected statement or pipeline
 #: it starts)
-_NEGATED = frozenset({"compound_statement", "if_statement", "for_statement", "c_style_for_statement", "while_statement",
-                      "case_statement", "declaration_command", "unset_command"})
+_NEGATED = frozenset(
+    {
+        "compound_statement",
+        "if_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "while_statement",
+        "case_statement",
+        "declaration_command",
+        "unset_command",
+    }
+)
 
 
 def _negated_groups(tree, data: bytes):
@@ -98,8 +110,13 @@ def _negated_groups(tree, data: bytes):
         if n is None or n.type != "!" or n.parent is None or n.parent.type != "negated_command":
             continue
         cmd = n.next_named_sibling
-        name = cmd.child_by_field_name("name") if cmd is not None and cmd.type == "command" else cmd \
-            if cmd is not None and cmd.type == "subshell" and data[m.start(1) : m.end(1)] == b"((" else None
+        name = (
+            cmd.child_by_field_name("name")
+            if cmd is not None and cmd.type == "command"
+            else cmd
+            if cmd is not None and cmd.type == "subshell" and data[m.start(1) : m.end(1)] == b"(("
+            else None
+        )
         if name is not None and name.start_byte == m.start(1):
             bangs.append((i, m.start(1)))
     if not bangs:
@@ -152,9 +169,14 @@ def _negated_redirects(root: Node) -> None:
     evaluator takes for the whole pipeline negated)."""
     for n in _nodes_of(root, "pipeline"):
         r = n.children[0] if n.children else n
-        if r.type != "redirected_statement" or not r.children or r.fields[0] != "body" \
-                or r.children[0].type != "negated_command" or [c.type for c in r.children[0].children][:1] != ["!"] \
-                or len(r.children[0].children) != 2:
+        if (
+            r.type != "redirected_statement"
+            or not r.children
+            or r.fields[0] != "body"
+            or r.children[0].type != "negated_command"
+            or [c.type for c in r.children[0].children][:1] != ["!"]
+            or len(r.children[0].children) != 2
+        ):
             continue
         neg = r.children[0]
         bang, body = neg.children

@@ -266,8 +266,11 @@ def _bracket_commands(tree, data: bytes, every: bool = False):
         ats = _misread_brackets(tree.root_node) if every or _BRACKET_HINT.search(data) else []
         if tree.root_node.has_error:
             q = _query("brackets", '(ERROR "[" @b) (test_command "[" @b (MISSING "]"))')
-            ats += [n.start_byte for n in tree_sitter.QueryCursor(q).captures(tree.root_node).get("b", [])
-                    if data[n.end_byte:n.end_byte + 1] in (b" ", b"\t")]
+            ats += [
+                n.start_byte
+                for n in tree_sitter.QueryCursor(q).captures(tree.root_node).get("b", [])
+                if data[n.end_byte : n.end_byte + 1] in (b" ", b"\t")
+            ]
         if not ats:
             return tree, data
         tree, data = _reparse(data, ats, b"t")
@@ -280,8 +283,18 @@ _BRACKET_HINT = re.compile(rb"\[[ \t][^\n\]]*?(?:[ \t][<>][ \t]|\\)")
 
 
 #: where a `<`/`>` in a test expression is not one of its operators
-_OPAQUE_IN_TEST = frozenset({"string", "raw_string", "expansion", "command_substitution", "arithmetic_expansion",
-                             "process_substitution", "ansi_c_string", "simple_expansion"})
+_OPAQUE_IN_TEST = frozenset(
+    {
+        "string",
+        "raw_string",
+        "expansion",
+        "command_substitution",
+        "arithmetic_expansion",
+        "process_substitution",
+        "ansi_c_string",
+        "simple_expansion",
+    }
+)
 
 
 def _misread_brackets(root) -> list[int]:
@@ -306,8 +319,10 @@ def _run_on_commands(root, assigns: bool, pipes: bool) -> list:
     list or redirection (spanning several lines) that is part of a pipeline — where the bug
     puts them: ``(pipeline a (list (pipeline b (command c d)) e))``."""
     out = []
-    for on, name, text in ((assigns, "assigns", "(command (variable_assignment)) @cmd"),
-                           (pipes, "pipes", "(pipeline [(list) (redirected_statement)] @cmd)")):
+    for on, name, text in (
+        (assigns, "assigns", "(command (variable_assignment)) @cmd"),
+        (pipes, "pipes", "(pipeline [(list) (redirected_statement)] @cmd)"),
+    ):
         if not on:
             continue
         for n in tree_sitter.QueryCursor(_query(name, text)).captures(root).get("cmd", []):
@@ -334,12 +349,12 @@ def _line_end(cmd, data: bytes) -> int | None:
     for i in range(cmd.child_count):
         c = cmd.child(i)
         if last is not None:
-            gap = data[last.end_byte:c.start_byte]
+            gap = data[last.end_byte : c.start_byte]
             at = gap.find(b"\n")
-            while at > 0 and gap[at - 1:at] == b"\\" and b"#" not in gap[:at]:  # a line continued
+            while at > 0 and gap[at - 1 : at] == b"\\" and b"#" not in gap[:at]:  # a line continued
                 at = gap.find(b"\n", at + 1)
             if at >= 0 or c.type == "comment":
-                return last.end_byte if data[last.end_byte:last.end_byte + 1] in (b" ", b"\t", b"\n") else None
+                return last.end_byte if data[last.end_byte : last.end_byte + 1] in (b" ", b"\t", b"\n") else None
         if c.type in ("heredoc_redirect", "heredoc_body"):
             return None
         last = c

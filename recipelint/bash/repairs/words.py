@@ -20,7 +20,9 @@ from recipelint.bash.tree import Node
 #: ``$name`` inside a word, after a literal character and before one (``$D/$N.log``,
 #: ``[k]=$a/b``), or ``$1`` after one: where tree-sitter-bash may split the word (the cheap test;
 #: group 1: the `$`)
-_DOLLAR_SPLIT_HINT = re.compile(rb"(?<=[^\s\"'`;&|()<>\\$])(\$)(?:[A-Za-z_][A-Za-z0-9_]*(?=[^\sA-Za-z0-9_\"'`;&|()<>$}\\])|[0-9])")
+_DOLLAR_SPLIT_HINT = re.compile(
+    rb"(?<=[^\s\"'`;&|()<>\\$])(\$)(?:[A-Za-z_][A-Za-z0-9_]*(?=[^\sA-Za-z0-9_\"'`;&|()<>$}\\])|[0-9])"
+)
 
 
 def _split_dollars(tree, data: bytes):
@@ -38,7 +40,12 @@ def _split_dollars(tree, data: bytes):
         for m in _DOLLAR_SPLIT_HINT.finditer(data):
             i = m.start(1)
             n = tree.root_node.descendant_for_byte_range(i, i + 1)
-            if n is not None and n.type == "$" and n.parent is not None and n.parent.type not in ("simple_expansion", "expansion"):
+            if (
+                n is not None
+                and n.type == "$"
+                and n.parent is not None
+                and n.parent.type not in ("simple_expansion", "expansion")
+            ):
                 prev = tree.root_node.descendant_for_byte_range(i - 1, i)
                 if prev is None or prev.type != "variable_name":  # (`$X$1`: a `_` would go on with the name X)
                     at.append(i)
@@ -162,12 +169,17 @@ def _joined(a: Node, b: Node, data: bytes) -> Node | None:
     right = list(b.children) if b.type == "concatenation" else [b]
     if left[-1].type == "$":
         first = right[0]
-        m = _NAME_START_BYTES.match(data, first.start, first.end) if first.type in ("word", "number") and not first.children else None
+        m = (
+            _NAME_START_BYTES.match(data, first.start, first.end)
+            if first.type in ("word", "number") and not first.children
+            else None
+        )
         if m:  # `text"a"$X/q`, `t$(f)$1`: the grammar ended the word at the `$`, the name begins the next
             dollar = left.pop()
             cut = m.end()
-            right[:1] = [_dollar_name(dollar.start, cut, a.src)] + ([Node(first.type, cut, first.end, True, a.src)]
-                                                                   if cut < first.end else [])
+            right[:1] = [_dollar_name(dollar.start, cut, a.src)] + (
+                [Node(first.type, cut, first.end, True, a.src)] if cut < first.end else []
+            )
         elif first.type != "string":
             return None
         else:
@@ -246,9 +258,14 @@ def _continued_names(body: Node, text: bytes) -> None:
     changed = False
     for i in range(len(kids) - 1):
         exp, nxt = kids[i], kids[i + 1]
-        if exp.type != "simple_expansion" or nxt.type not in ("heredoc_content", "string_content") or nxt.start != exp.end \
-                or len(exp.children) != 2 or exp.children[1].type != "variable_name" \
-                or not _NAME_FIRST.match(text, exp.children[1].start):
+        if (
+            exp.type != "simple_expansion"
+            or nxt.type not in ("heredoc_content", "string_content")
+            or nxt.start != exp.end
+            or len(exp.children) != 2
+            or exp.children[1].type != "variable_name"
+            or not _NAME_FIRST.match(text, exp.children[1].start)
+        ):
             continue  # (`$1`, newline-joined to `0`, is `${1}0`)
         at = nxt.start
         while m := _NAME_GOES_ON.match(text, at, nxt.end):

@@ -64,7 +64,7 @@ CACHE_FORMAT = 1
 def load_cached(text: str, cache_dir) -> object:
     """``load``, remembering the parse (with positions) as JSON under ``cache_dir``, keyed by the
     document's SHA-256: unchanged master configs are not parsed again."""
-    from recipelint.cache.results import memo_text
+    from recipelint.cache.store import memo_text
 
     return memo_text(cache_dir, "yaml", CACHE_FORMAT, text, load, lambda data: _encode(data, [0]), _decode)
 
@@ -88,7 +88,10 @@ def _encode(v, count):
     if isinstance(v, list):
         lc = getattr(v, "lc", None)
         at = lc.items if lc is not None else [(0, 0)] * len(v)
-        return {"s": [[il, ic, _encode(x, count)] for (il, ic), x in zip(at, v)], "at": [lc.line, lc.col] if lc is not None else [0, 0]}
+        return {
+            "s": [[il, ic, _encode(x, count)] for (il, ic), x in zip(at, v)],
+            "at": [lc.line, lc.col] if lc is not None else [0, 0],
+        }
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
     raise TypeError(type(v).__name__)
@@ -264,7 +267,9 @@ class _Builder:
                 try:
                     hash(key)
                 except TypeError:
-                    raise YAMLPosError("a mapping key that is not a scalar", knode.start_mark.line, knode.start_mark.column) from None
+                    raise YAMLPosError(
+                        "a mapping key that is not a scalar", knode.start_mark.line, knode.start_mark.column
+                    ) from None
                 if key in out:
                     raise YAMLPosError(f"duplicate key {key!r}", knode.start_mark.line, knode.start_mark.column)
                 out[key] = self.build(vnode, depth + 1)
@@ -275,7 +280,9 @@ class _Builder:
                 for src in sources:
                     base = self.build(src, depth + 1)
                     if not isinstance(base, dict):
-                        raise YAMLPosError("merge (<<) of something that is not a mapping", src.start_mark.line, src.start_mark.column)
+                        raise YAMLPosError(
+                            "merge (<<) of something that is not a mapping", src.start_mark.line, src.start_mark.column
+                        )
                     for k, v in base.items():
                         if k not in out:
                             out[k] = v
