@@ -162,17 +162,13 @@ def check(
         find,
         load,
     )
-    from recipelint.report.findings import (
-        FORMATS,
-        render_concise,
-        render_full,
-        render_github,
-        render_json,
-        render_json_lines,
-        render_sarif,
-        render_statistics,
-        summary,
-    )
+    from recipelint.report.common import FORMATS
+    from recipelint.report.concise import render_concise
+    from recipelint.report.full import render_full, summary
+    from recipelint.report.github import render_github
+    from recipelint.report.jsonfmt import render_json, render_json_lines
+    from recipelint.report.sarif import render_sarif
+    from recipelint.report.statistics import render_statistics
 
     paths = list(paths or [Path(".")])
     try:

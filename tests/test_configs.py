@@ -316,7 +316,7 @@ def test_one_recipe_runs_see_the_same_points_and_findings_as_full_runs(monkeypat
     # every recipe of the fixture benchmark repositories, checked alone: parsing only the
     # entries that can run it changes nothing
     from recipelint.lint.check import Options, lint
-    from recipelint.report.findings import render_concise
+    from recipelint.report.concise import render_concise
 
     real = configs.sparse
     for repo_dir in (FIXTURES / "rules" / "RL5xx", FIXTURES / "rules" / "RL7xx"):

@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 from recipelint.evaluate.state import Limits
 from recipelint.lint.analysis import Analyzer
 from recipelint.lint.check import Options, lint
-from recipelint.report.findings import render_json, render_sarif
+from recipelint.report.jsonfmt import render_json
+from recipelint.report.sarif import render_sarif
 
 EXAMPLES = int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "60"))
 RANDOM = bool(os.environ.get("RECIPELINT_FUZZ_RANDOM"))

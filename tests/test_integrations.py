@@ -56,7 +56,7 @@ def test_full_format_in_colour_is_the_plain_one_with_styles(monkeypatch):
 
     from recipelint.bash.source import Span
     from recipelint.lint.findings import Finding
-    from recipelint.report.findings import render_full
+    from recipelint.report.full import render_full
 
     monkeypatch.chdir(SEED)
     f = Finding(

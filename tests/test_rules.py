@@ -12,7 +12,8 @@ from helpers import FIXTURES
 from recipelint.lint.check import lint
 from recipelint.lint.registry import all_rules
 from recipelint.lint.rulebase import DOC_SECTIONS
-from recipelint.report.findings import render_concise, render_json
+from recipelint.report.concise import render_concise
+from recipelint.report.jsonfmt import render_json
 from recipelint.sweep.points import default_points, point_from_overrides
 
 RULES_DIR = FIXTURES / "rules"
