@@ -140,3 +140,13 @@ def test_the_checker_sees_a_cycle_and_an_upward_import(tmp_path, monkeypatch):
         test_no_import_cycles()
     with pytest.raises(AssertionError, match=r"recipelint.bash.b \(1\) imports recipelint.cli \(8\)"):
         test_imports_go_down_the_stages()
+
+
+def test_every_package_is_installed():
+    # pyproject.toml lists the packages (the rules need a package-dir mapping, so no discovery):
+    # a package missing there is missing from the wheel, which an editable install hides
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {m for m, p in _modules().items() if p.name == "__init__.py"}
+    assert found == listed

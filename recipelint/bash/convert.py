@@ -8,7 +8,7 @@ import bisect
 import re
 
 from recipelint.bash.source import Loc
-from recipelint.bash.tree import Node, ParseProblem
+from recipelint.bash.tree import STATEMENT_TYPES, Node, ParseProblem
 
 #: a backslash-newline with a token character on each side, an escaped backslash being one (cheap
 #: test before walking the tree: there the gaps between tokens tell)
@@ -562,29 +562,7 @@ _STRUCTURAL = frozenset(
 )
 
 
-_STATEMENTS = frozenset(
-    {
-        "command",
-        "redirected_statement",
-        "variable_assignment",
-        "declaration_command",
-        "if_statement",
-        "for_statement",
-        "c_style_for_statement",
-        "while_statement",
-        "case_statement",
-        "function_definition",
-        "list",
-        "pipeline",
-        "subshell",
-        "compound_statement",
-        "test_command",
-        "negated_command",
-        "unset_command",
-        "comment",
-        "ERROR",
-    }
-)
+_STATEMENTS = STATEMENT_TYPES | {"unset_command", "comment", "ERROR"}
 
 
 def _error_problem(ts_node, src, data: bytes) -> ParseProblem:

@@ -20,6 +20,30 @@ MAX_LINES = 200_000
 MAX_NODES = 500_000
 
 
+#: the node types that are statements (a suppression comment above one covers all of it; a
+#: token outside them is not part of any statement)
+STATEMENT_TYPES = frozenset(
+    {
+        "command",
+        "redirected_statement",
+        "variable_assignment",
+        "declaration_command",
+        "if_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "while_statement",
+        "case_statement",
+        "function_definition",
+        "list",
+        "pipeline",
+        "subshell",
+        "compound_statement",
+        "test_command",
+        "negated_command",
+    }
+)
+
+
 class Node:
     """A syntax node.  Nodes are immutable once the tree is built, so their text, location and
     field lookups are computed once (the evaluator asks for them for every sweep point)."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from recipelint.bash.parse import parse
 from recipelint.bash.source import InputError, SourceFile, read_source
-from recipelint.bash.tree import Parsed, ParseProblem
+from recipelint.bash.tree import STATEMENT_TYPES, Parsed, ParseProblem
 from recipelint.engines import changes as commands
 from recipelint.engines import launches as launches_mod
 from recipelint.engines.launches import Launch
@@ -53,34 +53,12 @@ class FileResult:
         return [lc for pr in self.points for lc in pr.launches]
 
 
-_STATEMENTS = frozenset(
-    {
-        "command",
-        "redirected_statement",
-        "variable_assignment",
-        "declaration_command",
-        "if_statement",
-        "for_statement",
-        "c_style_for_statement",
-        "while_statement",
-        "case_statement",
-        "function_definition",
-        "list",
-        "pipeline",
-        "subshell",
-        "compound_statement",
-        "test_command",
-        "negated_command",
-    }
-)
-
-
 def _blocks(root, source) -> dict:
     out: dict[int, int] = {}
     stack = [root]
     while stack:
         n = stack.pop()
-        if n.type in _STATEMENTS:
+        if n.type in STATEMENT_TYPES:
             a = source.point(n.start)[0]
             b = source.point(max(n.start, n.end - 1))[0]
             if b > out.get(a, 0):
