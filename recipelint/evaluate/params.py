@@ -192,26 +192,7 @@ class Parameters:
             segs.append(("t", unknown(node.text, node.loc, multi=True), quoted, False))
             return
         if prefix_op == "#" and not rest:
-            if index in ("@", "*"):
-                val = self.param_value(name, index, node, st)
-                n = len(val) if isinstance(val, list) else 0
-                if isinstance(val, list) and any(any(c.multi for c in w.chunks) for w in val):
-                    segs.append(("t", unknown(node.text, node.loc), quoted, False))
-                    return
-                segs.append(("t", (Chunk(str(n), node.loc),), quoted, False))
-                return
-            if name in ("@", "*"):
-                segs.append(("t", (Chunk(str(len(st.pos)), node.loc),), quoted, False))
-                return
-            val = self.param_value(name, index, node, st)
-            if val is None:
-                if st.nounset:
-                    raise _Exit(1, node.loc, f"{name}: unbound variable")
-                val = EMPTY
-            txt = text_of(val)
-            segs.append(
-                ("t", (Chunk(str(len(txt)), node.loc),) if txt is not None else unknown(node.text, node.loc), quoted, False)
-            )
+            self._param_length(node, st, segs, quoted, name, index)
             return
         if prefix_op == "!":
             if index in ("@", "*"):
@@ -265,59 +246,8 @@ class Parameters:
         operand_nodes = rest[op_idx + 1 :]
         is_list = isinstance(val, list)
         if op in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
-            if is_list:
-                sval = (
-                    None
-                    if not val
-                    else tuple(c for k, w in enumerate(val) for c in ((Chunk(" ", None),) if k else ()) + w.chunks)
-                )
-            else:
-                sval = val
-            colon = op.startswith(":")
-            if sval is None:
-                use_alt = True
-            elif colon:
-                e = emptiness(sval)
-                use_alt = None if e is None else e
-            else:
-                use_alt = False
-            base = op.lstrip(":")
-            if base in ("-", "="):
-                if use_alt is None:
-                    segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
-                    return
-                if use_alt:
-                    word = self._operand(node, operand_nodes, st, quoted, quoted in (_IN_DQ, _IN_HEREDOC))
-                    if base == "=":
-                        self.set_scalar(st, name, _join_segs(word), node.loc)
-                    segs.extend(word)
-                    return
-                if is_list:
-                    self._splice(val, segs, quoted, scalar, node, star=(index == "*"), st=st)
-                else:
-                    segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar, None, node.loc))
-                return
-            if base == "+":
-                if use_alt is None:
-                    segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
-                    return
-                if not use_alt:
-                    segs.extend(self._operand(node, operand_nodes, st, quoted, quoted in (_IN_DQ, _IN_HEREDOC)))
-                elif quoted:
-                    segs.append(("t", EMPTY, True, False))
-                return
-            if base == "?":
-                if use_alt:
-                    msg = (
-                        display(_join_segs(self._operand(node, operand_nodes, st, True, quoted in (_IN_DQ, _IN_HEREDOC))))
-                        or "parameter null or not set"
-                    )
-                    raise _Exit(1, node.loc, f"{name}: {msg}")
-                if use_alt is None:
-                    segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
-                    return
-                segs.append(("t", _relocate(sval, node), quoted, not quoted and not scalar, None, node.loc))
-                return
+            self._param_default(node, st, segs, quoted, scalar, op, name, index, val, operand_nodes, is_list)
+            return
         if val is None:
             if st.nounset:
                 raise _Exit(1, node.loc, f"{name}: unbound variable")
@@ -334,31 +264,7 @@ class Parameters:
                         segs.append(("exists",))
                 return
         if is_list and op == ":":
-            if not operand_nodes:  # `${A[@]:}`
-                raise _ExpansionError(node.loc, f"{node.text}: bad substitution")
-            has_len, off, ln = self._substring_bounds(operand_nodes, st, node.loc)
-            if off is None or (has_len and ln is None) or any(any(c.multi for c in w.chunks) for w in val):
-                segs.append(("t", unknown(node.text, node.loc, multi=True), quoted, False))
-                return
-            # bash slices by index, not position: `${@:1}` starts at $1 ($0 is index 0) and a
-            # sparse array's `${A[@]:2}` starts at the first element whose index is >= 2
-            if name in ("@", "*"):
-                val = [Word(self.param_value("0", None, node, st), node.loc), *val]
-                keys = list(range(len(val)))
-            else:
-                var = st.lookup(name)
-                keys = sorted(var.value) if var is not None and var.kind == Kind.INDEXED else list(range(len(val)))
-            top = keys[-1] + 1 if keys else 0
-            if off < 0:
-                off += top
-            if off < 0 or off > top:
-                sel = []
-            elif ln is not None and ln < 0:
-                raise _Exit(1, node.loc, f"{ln}: substring expression < 0")
-            else:
-                sel = [w for k, w in zip(keys, val) if k >= off]
-                sel = sel if ln is None else sel[:ln]
-            self._splice(sel, segs, quoted, scalar, node, star=(index == "*"), st=st)
+            self._param_slice(node, st, segs, quoted, scalar, name, index, val, operand_nodes)
             return
         items = val if is_list else [Word(val, node.loc)]
         out_words = []
@@ -368,6 +274,107 @@ class Parameters:
             self._splice(out_words, segs, quoted, scalar, node, star=(index == "*"), st=st)
         else:
             segs.append(("t", out_words[0].chunks, quoted, not quoted and not scalar, None, node.loc))
+
+    def _param_length(self, node, st, segs, quoted, name, index):
+        """``${#X}``, ``${#A[@]}``, ``${#@}``: a length, or a count of elements."""
+        if index in ("@", "*"):
+            val = self.param_value(name, index, node, st)
+            n = len(val) if isinstance(val, list) else 0
+            if isinstance(val, list) and any(any(c.multi for c in w.chunks) for w in val):
+                segs.append(("t", unknown(node.text, node.loc), quoted, False))
+                return
+            segs.append(("t", (Chunk(str(n), node.loc),), quoted, False))
+            return
+        if name in ("@", "*"):
+            segs.append(("t", (Chunk(str(len(st.pos)), node.loc),), quoted, False))
+            return
+        val = self.param_value(name, index, node, st)
+        if val is None:
+            if st.nounset:
+                raise _Exit(1, node.loc, f"{name}: unbound variable")
+            val = EMPTY
+        txt = text_of(val)
+        segs.append(("t", (Chunk(str(len(txt)), node.loc),) if txt is not None else unknown(node.text, node.loc), quoted, False))
+
+    def _param_default(self, node, st, segs, quoted, scalar, op, name, index, val, operand_nodes, is_list):
+        """``${X:-w}``, ``${X:=w}``, ``${X:+w}``, ``${X:?w}`` and their forms without the colon."""
+        if is_list:
+            sval = None if not val else tuple(c for k, w in enumerate(val) for c in ((Chunk(" ", None),) if k else ()) + w.chunks)
+        else:
+            sval = val
+        colon = op.startswith(":")
+        if sval is None:
+            use_alt = True
+        elif colon:
+            e = emptiness(sval)
+            use_alt = None if e is None else e
+        else:
+            use_alt = False
+        base = op.lstrip(":")
+        if base in ("-", "="):
+            if use_alt is None:
+                segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
+                return
+            if use_alt:
+                word = self._operand(node, operand_nodes, st, quoted, quoted in (_IN_DQ, _IN_HEREDOC))
+                if base == "=":
+                    self.set_scalar(st, name, _join_segs(word), node.loc)
+                segs.extend(word)
+                return
+            if is_list:
+                self._splice(val, segs, quoted, scalar, node, star=(index == "*"), st=st)
+            else:
+                segs.append(("t", _relocate(val, node), quoted, not quoted and not scalar, None, node.loc))
+            return
+        if base == "+":
+            if use_alt is None:
+                segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
+                return
+            if not use_alt:
+                segs.extend(self._operand(node, operand_nodes, st, quoted, quoted in (_IN_DQ, _IN_HEREDOC)))
+            elif quoted:
+                segs.append(("t", EMPTY, True, False))
+            return
+        if base == "?":
+            if use_alt:
+                msg = (
+                    display(_join_segs(self._operand(node, operand_nodes, st, True, quoted in (_IN_DQ, _IN_HEREDOC))))
+                    or "parameter null or not set"
+                )
+                raise _Exit(1, node.loc, f"{name}: {msg}")
+            if use_alt is None:
+                segs.append(("t", unknown(node.text, node.loc), quoted, not quoted and not scalar, None, node.loc))
+                return
+            segs.append(("t", _relocate(sval, node), quoted, not quoted and not scalar, None, node.loc))
+            return
+
+    def _param_slice(self, node, st, segs, quoted, scalar, name, index, val, operand_nodes):
+        """``${A[@]:o:l}`` and ``${@:o:l}``: a slice of an array's elements (by index, as bash does)."""
+        if not operand_nodes:  # `${A[@]:}`
+            raise _ExpansionError(node.loc, f"{node.text}: bad substitution")
+        has_len, off, ln = self._substring_bounds(operand_nodes, st, node.loc)
+        if off is None or (has_len and ln is None) or any(any(c.multi for c in w.chunks) for w in val):
+            segs.append(("t", unknown(node.text, node.loc, multi=True), quoted, False))
+            return
+        # bash slices by index, not position: `${@:1}` starts at $1 ($0 is index 0) and a
+        # sparse array's `${A[@]:2}` starts at the first element whose index is >= 2
+        if name in ("@", "*"):
+            val = [Word(self.param_value("0", None, node, st), node.loc), *val]
+            keys = list(range(len(val)))
+        else:
+            var = st.lookup(name)
+            keys = sorted(var.value) if var is not None and var.kind == Kind.INDEXED else list(range(len(val)))
+        top = keys[-1] + 1 if keys else 0
+        if off < 0:
+            off += top
+        if off < 0 or off > top:
+            sel = []
+        elif ln is not None and ln < 0:
+            raise _Exit(1, node.loc, f"{ln}: substring expression < 0")
+        else:
+            sel = [w for k, w in zip(keys, val) if k >= off]
+            sel = sel if ln is None else sel[:ln]
+        self._splice(sel, segs, quoted, scalar, node, star=(index == "*"), st=st)
 
     def _operand(self, node, operand_nodes, st, quoted, literal_quotes=False):
         """Segments of the word after an operator in ``${X:-word}`` (gaps are literal).
