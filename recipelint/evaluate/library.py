@@ -4,6 +4,7 @@ recipelint's own model of the well-known helper library when the real file is ab
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path
 
 from recipelint.bash.parse import parse
@@ -16,7 +17,9 @@ class Library:
     """Finds and parses sourced files (cached); falls back to recipelint's own models of the
     well-known helper library when the real file is absent."""
 
-    STUB_DIR = Path(__file__).parent / "stubs"
+    #: recipelint's models of well-known helper libraries (package data; read as files, with the
+    #: same bounds as a recipe's)
+    STUB_DIR = Path(str(resources.files("recipelint.evaluate") / "stubs"))
 
     def __init__(self, search_roots: list[Path] | None = None, cache_dir: Path | None = None):
         self.cache: dict[str, Parsed | None] = {}
