@@ -43,9 +43,13 @@ GOLDEN = {
 
 
 @pytest.mark.parametrize("fmt", list(GOLDEN))
-def test_output_format_golden(fmt, monkeypatch):
-    monkeypatch.chdir(SEED)
-    r = runner.invoke(app, ["check", "benchmarks", "-o", fmt])
+def test_output_format_golden(fmt, monkeypatch, tmp_path):
+    # the seed as a repository of its own (SARIF locations are relative to the work tree's root)
+    repo = tmp_path / "seed"
+    shutil.copytree(SEED, repo)
+    (repo / ".git").mkdir()
+    monkeypatch.chdir(repo)
+    r = runner.invoke(app, ["check", "benchmarks", "-o", fmt, "--no-cache"])
     assert r.exit_code == 1
     assert r.output == (SEED / GOLDEN[fmt]).read_text()
 
@@ -444,3 +448,40 @@ def test_diff_base_errors(tmp_path, monkeypatch):
     _git(tmp_path, "init", "-q")
     r = runner.invoke(app, ["check", "a.sh", "--diff-base", "no-such-rev"])
     assert r.exit_code == 2 and "--diff-base" in r.output
+
+
+def _sarif_of(findings, root):
+    from recipelint.report.sarif import render_sarif
+
+    return json.loads(render_sarif(findings, rules=[], root=root))["runs"][0]["results"]
+
+
+def test_sarif_fingerprints_are_unique_and_survive_moved_lines():
+    from recipelint.bash.source import Span
+    from recipelint.lint.findings import Finding
+
+    def f(line, message, code="RL601", key=""):
+        return Finding(code, "unknown-flag", "warning", message, Span("a.sh", line, 1, line, 5), key=key)
+
+    long = "x" * 300  # (the old fingerprint was the text cut at 200 characters: these two collided)
+    findings = [f(3, long + "a"), f(9, long + "b"), f(12, "same"), f(20, "same"), f(4, "same", code="RL602")]
+    prints = [r["partialFingerprints"]["recipelint/v2"] for r in _sarif_of(findings, None)]
+    assert len(set(prints)) == len(prints)
+    moved = [f(30, long + "a"), f(1, long + "b"), f(2, "same"), f(7, "same"), f(5, "same", code="RL602")]
+    assert [r["partialFingerprints"]["recipelint/v2"] for r in _sarif_of(moved, None)] == prints
+
+
+def test_sarif_locations_are_relative_to_the_work_tree_root(tmp_path, monkeypatch):
+    from recipelint.bash.source import Span
+    from recipelint.lint.findings import Finding
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "benchmarks").mkdir()
+    monkeypatch.chdir(tmp_path / "benchmarks")  # run from a subfolder: paths are relative to it
+    from recipelint.report.sarif import repository_root
+
+    inside = Finding("RL601", "unknown-flag", "warning", "m", Span("x y.sh", 1, 1, 1, 2))
+    outside = Finding("RL601", "unknown-flag", "warning", "n", Span("/elsewhere/z.sh", 1, 1, 1, 2))
+    a, b = (r["locations"][0]["physicalLocation"]["artifactLocation"] for r in _sarif_of([inside, outside], repository_root()))
+    assert a == {"uri": "benchmarks/x%20y.sh", "uriBaseId": "%SRCROOT%"}
+    assert b == {"uri": "file:///elsewhere/z.sh"}  # an absolute URI carries no base (SARIF 3.4.4)

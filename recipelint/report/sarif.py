@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+from pathlib import Path
 
 from recipelint.lint.findings import Finding
 from recipelint.report.common import docs_url
@@ -21,15 +24,46 @@ def _region(sp) -> dict:
     return region
 
 
-def _uri(path: str) -> str:
+def repository_root(start: Path | None = None) -> Path | None:
+    """The work tree (the folder holding ``.git``) at or above ``start`` (the working directory),
+    which code scanning's ``%SRCROOT%`` stands for; None outside one."""
+    here = Path(os.path.abspath(start or Path.cwd()))
+    for d in (here, *here.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def _location(path: str, root: Path | None) -> dict:
+    """An artifactLocation: relative to the repository root with ``uriBaseId: %SRCROOT%``, or,
+    for a file outside it, an absolute ``file://`` URI without a base (SARIF §3.4.4)."""
     from pathlib import PurePosixPath
     from urllib.parse import quote
 
+    full = Path(os.path.abspath(path))
+    if root is not None and full.is_relative_to(root):
+        return {"uri": quote(full.relative_to(root).as_posix()), "uriBaseId": "%SRCROOT%"}
     p = PurePosixPath(path.replace("\\", "/"))
-    return quote(str(p)) if not p.is_absolute() else "file://" + quote(str(p))
+    if root is None and not p.is_absolute():
+        return {"uri": quote(str(p)), "uriBaseId": "%SRCROOT%"}
+    return {"uri": "file://" + quote(full.as_posix())}
 
 
-def render_sarif(findings: list[Finding], rules=None) -> str:
+def _fingerprints(findings: list[Finding], root: Path | None) -> list[str]:
+    """One fingerprint a finding, unique within the run and stable across runs: a hash of the rule,
+    the file and what makes the finding itself (its key, or its message) — no line numbers, so an
+    edit above it keeps it; a second finding with the same three gets its rank in the file."""
+    out, seen = [], {}
+    for f in findings:
+        where = _location(f.span.path, root)["uri"]  # (the same from any working directory)
+        base = hashlib.sha256(f"{f.code}\0{where}\0{f.key or f.message}".encode()).hexdigest()[:32]
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        out.append(base if n == 0 else f"{base}:{n}")
+    return out
+
+
+def render_sarif(findings: list[Finding], rules=None, root: Path | None = None) -> str:
     """SARIF 2.1.0 as GitHub code scanning reads it: rule metadata from the rule docs, results
     with repository-relative locations, related locations for siblings and config lines."""
     from recipelint import __version__
@@ -54,7 +88,8 @@ def render_sarif(findings: list[Finding], rules=None) -> str:
             rule["helpUri"] = f"{base.rstrip('/')}#{r.code.lower()}-{r.name}"
         driver_rules.append(rule)
     results = []
-    for f in findings:
+    root = root if root is not None else repository_root()
+    for f, fingerprint in zip(findings, _fingerprints(findings, root)):
         res = {
             "ruleId": f.code,
             "level": SARIF_LEVEL.get(f.severity, "warning"),
@@ -71,12 +106,12 @@ def render_sarif(findings: list[Finding], rules=None) -> str:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(f.span.path), "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": _location(f.span.path, root),
                         "region": _region(f.span),
                     }
                 }
             ],
-            "partialFingerprints": {"recipelint/v1": f"{f.code}:{f.span.path}:{f.key or f.message}"[:200]},
+            "partialFingerprints": {"recipelint/v2": fingerprint},
         }
         if f.code in index:
             res["ruleIndex"] = index[f.code]
@@ -86,7 +121,7 @@ def render_sarif(findings: list[Finding], rules=None) -> str:
                     "id": i,
                     "message": {"text": r.message},
                     "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(r.span.path), "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": _location(r.span.path, root),
                         "region": _region(r.span),
                     },
                 }
