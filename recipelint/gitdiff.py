@@ -12,7 +12,9 @@ recipes.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import subprocess
 from pathlib import Path
 
@@ -25,9 +27,52 @@ class DiffError(Exception):
     pass
 
 
+#: what a checked repository's own git configuration must not change or run: its fsmonitor hook
+#: and other hooks (programs named by an untrusted .git/config), external diff drivers and
+#: textconv filters (.gitattributes), and the diff output's shape (prefixes, quoting, colour)
+_HARDENED = [
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.quotePath=false",
+    "-c",
+    "diff.noprefix=false",
+    "-c",
+    "diff.mnemonicPrefix=false",
+    "-c",
+    "diff.external=",
+    "-c",
+    "color.ui=false",
+    "--no-pager",
+]
+
+#: the untracked files that count as changed in full: the kinds recipelint reads, within its size limit
+_UNTRACKED_KINDS = (".sh", ".bash", ".yaml", ".yml", ".toml", ".md")
+_MAX_UNTRACKED = 16 * 1024 * 1024
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    return env
+
+
 def _git(args: list[str], cwd: Path) -> str:
     try:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60, check=False)
+        proc = subprocess.run(
+            ["git", *_HARDENED, *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env=_env(),
+            stdin=subprocess.DEVNULL,
+            encoding="utf-8",
+            errors="surrogateescape",
+        )
     except FileNotFoundError:
         raise DiffError("--diff-base needs git, which is not installed") from None
     except subprocess.TimeoutExpired:
@@ -45,12 +90,26 @@ def changed_lines(base: str, anchor: Path) -> dict[str, set[int]]:
     cwd = anchor if anchor.is_dir() else (anchor.parent if anchor.parent.exists() else Path("."))
     top = Path(_git(["rev-parse", "--show-toplevel"], cwd).strip())
     _git(["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"], top)
-    out = _git(["diff", "--unified=0", "--no-color", "--no-ext-diff", "--no-renames", base, "--"], top)
+    out = _git(
+        [
+            "diff",
+            "--unified=0",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-renames",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            base,
+            "--",
+        ],
+        top,
+    )
     changed: dict[str, set[int]] = {}
     current = None
-    for line in out.splitlines():
+    for line in out.split("\n"):
         if line.startswith("+++ "):
-            name = line[4:]
+            name = _unquote(line[4:].rstrip("\t"))
             current = None if name == "/dev/null" else str((top / name[2:]).resolve()) if name.startswith("b/") else None
             continue
         m = _HUNK.match(line)
@@ -59,14 +118,45 @@ def changed_lines(base: str, anchor: Path) -> dict[str, set[int]]:
             count = int(m.group(2)) if m.group(2) is not None else 1
             changed.setdefault(current, set()).update(range(start, start + count))
     # files git does not track yet are new in full
-    for name in _git(["ls-files", "--others", "--exclude-standard"], top).splitlines():
+    for name in _git(["ls-files", "-z", "--others", "--exclude-standard"], top).split("\0"):
+        if not name.endswith(_UNTRACKED_KINDS):
+            continue
         p = top / name
         try:
-            n = sum(1 for _ in p.open("rb"))
+            st = os.lstat(p)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_UNTRACKED:
+                continue  # (a FIFO, a device, a link to /dev/zero, a huge file: never read)
+            n = p.read_bytes().count(b"\n") + 1
         except OSError:
             continue
         changed[str(p.resolve())] = set(range(1, n + 1))
     return changed
+
+
+_ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
+
+
+def _unquote(name: str) -> str:
+    """A path as git's diff header writes it: C-quoted (``"b/a\\tb"``, octal bytes) when it holds
+    a control character, a quote or a backslash."""
+    if not (name.startswith('"') and name.endswith('"') and len(name) >= 2):
+        return name
+    out = bytearray()
+    body, i = name[1:-1], 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt in "01234567" and i + 3 < len(body) + 0 and all(c in "01234567" for c in body[i + 1 : i + 4]):
+                out.append(int(body[i + 1 : i + 4], 8))
+                i += 4
+                continue
+            out.extend(_ESCAPES.get(nxt, nxt).encode("utf-8", "surrogateescape"))
+            i += 2
+            continue
+        out.extend(ch.encode("utf-8", "surrogateescape"))
+        i += 1
+    return out.decode("utf-8", "surrogateescape")
 
 
 def _resolved(path: str) -> str:

@@ -485,3 +485,57 @@ def test_sarif_locations_are_relative_to_the_work_tree_root(tmp_path, monkeypatc
     a, b = (r["locations"][0]["physicalLocation"]["artifactLocation"] for r in _sarif_of([inside, outside], repository_root()))
     assert a == {"uri": "benchmarks/x%20y.sh", "uriBaseId": "%SRCROOT%"}
     assert b == {"uri": "file:///elsewhere/z.sh"}  # an absolute URI carries no base (SARIF 3.4.4)
+
+
+def _two_commits(tmp_path, name="x_fp8_b200_vllm.sh"):
+    """A repository whose second state adds an RL101 line to a recipe named ``name``."""
+    repo = tmp_path / "r"
+    rec = repo / "benchmarks"
+    rec.mkdir(parents=True)
+    (rec / name).write_text("#!/usr/bin/env bash\nvllm serve org/m --tensor-parallel-size 1\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "one")
+    (rec / name).write_text(PAIR_OLD)
+    return repo
+
+
+def test_diff_base_runs_no_program_the_repository_configures(tmp_path, monkeypatch):
+    # a checked repository is untrusted: its .git/config may name an fsmonitor hook, an external
+    # diff and hooks; its .gitattributes a textconv filter — none of them may run
+    repo = _two_commits(tmp_path)
+    marker = tmp_path / "ran"
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\ncat \"$@\" 2>/dev/null\n")
+    hook.chmod(0o755)
+    for key in ("core.fsmonitor", "diff.external", "diff.evil.textconv"):
+        _git(repo, "config", key, str(hook))
+    _git(repo, "config", "diff.noprefix", "true")
+    _git(repo, "config", "diff.mnemonicPrefix", "true")
+    (repo / ".gitattributes").write_text("*.sh diff=evil\n")
+    monkeypatch.chdir(repo)
+    r = runner.invoke(app, ["check", "benchmarks", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD"])
+    assert not marker.exists()
+    assert r.output.count("RL101") == 1, r.output  # (and the prefixes the config asks for did not hide it)
+
+
+def test_diff_base_reads_paths_with_blanks_and_non_ascii(tmp_path, monkeypatch):
+    for i, name in enumerate(("x y_fp8_b200_vllm.sh", "é_fp8_b200_vllm.sh", 'q"t_fp8_b200_vllm.sh')):
+        repo = _two_commits(tmp_path / str(i), name)
+        monkeypatch.chdir(repo)
+        r = runner.invoke(app, ["check", "benchmarks", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD"])
+        assert r.output.count("RL101") == 1, (name, r.output)
+
+
+def test_diff_base_never_reads_an_untracked_fifo_or_device(tmp_path, monkeypatch):
+    import os
+
+    repo = _two_commits(tmp_path)
+    os.mkfifo(repo / "benchmarks" / "pipe.sh")  # opening it would block forever
+    (repo / "benchmarks" / "zero.sh").symlink_to("/dev/zero")  # reading it, without end
+    monkeypatch.chdir(repo)
+    from recipelint.gitdiff import changed_lines
+
+    changed = changed_lines("HEAD", repo)
+    assert not any(p.endswith(("pipe.sh", "zero.sh")) for p in changed)
+    assert any(p.endswith("x_fp8_b200_vllm.sh") for p in changed)
