@@ -147,8 +147,9 @@ def _unquote(name: str) -> str:
         ch = body[i]
         if ch == "\\" and i + 1 < len(body):
             nxt = body[i + 1]
-            if nxt in "01234567" and i + 3 < len(body) + 0 and all(c in "01234567" for c in body[i + 1 : i + 4]):
-                out.append(int(body[i + 1 : i + 4], 8))
+            octal = body[i + 1 : i + 4]
+            if len(octal) == 3 and all(c in "01234567" for c in octal):
+                out.append(int(octal, 8))
                 i += 4
                 continue
             out.extend(_ESCAPES.get(nxt, nxt).encode("utf-8", "surrogateescape"))
