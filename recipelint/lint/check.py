@@ -24,6 +24,9 @@ class UsageError(Exception):
 @dataclass(slots=True)
 class LintResult:
     findings: list[Finding] = field(default_factory=list)
+    #: every finding of the tree before --diff-base / --baseline kept only the new ones (SARIF for
+    #: code scanning, which compares alerts itself, wants these); the same list when neither is given
+    all_findings: list[Finding] = field(default_factory=list)
     files: list[FileResult] = field(default_factory=list)
     suppressed: int = 0
     configs: object = None
@@ -183,6 +186,7 @@ def lint(
         hit = cache.load(cache_key) if cache_key else None
         if hit is not None:
             result.findings, result.file_count, result.suppressed, result.cached = hit.findings, hit.n_files, hit.suppressed, True
+            result.all_findings = list(hit.findings)
             return result
 
     from recipelint.lint.analysis import Analyzer
@@ -248,6 +252,7 @@ def lint(
     if opt.use_suppressions:
         grouped, result.suppressed, unused = _suppress(grouped, result.files)
         grouped = sorted(grouped + _unused_findings(unused, {r.code for r in rules}), key=Finding.sort_key)
+    result.all_findings = list(grouped)
     if opt.diff_base:
         from recipelint.gitdiff import changed_lines, keep_changed
 
