@@ -139,6 +139,12 @@ def check(
         "--diff-base",
         help="Report only findings on lines added or changed since this git revision (and sweep points from changed config lines).",
     ),
+    pre_commit: bool = typer.Option(
+        False,
+        "--pre-commit",
+        help="Run as the pre-commit hook: on a commit, what the staged change introduced anywhere in the tree; "
+        "with --all-files, the whole tree (as `check .`).",
+    ),
     config: list[Path] = typer.Option(
         [], "--config", help="A master config (repeatable). Default: configs/*-master.yaml above the first path."
     ),
@@ -170,6 +176,14 @@ def check(
     from recipelint.report.sarif import render_sarif
     from recipelint.report.statistics import render_statistics
 
+    if pre_commit:
+        from recipelint.gitdiff import pre_commit_plan
+
+        try:
+            plan = pre_commit_plan(list(paths or []), Path.cwd())
+        except DiffError as e:
+            _fail(str(e).replace("--diff-base", "--pre-commit"))
+        paths, diff_base = plan.paths, diff_base or plan.diff_base
     paths = list(paths or [Path(".")])
     try:
         st = load(settings_file if settings_file is not None else find(paths[0]))

@@ -1,10 +1,12 @@
 """``--diff-base REV``: keep the findings a change introduced.
 
-A finding is kept when its location, or one of its related locations (a sibling's line, a
-config's YAML line), lies on a line added or changed since REV (``git diff REV``, the working
-tree included), or when one of the sweep points it holds for comes from a changed line of a
-master config.  Limit: a finding anchored on an unchanged line and caused only by a deleted
-line elsewhere (a flag removed from a sibling) is missed.
+The merge base of ``REV`` and ``HEAD`` (or of ``A`` and ``B`` for ``A...B``) is exported from git's
+object store (``git ls-tree``/``git cat-file``: no checkout, no hooks, no filters, no
+``.gitattributes``), linted like the working tree, and the working tree's findings the base does
+not have are reported, matched by :mod:`recipelint.lint.fingerprint` (rule, file, key, sweep point;
+not line numbers).  So a finding caused by a changed line elsewhere — a sibling, a sourced file, a
+master config, a flag dropped from an array — is reported wherever it is anchored, and one that
+only moved is not.
 
 This is the one place recipelint runs a program: ``git``, with fixed arguments, never the
 recipes.
@@ -14,13 +16,11 @@ from __future__ import annotations
 
 import os
 import re
-import stat
+import shutil
 import subprocess
+import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
-
-from recipelint.lint.findings import Finding
-
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
 
 class DiffError(Exception):
@@ -48,10 +48,6 @@ _HARDENED = [
     "--no-pager",
 ]
 
-#: the untracked files that count as changed in full: the kinds recipelint reads, within its size limit
-_UNTRACKED_KINDS = (".sh", ".bash", ".yaml", ".yml", ".toml", ".md")
-_MAX_UNTRACKED = 16 * 1024 * 1024
-
 
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
@@ -59,134 +55,283 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _git(args: list[str], cwd: Path) -> str:
+#: what is exported from the base commit: the kinds of file a lint reads (recipes and what they
+#: source, master configs, workflows, JSON a flag may name) and files without a suffix, each within
+#: the size limit of a recipe; in all at most MAX_EXPORT_BYTES
+_EXPORT_KINDS = (".sh", ".bash", ".yaml", ".yml", ".toml", ".json", ".env", ".cfg", ".conf", ".txt", ".inc")
+_MAX_FILE = 16 * 1024 * 1024
+MAX_EXPORT_BYTES = 512 * 1024 * 1024
+#: base trees kept in the cache (one per base commit)
+_KEEP_EXPORTS = 4
+
+
+def _git(args: list[str], cwd: Path, *, data: bytes | None = None, binary: bool = False, check: bool = True):
     try:
         proc = subprocess.run(
             ["git", *_HARDENED, *args],
             cwd=cwd,
             capture_output=True,
-            text=True,
-            timeout=60,
+            input=data,
+            timeout=120,
             check=False,
             env=_env(),
-            stdin=subprocess.DEVNULL,
-            encoding="utf-8",
-            errors="surrogateescape",
+            stdin=None if data is not None else subprocess.DEVNULL,
         )
     except FileNotFoundError:
         raise DiffError("--diff-base needs git, which is not installed") from None
     except subprocess.TimeoutExpired:
-        raise DiffError("--diff-base: git did not answer within 60 s") from None
+        raise DiffError("--diff-base: git did not answer within 120 s") from None
     if proc.returncode != 0:
-        msg = (proc.stderr or proc.stdout).strip().splitlines()
+        if not check:
+            return None
+        msg = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip().splitlines()
         raise DiffError(f"--diff-base: git {' '.join(args[:2])} failed: {msg[0] if msg else proc.returncode}")
-    return proc.stdout
+    return proc.stdout if binary else proc.stdout.decode("utf-8", "surrogateescape")
 
 
-def changed_lines(base: str, anchor: Path) -> dict[str, set[int]]:
-    """Resolved path -> lines added or changed since ``base``."""
-    if base.startswith("-"):
-        raise DiffError(f"--diff-base: '{base}' is not a revision")
-    cwd = anchor if anchor.is_dir() else (anchor.parent if anchor.parent.exists() else Path("."))
-    top = Path(_git(["rev-parse", "--show-toplevel"], cwd).strip())
-    _git(["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"], top)
-    out = _git(
-        [
-            "diff",
-            "--unified=0",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--no-renames",
-            "--src-prefix=a/",
-            "--dst-prefix=b/",
-            base,
-            "--",
-        ],
-        top,
-    )
-    changed: dict[str, set[int]] = {}
-    current = None
-    for line in out.split("\n"):
-        if line.startswith("+++ "):
-            name = _unquote(line[4:].rstrip("\t"))
-            current = None if name == "/dev/null" else str((top / name[2:]).resolve()) if name.startswith("b/") else None
-            continue
-        m = _HUNK.match(line)
-        if m and current is not None:
-            start = int(m.group(1))
-            count = int(m.group(2)) if m.group(2) is not None else 1
-            changed.setdefault(current, set()).update(range(start, start + count))
-    # files git does not track yet are new in full
-    for name in _git(["ls-files", "-z", "--others", "--exclude-standard"], top).split("\0"):
-        if not name.endswith(_UNTRACKED_KINDS):
-            continue
-        p = top / name
+@dataclass(slots=True)
+class BaseTree:
+    """The merge base's files, exported under ``dir`` (a folder laid out like the work tree ``top``)."""
+
+    top: Path
+    dir: Path
+    commit: str
+    spec: str
+    #: root-relative path in the base -> root-relative path in the work tree (renames since the base)
+    renamed: dict[str, str] = field(default_factory=dict)
+    temporary: bool = False
+
+    def map(self, p: Path) -> Path | None:
+        """Where the work tree's ``p`` is in the export (None when it lies outside the work tree)."""
         try:
-            st = os.lstat(p)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_UNTRACKED:
-                continue  # (a FIFO, a device, a link to /dev/zero, a huge file: never read)
-            n = p.read_bytes().count(b"\n") + 1
+            rel = Path(os.path.abspath(p)).relative_to(self.top)
+        except ValueError:
+            return None
+        back = {v: k for k, v in self.renamed.items()}
+        return self.dir / back.get(rel.as_posix(), rel.as_posix())
+
+    def cleanup(self) -> None:
+        if self.temporary:
+            shutil.rmtree(self.dir.parent, ignore_errors=True)
+
+
+def _commit(rev: str, top: Path, spec: str) -> str:
+    if rev.startswith("-") or not rev or any(c in rev for c in "\0\n"):
+        raise DiffError(f"--diff-base: '{spec}' is not a revision")
+    out = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], top, check=False)
+    if out is None:
+        if _shallow(top):
+            raise DiffError(
+                f"--diff-base: '{rev}' is not in this shallow clone: fetch the full history "
+                "(actions/checkout with `fetch-depth: 0`, or `git fetch --unshallow`)"
+            )
+        raise DiffError(f"--diff-base: '{rev}' is not a commit of this repository")
+    return out.strip()
+
+
+def _shallow(top: Path) -> bool:
+    out = _git(["rev-parse", "--is-shallow-repository"], top, check=False)
+    return (out or "").strip() == "true"
+
+
+def toplevel(anchor: Path) -> Path:
+    cwd = anchor if anchor.is_dir() else (anchor.parent if anchor.parent.is_dir() else Path("."))
+    out = _git(["rev-parse", "--show-toplevel"], cwd, check=False)
+    if out is None:
+        raise DiffError(f"--diff-base: {anchor} is not in a git work tree")
+    return Path(out.strip()).resolve()
+
+
+def merge_base(spec: str, top: Path) -> str:
+    """The commit ``spec`` (``REV`` or ``A...B``, B the checked-out commit) is compared from."""
+    if "..." in spec:
+        a, _, b = spec.partition("...")
+        a, b = a or "HEAD", b or "HEAD"
+    elif ".." in spec:
+        raise DiffError(f"--diff-base: '{spec}': give a revision or A...B (the merge base of A and B)")
+    else:
+        a, b = spec, "HEAD"
+    ca, cb = _commit(a, top, spec), _commit(b, top, spec)
+    head = _commit("HEAD", top, spec)
+    if cb != head:
+        raise DiffError(f"--diff-base: '{spec}': {b} is not the checked-out commit (check it out, then run again)")
+    out = _git(["merge-base", ca, cb], top, check=False)
+    if out is None:
+        if _shallow(top):
+            raise DiffError(
+                f"--diff-base: no merge base of {a} and {b} in this shallow clone: fetch the full history "
+                "(actions/checkout with `fetch-depth: 0`, or `git fetch --unshallow`)"
+            )
+        raise DiffError(f"--diff-base: {a} and {b} have no common ancestor")
+    return out.strip()
+
+
+def base_tree(spec: str, anchor: Path, cache_at: Path | None) -> BaseTree:
+    """Export the merge base named by ``spec`` (into the cache, where a later run finds it again)."""
+    top = toplevel(anchor)
+    commit = merge_base(spec, top)
+    renamed = _renames(commit, top)
+    if cache_at is not None:
+        root = cache_at / "base-trees"
+        dest = root / commit / "tree"
+        if (root / commit / "complete").is_file():
+            os.utime(root / commit, None)  # (most recently used)
+            return BaseTree(top, dest, commit, spec, renamed)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            work = Path(tempfile.mkdtemp(prefix=".export-", dir=root))
         except OSError:
-            continue
-        changed[str(p.resolve())] = set(range(1, n + 1))
-    return changed
-
-
-_ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
-
-
-def _unquote(name: str) -> str:
-    """A path as git's diff header writes it: C-quoted (``"b/a\\tb"``, octal bytes) when it holds
-    a control character, a quote or a backslash."""
-    if not (name.startswith('"') and name.endswith('"') and len(name) >= 2):
-        return name
-    out = bytearray()
-    body, i = name[1:-1], 0
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\" and i + 1 < len(body):
-            nxt = body[i + 1]
-            octal = body[i + 1 : i + 4]
-            if len(octal) == 3 and all(c in "01234567" for c in octal):
-                out.append(int(octal, 8))
-                i += 4
-                continue
-            out.extend(_ESCAPES.get(nxt, nxt).encode("utf-8", "surrogateescape"))
-            i += 2
-            continue
-        out.extend(ch.encode("utf-8", "surrogateescape"))
-        i += 1
-    return out.decode("utf-8", "surrogateescape")
-
-
-def _resolved(path: str) -> str:
+            cache_at = None
+        else:
+            try:
+                _export(commit, top, work / "tree")
+                (work / "complete").write_text(commit + "\n")
+                try:
+                    work.rename(root / commit)
+                except OSError:  # (another run exported it first)
+                    shutil.rmtree(work, ignore_errors=True)
+            except BaseException:
+                shutil.rmtree(work, ignore_errors=True)
+                raise
+            _prune(root)
+            return BaseTree(top, dest, commit, spec, renamed)
+    work = Path(tempfile.mkdtemp(prefix="recipelint-base-"))
     try:
-        return str(Path(path).resolve())
+        _export(commit, top, work / "tree")
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return BaseTree(top, work / "tree", commit, spec, renamed, temporary=True)
+
+
+def _prune(root: Path) -> None:
+    try:
+        done = [d for d in root.iterdir() if (d / "complete").is_file()]
+        done.sort(key=lambda d: d.stat().st_mtime, reverse=True)
     except OSError:
-        return path
+        return
+    for d in done[_KEEP_EXPORTS:]:
+        shutil.rmtree(d, ignore_errors=True)
 
 
-def keep_changed(findings: list[Finding], changed: dict[str, set[int]], files) -> list[Finding]:
-    origins: dict[str, list[tuple[str, int]]] = {}
-    for res in files:
-        for pr in res.points:
-            o = pr.point.origin
-            if hasattr(o, "line"):
-                lines = [(_resolved(o.path), o.line)]
-                item = pr.point.extra.get("item_line")
-                if item:
-                    lines.append((_resolved(o.path), item))
-                # the other lines the point's environment comes from (a dispatch workflow's env
-                # entries and input defaults)
-                lines.extend((_resolved(o.path), ln) for ln in pr.point.extra.get("lines", ()))
-                origins[pr.point.label] = lines
-    out = []
-    for f in findings:
-        spans = [f.span] + [r.span for r in f.related]
-        hit = any(s.line in changed.get(_resolved(s.path), ()) for s in spans)
-        if not hit:
-            hit = any(line in changed.get(path, ()) for p in f.points for path, line in origins.get(p, ()))
-        if hit:
-            out.append(f)
-    return out
+def _renames(commit: str, top: Path) -> dict[str, str]:
+    """Files renamed between ``commit`` and the work tree (``--name-status -z``: no quoting)."""
+    out = _git(["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-textconv", "--no-color", commit, "--"], top)
+    parts = out.split("\0")
+    renamed: dict[str, str] = {}
+    i = 0
+    while i < len(parts) and parts[i]:
+        status = parts[i]
+        if status[:1] in ("R", "C") and i + 2 < len(parts):
+            if status[0] == "R":
+                renamed[parts[i + 1]] = parts[i + 2]
+            i += 3
+        else:
+            i += 2
+    return renamed
+
+
+def _export(commit: str, top: Path, dest: Path) -> None:
+    """Write the files of ``commit`` that a lint may read under ``dest``: regular files (and
+    symbolic links that stay inside the tree) of the kinds listed, each within the size limit."""
+    listing = _git(["ls-tree", "-r", "-z", "-l", "--full-tree", commit], top)
+    blobs: list[tuple[str, str, str]] = []  # (mode, sha, path)
+    total = 0
+    for entry in listing.split("\0"):
+        if not entry:
+            continue
+        meta, _, path = entry.partition("\t")
+        fields = meta.split()
+        if len(fields) != 4 or fields[1] != "blob":
+            continue  # (submodules, trees)
+        mode, _, sha, size = fields
+        name = path.rsplit("/", 1)[-1]
+        if not (name.endswith(_EXPORT_KINDS) or "." not in name.lstrip(".")):
+            continue
+        parts = path.split("/")
+        if any(p in ("", ".", "..", ".git") for p in parts):
+            continue
+        n = int(size) if size.isdigit() else 0
+        if mode in ("100644", "100755") and n > _MAX_FILE:
+            continue
+        total += n
+        if total > MAX_EXPORT_BYTES:
+            raise DiffError(f"--diff-base: the base commit holds over {MAX_EXPORT_BYTES >> 20} MiB of files to lint")
+        if mode in ("100644", "100755", "120000"):
+            blobs.append((mode, sha, path))
+    dest.mkdir(parents=True, exist_ok=True)
+    if not blobs:
+        return
+    data = _git(["cat-file", "--batch"], top, data="".join(f"{sha}\n" for _, sha, _ in blobs).encode(), binary=True)
+    pos = 0
+    root = os.path.abspath(dest)
+    for mode, sha, path in blobs:
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].split()
+        if len(header) != 3 or header[0] != sha.encode() or header[1] != b"blob":
+            raise DiffError(f"--diff-base: git cat-file gave an unexpected answer for {path}")
+        size = int(header[2])
+        body = data[nl + 1 : nl + 1 + size]
+        pos = nl + 1 + size + 1
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if mode == "120000":
+            link = body.decode("utf-8", "surrogateescape")
+            where = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(target)), link))
+            if os.path.isabs(link) or not (where == root or where.startswith(root + os.sep)):
+                continue  # (a link out of the tree is not followed)
+            os.symlink(link, target)
+        else:
+            target.write_bytes(body)
+
+
+#: the files the pre-commit hook is given (``files:`` in ``.pre-commit-hooks.yaml``, which
+#: ``tests/test_precommit.py`` keeps equal to this)
+HOOK_FILES = re.compile(r"(\.sh|-master\.ya?ml|^\.github/workflows/[^/]+\.ya?ml)$")
+
+
+@dataclass(slots=True)
+class HookPlan:
+    """What ``check --pre-commit FILES`` does: ``paths`` to check, and the revision to compare
+    with (None: report everything)."""
+
+    paths: list[Path]
+    diff_base: str | None
+    why: str
+
+
+def pre_commit_plan(files: list[Path], cwd: Path) -> HookPlan:
+    """Read what pre-commit asked for from the files it passed.
+
+    - a push or ``--from-ref/--to-ref`` run (``PRE_COMMIT_FROM_REF``): the change since that ref,
+      over the whole tree;
+    - a commit (every file given is staged): the change since ``HEAD``, over the whole tree — so a
+      sibling's, a sourced file's or a config's finding the commit causes is reported, and findings
+      that were there before are not;
+    - ``--all-files`` (the files given cover every tracked file the hook matches): the whole tree,
+      exactly as ``recipelint check .`` from the root;
+    - other files (``pre-commit run --files ...``): those files.
+    """
+    top = toplevel(cwd)
+    tree = [top]
+    from_ref = os.environ.get("PRE_COMMIT_FROM_REF") or os.environ.get("PRE_COMMIT_ORIGIN")
+    if from_ref:
+        return HookPlan(tree, from_ref, f"the change since {from_ref}")
+    has_head = _git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], top, check=False) is not None
+    given = {_rel_to(top, p) for p in files}
+    given.discard(None)
+    if has_head and given:
+        staged = _git(["diff", "--cached", "--name-only", "-z", "--no-renames", "HEAD", "--"], top)
+        if given <= {n for n in staged.split("\0") if n}:
+            return HookPlan(tree, "HEAD", "the staged change")
+    tracked = {n for n in _git(["ls-files", "-z"], top).split("\0") if n and HOOK_FILES.search(n)}
+    if not files or tracked <= given:
+        return HookPlan(tree, None, "all files")
+    return HookPlan(list(files), None, "the files given")
+
+
+def _rel_to(top: Path, p: Path) -> str | None:
+    try:
+        return Path(os.path.realpath(p)).relative_to(top).as_posix()
+    except ValueError:
+        return None

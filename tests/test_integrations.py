@@ -405,10 +405,13 @@ def test_diff_base_keeps_only_what_changed(tmp_path, monkeypatch):
     r = runner.invoke(app, ["check", "benchmarks", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD~1"])
     lines = r.output.strip().splitlines()
     assert len(lines) == 1 and "y_fp8_b200_vllm.sh:4:" in lines[0] and "--max-cudagraph-capture-size" in lines[0], r.output
-    # a config change: the sweep point's line changed, so x's finding for it is back
-    (repo / "configs" / "t-master.yaml").write_text(entry.replace("conc-list: [16]", "conc-list: [32]"))
-    r = runner.invoke(app, ["check", "benchmarks", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD"])
-    assert "x_fp8_b200_vllm.sh:2:" in r.output and "y_fp8_b200_vllm.sh" not in r.output.replace("y_fp8_b200_vllm.sh:3", "")
+    # a config change: a new sweep point (conc 32) of x's entry, where x has the bug — new there,
+    # though no line of the recipe changed (y, which no entry runs, is not affected)
+    (repo / "configs" / "t-master.yaml").write_text(entry.replace("conc-list: [16]", "conc-list: [16, 32]"))
+    r = runner.invoke(app, ["check", "benchmarks", "-o", "json", "--select", "RL101", "--diff-base", "HEAD"])
+    got = json.loads(r.output)
+    assert {(f["location"]["path"].rsplit("/", 1)[-1], f["location"]["line"]) for f in got} == {("x_fp8_b200_vllm.sh", 2)}
+    assert all(p.endswith("-conc32") for f in got for p in f["points"])  # (conc 16 had them all before)
 
 
 def test_diff_base_counts_a_changed_dispatch_workflow_line(tmp_path, monkeypatch):
@@ -421,23 +424,25 @@ def test_diff_base_counts_a_changed_dispatch_workflow_line(tmp_path, monkeypatch
     wf.parent.mkdir(parents=True)
     wf.write_text(
         "on:\n  workflow_dispatch:\n    inputs:\n      p: {default: x}\n"
-        "env:\n  TP: '8'\n  CONC: '16'\n  DP_ATTENTION: 'true'\n  BENCH_SCRIPT_OVERRIDE: al/${{ inputs.p }}_run.sh\n"
+        "env:\n  TP: '1'\n  CONC: '16'\n  DP_ATTENTION: 'true'\n  BENCH_SCRIPT_OVERRIDE: al/${{ inputs.p }}_run.sh\n"
     )
     _git(repo, "init", "-q")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "one")
     monkeypatch.chdir(repo)
-    full = runner.invoke(app, ["check", "al", "-o", "concise", "--select", "RL101", "--no-cache"])
-    assert (
-        full.output.count("RL101") == 1
-        and "speedbench-al.yml" in runner.invoke(app, ["check", "al", "-o", "json", "--select", "RL101", "--no-cache"]).output
-    )
     r = runner.invoke(app, ["check", "al", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD"])
     assert "RL101" not in r.output, r.output
-    # the workflow's CONC line changes: the finding of its sweep point is back
-    wf.write_text(wf.read_text().replace("CONC: '16'", "CONC: '32'"))
+    # the workflow goes from one to eight DP engines: the recipe's unchanged line is now a finding, new
+    wf.write_text(wf.read_text().replace("TP: '1'", "TP: '8'"))
+    full = runner.invoke(app, ["check", "al", "-o", "json", "--select", "RL101", "--no-cache"])
+    assert full.output.count('"RL101"') == 1 and "speedbench-al.yml" in full.output
     r = runner.invoke(app, ["check", "al", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD"])
     assert "al/x_run.sh:2:" in r.output, r.output
+    # committed, the same finding is old; changing CONC keeps it the same finding of the same point
+    _git(repo, "commit", "-qam", "two")
+    wf.write_text(wf.read_text().replace("CONC: '16'", "CONC: '32'"))
+    r = runner.invoke(app, ["check", "al", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD"])
+    assert "RL101" not in r.output, r.output
 
 
 def test_diff_base_errors(tmp_path, monkeypatch):
@@ -534,8 +539,6 @@ def test_diff_base_never_reads_an_untracked_fifo_or_device(tmp_path, monkeypatch
     os.mkfifo(repo / "benchmarks" / "pipe.sh")  # opening it would block forever
     (repo / "benchmarks" / "zero.sh").symlink_to("/dev/zero")  # reading it, without end
     monkeypatch.chdir(repo)
-    from recipelint.gitdiff import changed_lines
-
-    changed = changed_lines("HEAD", repo)
-    assert not any(p.endswith(("pipe.sh", "zero.sh")) for p in changed)
-    assert any(p.endswith("x_fp8_b200_vllm.sh") for p in changed)
+    r = runner.invoke(app, ["check", "benchmarks", "-o", "concise", "--select", "RL101,RL003", "--diff-base", "HEAD"])
+    assert r.output.count("RL101") == 1, r.output
+    assert "pipe.sh" in r.output and "zero.sh" in r.output  # reported as unreadable (RL003), never read

@@ -10,6 +10,7 @@ string's pieces were written.
 from __future__ import annotations
 
 import bisect
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -162,7 +163,10 @@ def read_source(path: Path, display: str | None = None, max_bytes: int = 16 * 10
     try:
         if path.is_dir():
             raise InputError(f"{name}: is a directory")
-        size = path.stat().st_size
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or a device (or a link to one) would block or never end
+            raise InputError(f"{name}: not a regular file")
+        size = st.st_size
         if size > max_bytes:
             raise InputError(f"{name}: file is {size} bytes, over the {max_bytes}-byte limit")
         data = path.read_bytes()

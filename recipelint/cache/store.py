@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Callable
@@ -78,6 +79,8 @@ class _StatIndex:
     def digest(self, path: str) -> tuple[int, bytes]:
         """(size, SHA-256) of a file; raises OSError when it cannot be read."""
         st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):  # (a FIFO or a device: opening or reading it may never end)
+            raise OSError(f"{path}: not a regular file")
         e = self.files.get(path)
         if (
             isinstance(e, list)

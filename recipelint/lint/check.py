@@ -32,6 +32,10 @@ class LintResult:
     configs: object = None
     file_count: int = 0  # files checked (also for a result from the cache, which has no `files`)
     cached: bool = False
+    #: --diff-base: the base's findings the working tree no longer has
+    fixed: list[Finding] = field(default_factory=list)
+    #: --diff-base: the merge-base commit compared with
+    base_commit: str | None = None
     #: YAML files named on the command line that are neither master configs nor dispatch workflows
     skipped: list[Path] = field(default_factory=list)
 
@@ -146,6 +150,19 @@ def lint(
     from recipelint.sweep import configs
 
     opt = options or Options(select, ignore, use_suppressions, config_paths, use_configs, points_for=points_for)
+    if opt.diff_base:
+        from recipelint.cache.store import cache_dir
+        from recipelint.gitdiff import base_tree
+
+        # the base first: a revision that is not there is reported before any work is done
+        bt = base_tree(opt.diff_base, (paths or [Path(".")])[0], cache_dir() if opt.cache else None)
+        try:
+            result = lint(paths, analyzer=analyzer, options=replace(opt, diff_base=None))
+            result.findings, result.fixed = _new_since_base(result.findings, paths, opt, bt)
+            result.base_commit = bt.commit
+        finally:
+            bt.cleanup()
+        return result
     st = opt.settings
     sel = list(opt.select if opt.select else st.select) + list(st.extend_select)
     ign = list(opt.ignore or []) + list(st.ignore)
@@ -175,7 +192,7 @@ def lint(
     else:
         cache_at = None
     facts.cache_in(cache_at)
-    if opt.cache and opt.diff_base is None and opt.points_for is None:
+    if opt.cache and opt.points_for is None:
         from recipelint.cache import results as cache
 
         cache_key = cache.key(
@@ -253,17 +270,42 @@ def lint(
         grouped, result.suppressed, unused = _suppress(grouped, result.files)
         grouped = sorted(grouped + _unused_findings(unused, {r.code for r in rules}), key=Finding.sort_key)
     result.all_findings = list(grouped)
-    if opt.diff_base:
-        from recipelint.gitdiff import changed_lines, keep_changed
-
-        grouped = keep_changed(
-            grouped, changed_lines(opt.diff_base, anchor=(recipe_paths or yaml_paths or [Path(".")])[0]), result.files
-        )
     result.findings = grouped
     result.file_count = len(result.files)
     if cache_key:
         cache.store(cache_key, grouped, result.file_count, result.suppressed)
     return result
+
+
+def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt):
+    """``--diff-base``: lint the merge base's tree the same way (same settings, the same paths and
+    configs mapped into it) and keep the findings it does not have."""
+    from recipelint.lint.fingerprint import rel_path, subtract
+
+    st = opt.settings
+    mapped_settings = bt.map(st.path) if st.path is not None else None
+    base_paths = [q for p in paths if (q := bt.map(p)) is not None and (q.exists() or q.is_symlink())]
+    named = list(opt.config_paths or [])
+    base_configs = [q for p in named if (q := bt.map(p)) is not None and q.is_file()]
+    if named and not base_configs:
+        base_paths = []  # (the configs named are new: everything they run is new)
+    base_opt = replace(
+        opt,
+        diff_base=None,
+        config_paths=base_configs or None,
+        settings=replace(st, path=mapped_settings) if mapped_settings is not None else st,
+    )
+    base = lint(base_paths, options=base_opt).findings if base_paths else []
+    renamed = bt.renamed
+
+    def head_rel(path: str) -> str:
+        return rel_path(path, bt.top)
+
+    def base_rel(path: str) -> str:
+        rel = rel_path(path, bt.dir)
+        return renamed.get(rel, rel)
+
+    return subtract(grouped, base, head_rel, base_rel)
 
 
 def _entry_scope(paths: list[Path], cs):
