@@ -234,6 +234,7 @@ class FileContext:
         key: str = "",
         code: str | None = None,
         severity: str | None = None,
+        variant: str = "",
     ) -> Finding:
         span = span_of(loc)
         rel = [Related(span_of(rl), msg) for rl, msg in related if rl is not None]
@@ -252,6 +253,7 @@ class FileContext:
             points=[p.label for p in (point if isinstance(point, list) else [point]) if p is not None],
             related=rel,
             key=key,
+            variant=variant,
         )
 
 
