@@ -1,5 +1,6 @@
 """SARIF for code scanning over every rule's fixtures: valid against the official 2.1.0 schema, one
-fingerprint per result, the same fingerprints after lines are inserted above the findings."""
+fingerprint per result, the same fingerprints after lines are inserted above the findings, and rule
+metadata (help pages, descriptions, levels) from the rule docs."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from test_rules import fixture_points
 from recipelint.engines import facts
 from recipelint.lint.check import lint
 from recipelint.lint.registry import all_rules
+from recipelint.report import ruledocs
 from recipelint.report.sarif import render_sarif
 
 SCHEMA = ROOT.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
@@ -107,6 +109,32 @@ def test_keys_hold_no_engine_versions(fixtures_run):
     listed = {v for engine in ("vllm", "sglang") for v in versions(engine)}
     for f in findings:
         assert not any(f"'{v}'" in f.key for v in listed), (f.code, f.key)
+
+
+def test_rule_metadata_for_code_scanning(fixtures_run):
+    _, _, run = fixtures_run
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == [r.code for r in all_rules()]
+    level = {"error": "error", "warning": "warning", "info": "note"}
+    for meta, rule in zip(rules, all_rules()):
+        assert meta["helpUri"] == f"https://github.com/recipelint/recipelint/blob/main/docs/rules/{rule.code}.md"
+        assert (ROOT / "docs" / "rules" / f"{rule.code}.md").is_file()
+        assert meta["shortDescription"]["text"] == rule.summary() and "\n" not in meta["shortDescription"]["text"]
+        assert meta["fullDescription"]["text"] != meta["shortDescription"]["text"]
+        assert meta["fullDescription"]["text"] == ruledocs.full_description(rule)
+        assert meta["help"]["markdown"].endswith(ruledocs.body(rule)) and "## Why is this bad?" in meta["help"]["text"]
+        assert meta["defaultConfiguration"]["level"] == level[rule.severity]
+    for res in run["results"]:
+        assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
+    # a result's level is its finding's severity (after the settings' overrides), mapped
+    assert {r["level"] for r in run["results"]} <= {"error", "warning", "note"}
+    assert "note" in {r["level"] for r in run["results"]}  # (RL506's unreferenced recipes are info)
+
+
+def test_help_uri_comes_from_the_package_metadata():
+    # the installed metadata names the repository (pyproject.toml's [project.urls])
+    assert ruledocs.repository_url() == "https://github.com/recipelint/recipelint"
+    assert ruledocs.help_uri("RL101", "https://example.org/fork") == "https://example.org/fork/blob/main/docs/rules/RL101.md"
 
 
 def test_one_flag_judged_against_two_releases_is_two_findings_with_one_key(tmp_path):
