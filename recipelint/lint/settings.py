@@ -1,7 +1,9 @@
 """Project settings: ``[tool.recipelint]`` in ``pyproject.toml`` or ``.recipelint.yaml``.
 
-Found by walking up from the first scanned path (the nearest file wins; a ``pyproject.toml``
-without a ``[tool.recipelint]`` table is skipped).  Command-line options override settings.
+Found by walking up from the first scanned path to the project root — the first directory holding
+``.git``; nothing above it is read (the nearest file wins; a ``pyproject.toml`` without a
+``[tool.recipelint]`` table is skipped, one that holds the table but is not valid TOML is an error).
+Command-line options override settings.
 
 Keys::
 
@@ -34,6 +36,8 @@ from recipelint.bash.source import safe_resolve
 SEVERITIES = ("info", "warning", "error")
 FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif")
 CODE = re.compile(r"^(ALL|RL\d{0,3})$")
+#: a `[tool.recipelint]` (or `[tool.recipelint.x]`) table header, in a file that may not parse
+_TABLE = re.compile(rb"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*[\"']?recipelint[\"']?[ \t]*[\].]", re.M)
 
 
 class SettingsError(Exception):
@@ -98,6 +102,10 @@ def _glob(rel: str, pattern: str) -> bool:
 
 
 def find(start: Path) -> Path | None:
+    """The settings file for a run over ``start``: the nearest ``.recipelint.yaml``, or
+    ``pyproject.toml`` with a ``[tool.recipelint]`` table, at or above it and not above the project
+    root (the first directory holding ``.git``).  A ``pyproject.toml`` that holds the table but does
+    not parse is a ``SettingsError`` (it used to be skipped, and its settings silently ignored)."""
     try:
         cur = start.resolve()
     except (OSError, RuntimeError):  # a symbolic-link loop
@@ -109,16 +117,28 @@ def find(start: Path) -> Path | None:
         if y.is_file():
             return y
         t = d / "pyproject.toml"
-        if t.is_file():
-            try:
-                import tomllib
-
-                data = tomllib.loads(t.read_text(encoding="utf-8"))
-            except (OSError, ValueError, UnicodeDecodeError):
-                continue
-            if "recipelint" in (data.get("tool") or {}):
-                return t
+        if t.is_file() and _has_table(t):
+            return t
+        if (d / ".git").exists():  # the project root: settings above it belong to something else
+            break
     return None
+
+
+def _has_table(path: Path) -> bool:
+    import tomllib
+
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return False
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        if _TABLE.search(raw):
+            why = "not UTF-8" if isinstance(e, UnicodeDecodeError) else f"invalid TOML: {e}"
+            raise SettingsError(f"{path}: {why} (it has a [tool.recipelint] table, which cannot be read)") from None
+        return False
+    return "recipelint" in (data.get("tool") or {})
 
 
 def load(path: Path | None) -> Settings:
