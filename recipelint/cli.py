@@ -106,6 +106,52 @@ def _codes(values: list[str]) -> list[str]:
     return out
 
 
+def _check_master_configs(paths: list[Path], where: str = "", cache: bool = True) -> None:
+    """A one-line error, exit 2, unless every path is a master config: an existing
+    ``*-master.yaml`` whose YAML, when it parses, is a mapping with entries (a syntax error in one,
+    or one malformed entry, is RL500, with its line).  The trap: ``--config pyproject.toml`` for recipelint's own settings."""
+    from recipelint.engines import yamlpos
+
+    for p in paths:
+        if not p.is_file():
+            _fail(f"{where}{p}: config file not found")
+        if not p.name.endswith(("-master.yaml", "-master.yml")):
+            _fail(f"{where}{p}: not a master config (configs/*-master.yaml); recipelint's own settings go to --settings")
+        try:
+            text = p.read_text(encoding="utf-8")
+            if cache:
+                from recipelint.cache.store import cache_dir
+
+                data = yamlpos.load_cached(text, cache_dir())
+            else:
+                data = yamlpos.load(text)
+        except Exception:  # not YAML (or not UTF-8): RL500 says where
+            continue
+        entries = list(data.values()) if hasattr(data, "values") else None
+        if data is not None and (entries is None or (entries and not any(hasattr(e, "items") for e in entries))):
+            _fail(f"{where}{p}: not a master config: its YAML is not a mapping of entries")
+
+
+def _show_settings(st, settings_file, first: Path, sel, ign, fail_on, output_format, config) -> None:
+    """``--show-settings``: print the resolved settings with their sources; exit 0."""
+    from recipelint.lint.settings import show
+    from recipelint.sweep import configs as configs_mod
+
+    cli = {"select": sel, "ignore": ign, "fail-on": fail_on, "output-format": output_format, "configs": config}
+    cli = {k: [str(x) for x in v] if isinstance(v, list) else v for k, v in cli.items() if v}
+    if settings_file is not None:
+        how = "--settings"
+    else:
+        how = f"found upward from {first}" if st.path is not None else f"none at or above {first}, up to the project root"
+    root = configs_mod.find_root(first)
+    found = (
+        [_rel(str(p)) for pat in configs_mod.facts.load("inferencex")["configs"] for p in sorted(root.glob(pat))] if root else []
+    )
+    notes = {"configs": f"configs/*-master.yaml above {first} ({', '.join(found) or 'none found'})", "select": "every rule"}
+    typer.echo(show(st, cli, how, notes), nl=False)
+    raise typer.Exit(0)
+
+
 @app.command()
 def check(
     paths: list[Path] = typer.Argument(
@@ -146,7 +192,10 @@ def check(
         "with --all-files, the whole tree (as `check .`).",
     ),
     config: list[Path] = typer.Option(
-        [], "--config", help="A master config (repeatable). Default: configs/*-master.yaml above the first path."
+        [],
+        "--master-config",
+        "--config",
+        help="A master config, *-master.yaml (repeatable; --config is an alias). Default: configs/*-master.yaml above the first path.",
     ),
     no_config: bool = typer.Option(False, "--no-config", help="Ignore master configs: use the default environment matrix."),
     settings_file: Optional[Path] = typer.Option(
@@ -156,6 +205,9 @@ def check(
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Analyse everything, even when an identical earlier run is cached."),
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes for large trees (0: one per CPU, 1: none).", min=0),
+    show_settings: bool = typer.Option(
+        False, "--show-settings", help="Print the resolved settings and where each value came from, and exit."
+    ),
 ):
     """Lint recipes: rebuild each serve launch under every sweep point and check it with rules."""
     from recipelint.gitdiff import DiffError
@@ -202,6 +254,10 @@ def check(
     for c in sel + ign:
         if c.upper() != "ALL" and not any(k.startswith(c.upper()) for k in known):
             _fail(f"unknown rule code or prefix '{c}' (see `recipelint rule --all`)")
+    _check_master_configs(config, cache=not no_cache)
+    _check_master_configs([st.base / c for c in st.configs], f"{st.path}: `configs`: ", cache=not no_cache)
+    if show_settings:
+        _show_settings(st, settings_file, paths[0], sel, ign, fail_on, output_format, config)
     apply_facts(st)
     opts = Options(
         select=sel or None,
@@ -256,7 +312,10 @@ def sweep(
         None, "--point", "-p", help="Render the launch of this sweep point (its number in the list)."
     ),
     config: list[Path] = typer.Option(
-        [], "--config", help="A master config (repeatable). Default: configs/*-master.yaml above the script."
+        [],
+        "--master-config",
+        "--config",
+        help="A master config, *-master.yaml (repeatable; --config is an alias). Default: configs/*-master.yaml above the script.",
     ),
     fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
 ):
@@ -269,12 +328,10 @@ def sweep(
         _fail(f"--format must be text or json, got '{fmt}'")
     if not script.is_file():
         _fail(f"{script}: no such file")
-    for c in config:
-        if not c.is_file():
-            _fail(f"{c}: config file not found")
+    _check_master_configs(config)
     root = configs_mod.find_root(script)
     if root is None and not config:
-        _fail(f"{script}: no configs/*-master.yaml found above it (use --config)")
+        _fail(f"{script}: no configs/*-master.yaml found above it (use --master-config)")
     cs = configs_mod.load(root, list(config) or None)
     for p in cs.problems:
         typer.echo(f"recipelint: {p.span.path}:{p.span.line}:{p.span.col}: {p.message}", err=True)

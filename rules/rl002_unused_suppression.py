@@ -40,4 +40,5 @@ class UnusedSuppression(Rule):
             else (f"on line {s.first}" if s.first == s.last else f"on lines {s.first}-{s.last}")
         )
         msg = f"this suppression of {what} suppresses nothing {where}"
-        return Finding(self.code, self.name, self.severity, msg, Span(path, s.line, s.col, s.line, s.col + 1))
+        span = Span(path, s.line, s.col, s.line, s.col + 1)
+        return Finding(self.code, self.name, self.severity, msg, span, key=f"{s.kind}[{','.join(s.codes)}]")

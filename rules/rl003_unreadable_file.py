@@ -1,3 +1,5 @@
+import re
+
 from recipelint.bash.source import Span
 from recipelint.lint.findings import Finding
 from recipelint.lint.rulebase import Rule
@@ -40,4 +42,6 @@ class UnreadableFile(Rule):
             if tail.isdigit():
                 line = int(tail)
         msg = err.split(": ", 1)[1] if ": " in err else err
-        yield Finding(self.code, self.name, self.severity, msg, Span(str(ctx.result.path), line, 1, line, 1))
+        # the key, for fingerprints: the problem without its numbers (an offset, a size, a line)
+        key = re.sub(r"0x[0-9a-fA-F]+|\d[\d,.]*", "#", msg)
+        yield Finding(self.code, self.name, self.severity, msg, Span(str(ctx.result.path), line, 1, line, 1), key=key)

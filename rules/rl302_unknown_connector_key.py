@@ -80,7 +80,7 @@ class UnknownConnectorKey(Rule):
                         f"{name} reads `{key}` only in vLLM {span}, not in {ev.label}: vLLM ignores unknown "
                         f"kv_connector_extra_config keys silently, so this setting has no effect"
                     )
-                    yield ctx.finding(key_node.loc, msg, use.point, key=f"{key}|{ev.versions}")
+                    yield ctx.finding(key_node.loc, msg, use.point, key=key, variant=ev.label)
                     continue
                 if spec.get("open"):
                     continue

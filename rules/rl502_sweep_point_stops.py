@@ -58,7 +58,9 @@ class SweepPointStops(Rule):
             cond = f"at `{text}`" if text else f"at line {ex.loc.real().span.line}"
             msg = f"sweep point {pr.point.describe()} stops {cond} with exit status {ex.code}{why}"
             related = [] if ctx.exit_anchor(ex) is ex.loc else [(ex.loc, "the exit is here")]
-            yield ctx.finding(ctx.exit_anchor(ex), msg, pr.point, related, key=f"{text}|{ex.loc.start}")
+            yield ctx.finding(
+                ctx.exit_anchor(ex), msg, pr.point, related, key=f"{text or ctx.source_text(ex.loc)}|{ex.code}|{ex.message}"
+            )
         for pr in ctx.config_points():
             for path in pr.paths:
                 for lc in {id(e): e for e in path.events if hasattr(e, "flags")}.values():

@@ -71,4 +71,4 @@ class UnknownFlag(Rule):
                     else:
                         hint = ctx.did_you_mean(key, engine_flags(lc.engine, ev.versions))
                     msg = f"{ev.label} has no flag `{key}`: the server stops with `unrecognized arguments`{hint}"
-                yield ctx.finding(f.word.loc, msg, use.point, key=f"{key}|{ev.versions}")
+                yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label)

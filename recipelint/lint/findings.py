@@ -28,7 +28,13 @@ class Finding:
     span: Span
     points: list[str] = field(default_factory=list)
     related: list[Related] = field(default_factory=list)
-    key: str = ""  # what makes two findings "the same" across sweep points (defaults to the message)
+    #: what makes two findings "the same" across sweep points (defaults to the message); it feeds the
+    #: fingerprints (SARIF, --diff-base, baselines), so it holds what the finding is about — a flag,
+    #: a key, a condition's text — never a line number, an offset or the engine releases judged
+    key: str = ""
+    #: what else keeps two findings with one key apart at one place (the release a flag was judged
+    #: against, when sweep points run different images): grouping only, not the fingerprints
+    variant: str = ""
 
     def __post_init__(self):
         # one line per finding in every format: values quoted from a recipe may hold newlines
@@ -66,7 +72,7 @@ def group(findings: list[Finding]) -> list[Finding]:
     """One finding per (code, location, key): the sweep points it holds for are merged."""
     out: dict[tuple, Finding] = {}
     for f in findings:
-        k = (f.code, f.span.path, f.span.line, f.span.col, f.key or f.message)
+        k = (f.code, f.span.path, f.span.line, f.span.col, f.key or f.message, f.variant)
         have = out.get(k)
         if have is None:
             out[k] = f

@@ -69,7 +69,22 @@ class Rule:
         text = cls.doc()
         m = re.search(r"## What it does\s*\n(.+?)(?:\n\n|\n##|$)", text, re.S)
         first = " ".join((m.group(1) if m else text).split())
-        return first.split(". ")[0].rstrip(".:") + "."
+        return _first_sentence(first).rstrip(".:") + "."
+
+
+def _first_sentence(text: str) -> str:
+    """Up to the first ". " outside `code` and parentheses (`*) ... exit 1` is not a sentence end)."""
+    code, depth = False, 0
+    for i, ch in enumerate(text):
+        if ch == "`":
+            code = not code
+        elif not code and ch in "([":
+            depth += 1
+        elif not code and ch in ")]":
+            depth = max(0, depth - 1)
+        elif ch == "." and not code and depth == 0 and text[i + 1 : i + 2] == " ":
+            return text[:i]
+    return text
 
 
 @dataclass(slots=True)
@@ -234,6 +249,7 @@ class FileContext:
         key: str = "",
         code: str | None = None,
         severity: str | None = None,
+        variant: str = "",
     ) -> Finding:
         span = span_of(loc)
         rel = [Related(span_of(rl), msg) for rl, msg in related if rl is not None]
@@ -252,6 +268,7 @@ class FileContext:
             points=[p.label for p in (point if isinstance(point, list) else [point]) if p is not None],
             related=rel,
             key=key,
+            variant=variant,
         )
 
 

@@ -1,7 +1,10 @@
 """Project settings: ``[tool.recipelint]`` in ``pyproject.toml`` or ``.recipelint.yaml``.
 
-Found by walking up from the first scanned path (the nearest file wins; a ``pyproject.toml``
-without a ``[tool.recipelint]`` table is skipped).  Command-line options override settings.
+Found by walking up from the first scanned path to the project root — the first directory holding
+``.git``; nothing above it is read (the nearest file wins; a ``pyproject.toml`` without a
+``[tool.recipelint]`` table is skipped, one that holds the table but is not valid TOML is an error).
+Command-line options override settings; ``recipelint check --show-settings`` prints what was
+resolved and where each value came from.
 
 Keys::
 
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from recipelint.bash.source import safe_resolve
@@ -34,6 +37,8 @@ from recipelint.bash.source import safe_resolve
 SEVERITIES = ("info", "warning", "error")
 FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif")
 CODE = re.compile(r"^(ALL|RL\d{0,3})$")
+#: a `[tool.recipelint]` (or `[tool.recipelint.x]`) table header, in a file that may not parse
+_TABLE = re.compile(rb"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*[\"']?recipelint[\"']?[ \t]*[\].]", re.M)
 
 
 class SettingsError(Exception):
@@ -56,6 +61,8 @@ class Settings:
     hardware_specific_flags: list[str] = field(default_factory=list)
     connector_keys: dict[str, list[str]] = field(default_factory=dict)
     extra_flags: dict[str, list[str]] = field(default_factory=dict)
+    #: the keys the settings file set (the others are defaults), for --show-settings
+    given: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def base(self) -> Path:
@@ -98,6 +105,10 @@ def _glob(rel: str, pattern: str) -> bool:
 
 
 def find(start: Path) -> Path | None:
+    """The settings file for a run over ``start``: the nearest ``.recipelint.yaml``, or
+    ``pyproject.toml`` with a ``[tool.recipelint]`` table, at or above it and not above the project
+    root (the first directory holding ``.git``).  A ``pyproject.toml`` that holds the table but does
+    not parse is a ``SettingsError`` (it used to be skipped, and its settings silently ignored)."""
     try:
         cur = start.resolve()
     except (OSError, RuntimeError):  # a symbolic-link loop
@@ -109,16 +120,28 @@ def find(start: Path) -> Path | None:
         if y.is_file():
             return y
         t = d / "pyproject.toml"
-        if t.is_file():
-            try:
-                import tomllib
-
-                data = tomllib.loads(t.read_text(encoding="utf-8"))
-            except (OSError, ValueError, UnicodeDecodeError):
-                continue
-            if "recipelint" in (data.get("tool") or {}):
-                return t
+        if t.is_file() and _has_table(t):
+            return t
+        if (d / ".git").exists():  # the project root: settings above it belong to something else
+            break
     return None
+
+
+def _has_table(path: Path) -> bool:
+    import tomllib
+
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return False
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        if _TABLE.search(raw):
+            why = "not UTF-8" if isinstance(e, UnicodeDecodeError) else f"invalid TOML: {e}"
+            raise SettingsError(f"{path}: {why} (it has a [tool.recipelint] table, which cannot be read)") from None
+        return False
+    return "recipelint" in (data.get("tool") or {})
 
 
 def load(path: Path | None) -> Settings:
@@ -178,6 +201,7 @@ def _strings(value, key, where) -> list[str]:
 
 def _validate(raw: dict, where: str, path: Path) -> Settings:
     s = Settings(path=path)
+    s.given = tuple(str(k).replace("_", "-") for k in raw)
     for key, value in raw.items():
         k = str(key).replace("_", "-")
         if k == "select":
@@ -265,3 +289,64 @@ def apply_facts(s: Settings) -> None:
                     spec["keys"].setdefault(k, {"parse": "any"})
 
         facts.extend("connectors", add)
+
+
+#: command-line options whose values are added to the settings' (the others replace them)
+ADDED = ("ignore",)
+#: the command-line option of a setting
+OPTIONS = {
+    "select": "--select",
+    "ignore": "--ignore",
+    "fail-on": "--fail-on",
+    "output-format": "--output-format",
+    "configs": "--master-config",
+}
+
+
+def resolved(s: Settings, cli: dict[str, object], notes: dict[str, str] | None = None) -> list[tuple[str, object, str]]:
+    """(key, value, where it came from) for every setting: ``cli`` holds the values the command
+    line gave (by settings key); the source is "command line", the settings file, or "default"
+    (with ``notes[key]`` saying what the default means)."""
+    out = []
+    for f in fields(Settings):
+        if f.name in ("path", "given"):
+            continue
+        key = f.name.replace("_", "-")
+        value = getattr(s, f.name)
+        source = str(s.path) if key in s.given and s.path is not None else "default"
+        if source == "default" and notes and key in notes:
+            source = f"default: {notes[key]}"
+        if key in cli:
+            opt = f"command line ({OPTIONS.get(key, key)})"
+            if key in ADDED and value:
+                value, source = [*cli[key], *value], f"{opt} + {source}"  # type: ignore[misc]
+            else:
+                value, source = cli[key], opt
+        out.append((key, value, source))
+    return out
+
+
+def _toml(value) -> str:
+    import json
+
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml(v)}" for k, v in value.items()) + " }" if value else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _toml_key(k) -> str:
+    import json
+
+    k = str(k)
+    return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k, ensure_ascii=False)
+
+
+def show(s: Settings, cli: dict[str, object], how: str, notes: dict[str, str] | None = None) -> str:
+    """``--show-settings``: the resolved settings as TOML, each with where it came from.
+    ``how``: how the settings file was found (or that none was)."""
+    rows = [(f"{key} = {_toml(value)}", source) for key, value, source in resolved(s, cli, notes)]
+    width = max(len(a) for a, _ in rows)
+    head = f"# settings file: {s.path} ({how})" if s.path is not None else f"# settings file: none ({how})"
+    return "\n".join([head, *(f"{a.ljust(width)}  # {src}" for a, src in rows)]) + "\n"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from recipelint.lint.findings import Finding
 from recipelint.report.common import docs_url
+from recipelint.report.ruledocs import body, full_description, help_uri, repository_url
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -72,20 +73,21 @@ def render_sarif(findings: list[Finding], rules=None, root: Path | None = None) 
     rules = list(rules or all_rules())
     index = {r.code: i for i, r in enumerate(rules)}
     base = docs_url()
+    repo = repository_url()
     driver_rules = []
     for r in rules:
-        doc = r.doc()
         rule = {
             "id": r.code,
             "name": r.name,
             "shortDescription": {"text": r.summary()},
-            "fullDescription": {"text": " ".join(doc.split("## Why is this bad?")[0].replace("## What it does", "").split())},
-            "help": {"text": doc, "markdown": f"# {r.code} {r.name}\n\n{doc}"},
+            "fullDescription": {"text": full_description(r)},
+            "help": {"text": r.doc(), "markdown": f"# {r.code} `{r.name}`\n\n{body(r)}"},
             "defaultConfiguration": {"level": SARIF_LEVEL.get(r.severity, "warning")},
             "properties": {"tags": ["recipelint"]},
         }
-        if base:
-            rule["helpUri"] = f"{base.rstrip('/')}#{r.code.lower()}-{r.name}"
+        uri = help_uri(r.code, repo)
+        if uri:
+            rule["helpUri"] = uri
         driver_rules.append(rule)
     results = []
     root = root if root is not None else repository_root()
