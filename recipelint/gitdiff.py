@@ -55,14 +55,18 @@ def _env() -> dict[str, str]:
     return env
 
 
-#: what is exported from the base commit: the kinds of file a lint reads (recipes and what they
-#: source, master configs, workflows, JSON a flag may name) and files without a suffix, each within
-#: the size limit of a recipe; in all at most MAX_EXPORT_BYTES
-_EXPORT_KINDS = (".sh", ".bash", ".yaml", ".yml", ".toml", ".json", ".env", ".cfg", ".conf", ".txt", ".inc")
+#: what is exported from the base commit: every file up to _MAX_ANY (what a rule reads is not only
+#: recipes and configs: a policy marker or waiver in Markdown, a JSON a flag names, a sourced file
+#: without a suffix), and the kinds a lint reads up to the size limit of a recipe; in all at most
+#: MAX_EXPORT_BYTES
+_EXPORT_KINDS = (".sh", ".bash", ".yaml", ".yml", ".toml", ".json", ".md")
+_MAX_ANY = 1024 * 1024
 _MAX_FILE = 16 * 1024 * 1024
 MAX_EXPORT_BYTES = 512 * 1024 * 1024
-#: base trees kept in the cache (one per base commit)
+#: base trees kept in the cache (one per base commit), and the layout of one (a change to what
+#: is exported makes a new one)
 _KEEP_EXPORTS = 4
+_EXPORT_FORMAT = 2
 
 
 def _git(args: list[str], cwd: Path, *, data: bytes | None = None, binary: bool = False, check: bool = True):
@@ -173,9 +177,10 @@ def base_tree(spec: str, anchor: Path, cache_at: Path | None) -> BaseTree:
     renamed = _renames(commit, top)
     if cache_at is not None:
         root = cache_at / "base-trees"
-        dest = root / commit / "tree"
-        if (root / commit / "complete").is_file():
-            os.utime(root / commit, None)  # (most recently used)
+        name = f"{commit}-v{_EXPORT_FORMAT}"
+        dest = root / name / "tree"
+        if (root / name / "complete").is_file():
+            os.utime(root / name, None)  # (most recently used)
             return BaseTree(top, dest, commit, spec, renamed)
         try:
             root.mkdir(parents=True, exist_ok=True)
@@ -187,7 +192,7 @@ def base_tree(spec: str, anchor: Path, cache_at: Path | None) -> BaseTree:
                 _export(commit, top, work / "tree")
                 (work / "complete").write_text(commit + "\n")
                 try:
-                    work.rename(root / commit)
+                    work.rename(root / name)
                 except OSError:  # (another run exported it first)
                     shutil.rmtree(work, ignore_errors=True)
             except BaseException:
@@ -233,7 +238,7 @@ def _renames(commit: str, top: Path) -> dict[str, str]:
 
 def _export(commit: str, top: Path, dest: Path) -> None:
     """Write the files of ``commit`` that a lint may read under ``dest``: regular files (and
-    symbolic links that stay inside the tree) of the kinds listed, each within the size limit."""
+    symbolic links that stay inside the tree) within the size limits."""
     listing = _git(["ls-tree", "-r", "-z", "-l", "--full-tree", commit], top)
     blobs: list[tuple[str, str, str]] = []  # (mode, sha, path)
     total = 0
@@ -245,14 +250,11 @@ def _export(commit: str, top: Path, dest: Path) -> None:
         if len(fields) != 4 or fields[1] != "blob":
             continue  # (submodules, trees)
         mode, _, sha, size = fields
-        name = path.rsplit("/", 1)[-1]
-        if not (name.endswith(_EXPORT_KINDS) or "." not in name.lstrip(".")):
-            continue
         parts = path.split("/")
         if any(p in ("", ".", "..", ".git") for p in parts):
             continue
         n = int(size) if size.isdigit() else 0
-        if mode in ("100644", "100755") and n > _MAX_FILE:
+        if mode in ("100644", "100755") and n > (_MAX_FILE if path.endswith(_EXPORT_KINDS) else _MAX_ANY):
             continue
         total += n
         if total > MAX_EXPORT_BYTES:

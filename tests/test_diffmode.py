@@ -204,7 +204,7 @@ def test_bad_revisions_are_one_line_errors(tmp_path, monkeypatch, spec, needle):
 def test_the_base_is_exported_without_running_anything_or_leaving_the_tree(tmp_path, monkeypatch):
     from recipelint.gitdiff import base_tree
 
-    repo = _repo(tmp_path, {"benchmarks/a.sh": "echo a\n", "big.bin": "x"})
+    repo = _repo(tmp_path, {"benchmarks/a.sh": "echo a\n", "big.bin": "x" * (2 << 20), "small.bin": "y"})
     (repo / "benchmarks" / "out").symlink_to("/etc/passwd")
     (repo / "benchmarks" / "in").symlink_to("a.sh")
     _git(repo, "add", "-A")
@@ -212,7 +212,8 @@ def test_the_base_is_exported_without_running_anything_or_leaving_the_tree(tmp_p
     bt = base_tree("HEAD", repo / "benchmarks", None)
     try:
         names = sorted(p.relative_to(bt.dir).as_posix() for p in bt.dir.rglob("*"))
-        assert names == ["benchmarks", "benchmarks/a.sh", "benchmarks/in"]  # no .bin, no link out of the tree
+        # no 2 MiB .bin (a small one is kept: rules read files of any kind), no link out of the tree
+        assert names == ["benchmarks", "benchmarks/a.sh", "benchmarks/in", "small.bin"]
         assert (bt.dir / "benchmarks/in").resolve() == (bt.dir / "benchmarks/a.sh").resolve()
     finally:
         bt.cleanup()

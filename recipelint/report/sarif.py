@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from recipelint.lint.findings import Finding
+from recipelint.lint.fingerprint import identity
 from recipelint.report.common import docs_url
 from recipelint.report.ruledocs import body, full_description, help_uri, repository_url
 
@@ -57,7 +58,7 @@ def _fingerprints(findings: list[Finding], root: Path | None) -> list[str]:
     out, seen = [], {}
     for f in findings:
         where = _location(f.span.path, root)["uri"]  # (the same from any working directory)
-        base = hashlib.sha256(f"{f.code}\0{where}\0{f.key or f.message}".encode()).hexdigest()[:32]
+        base = hashlib.sha256(identity(f, where).encode()).hexdigest()[:32]
         n = seen.get(base, 0)
         seen[base] = n + 1
         out.append(base if n == 0 else f"{base}:{n}")
