@@ -167,6 +167,7 @@ def check(
     from recipelint.report.full import render_full, summary
     from recipelint.report.github import render_github
     from recipelint.report.jsonfmt import render_json, render_json_lines
+    from recipelint.report.progress import Progress
     from recipelint.report.sarif import render_sarif
     from recipelint.report.statistics import render_statistics
 
@@ -189,6 +190,7 @@ def check(
         if c.upper() != "ALL" and not any(k.startswith(c.upper()) for k in known):
             _fail(f"unknown rule code or prefix '{c}' (see `recipelint rule --all`)")
     apply_facts(st)
+    progress = Progress(sys.stderr)  # "checked N/M files" on a terminal, for runs over ~2 s
     opts = Options(
         select=sel or None,
         ignore=ign,
@@ -200,9 +202,11 @@ def check(
         settings=st,
         jobs=jobs,
         cache=not no_cache,
+        progress=progress,
     )
     try:
-        result = lint(paths, options=opts)
+        with progress:
+            result = lint(paths, options=opts)
     except (UsageError, DiffError) as e:
         _fail(str(e))
     for p in result.skipped:
