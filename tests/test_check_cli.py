@@ -32,7 +32,7 @@ def test_full_format_has_code_frames(monkeypatch):
     assert r.exit_code == 1
     assert "60 | MAX_NUM_SEQS=$((2 * CONC))" in r.output
     assert "   |              ^^^^^^^^^^^^^" in r.output
-    assert "= sweep points: nvidia-master.yaml:18:tp8-ep8-dpatrue-vllm-simple-conc8" in r.output
+    assert "= sweep points: nvidia-master.yaml:18 tp8-ep8-dpatrue-vllm-simple conc 8..72 (10 points)" in r.output
     assert "= note: configs/nvidia-master.yaml:18:104: sweep point from `dsv4-fp4-b200-vllm-agentic`" in r.output
     assert "Found 5 findings (2 errors, 3 warnings) in 3 files." in r.output
 

@@ -1,5 +1,5 @@
 """The terminal formats people read: the severity in each finding's headline, colour (--color,
-NO_COLOR, FORCE_COLOR), the summary line and the rule's documentation link."""
+NO_COLOR, FORCE_COLOR), the summary line, the rule's documentation link and sweep points grouped."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from recipelint.lint.findings import Finding
 from recipelint.report import common
 from recipelint.report.concise import render_concise
 from recipelint.report.full import render_full
+from recipelint.report.points import compact_points
 from recipelint.report.style import use_color
 
 runner = CliRunner()
@@ -65,6 +66,89 @@ def test_help_link_only_when_a_base_is_known(monkeypatch):
     monkeypatch.setattr(common, "docs_url", lambda: "https://example.org/x/docs/rules")
     assert common.rule_url("RL101") == "https://example.org/x/docs/rules/RL101.md"
     assert "help:" not in render_concise([_finding()], files=1)  # concise stays one line a finding
+
+
+# -- sweep points, grouped -------------------------------------------------------------------
+
+
+def _cfg(line, tag, *concs, name="nvidia-master.yaml"):
+    return [f"{name}:{line}:{tag}-conc{c}" for c in concs]
+
+
+def test_points_single_point():
+    assert compact_points(_cfg(943, "tp8-ep1-dpafalse", 4)) == ["nvidia-master.yaml:943 tp8-ep1-dpafalse conc 4"]
+
+
+def test_points_few_are_listed_many_are_a_span_with_a_count():
+    assert compact_points(_cfg(943, "tp8-ep1-dpafalse", 1, 2, 4)) == ["nvidia-master.yaml:943 tp8-ep1-dpafalse conc 1,2,4"]
+    many = _cfg(943, "tp8-ep1-dpafalse", 1, 2, 4, 8, 16, 32, 64, 128)
+    assert compact_points(many) == ["nvidia-master.yaml:943 tp8-ep1-dpafalse conc 1..128 (8 points)"]
+
+
+def test_points_non_contiguous_values_are_sorted_and_counted():
+    # a finding that holds at some concurrencies of an item only: the values listed, in order
+    assert compact_points(_cfg(9, "tp4-ep1-dpafalse", 64, 4, 512)) == ["nvidia-master.yaml:9 tp4-ep1-dpafalse conc 4,64,512"]
+    got = compact_points(_cfg(9, "tp4-ep1-dpafalse", 8, 16, 24, 32, 40, 48, 56, 64, 68, 72, 16))
+    assert got == ["nvidia-master.yaml:9 tp4-ep1-dpafalse conc 8..72 (10 points)"]  # a repeated label counted once
+
+
+def test_points_mixed_configs_and_items_keep_their_order():
+    labels = [
+        *_cfg(18, "tp8-ep8-dpatrue-vllm-simple", 8, 16),
+        *_cfg(16, "tp8-ep1-dpafalse-vllm-simple", 8, 12, 16),
+        *_cfg(5, "1k1k-tp8-ep1-dpafalse", 64, name="amd-master.yaml"),
+        *_cfg(18, "tp8-ep8-dpatrue-vllm-simple", 24),
+    ]
+    assert compact_points(labels) == [
+        "nvidia-master.yaml:18 tp8-ep8-dpatrue-vllm-simple conc 8,16,24",
+        "nvidia-master.yaml:16 tp8-ep1-dpafalse-vllm-simple conc 8,12,16",
+        "amd-master.yaml:5 1k1k-tp8-ep1-dpafalse conc 64",
+    ]
+
+
+def test_points_of_the_default_matrix_are_labelled_so():
+    from recipelint.sweep.points import default_points
+
+    labels = [
+        p.label for p in default_points("benchmarks/single_node/agentic/x_vllm.sh", "require_agentic_kv_offload_backend native")
+    ]
+    assert compact_points(labels) == [
+        "default matrix: tp8-ep1-dpafalse conc 32,64",
+        "default matrix: tp8-ep8-dpatrue conc 64,512",
+        "default matrix: tp4-ep1-dpafalse conc 4",
+        "default matrix: tp1-ep1-dpafalse conc 1",
+        "default matrix: tp8-ep1-dpafalse-native conc 64",
+        "default matrix: tp8-ep8-dpatrue-native conc 64",
+    ]
+
+
+def test_points_of_workflows_and_unknown_shapes():
+    assert compact_points(["speedbench:12:p=x", "speedbench:12:p=y"]) == ["speedbench:12 p=x,y"]
+    assert compact_points(["TP=4 CONC=8", "default"]) == ["TP=4 CONC=8, default"]
+    assert compact_points([f"p{i}" for i in range(9)]) == ["p0, p1, p2, p3, p4, p5, … (9 in all)"]
+
+
+def test_full_format_aligns_groups_and_counts_the_rest():
+    f = _finding(points=[*_cfg(16, "tp8-ep1-dpafalse", 8, 12), *_cfg(18, "tp8-ep8-dpatrue", 8)])
+    lines = render_full([f]).splitlines()
+    i = next(i for i, ln in enumerate(lines) if "sweep points:" in ln)
+    assert lines[i] == "  = sweep points: nvidia-master.yaml:16 tp8-ep1-dpafalse conc 8,12"
+    assert lines[i + 1] == "                  nvidia-master.yaml:18 tp8-ep8-dpatrue conc 8"
+    f = _finding(points=[lb for n in range(1, 12) for lb in _cfg(n, "tp8-ep1-dpafalse", 8, 16)])
+    shown = [ln.strip() for ln in render_full([f]).splitlines() if "nvidia-master.yaml" in ln or "more groups" in ln]
+    assert len(shown) == 8 and shown[-1] == "… and 4 more groups (22 points in all)"
+
+
+def test_labels_are_unchanged_in_json(monkeypatch, tmp_path):
+    # compaction is presentation: the JSON output keeps every label as it was
+    import json
+
+    monkeypatch.chdir(SEED)
+    r = runner.invoke(app, ["check", "benchmarks", "-o", "json", "--select", "RL101"])
+    assert json.loads(r.output)[0]["points"][:2] == [
+        "nvidia-master.yaml:18:tp8-ep8-dpatrue-vllm-simple-conc8",
+        "nvidia-master.yaml:18:tp8-ep8-dpatrue-vllm-simple-conc16",
+    ]
 
 
 # -- colour ----------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The default output: each finding with a code frame of its lines (ruff/rustc-like, plain text;
-colour on a terminal), the sweep points it holds for, related locations as notes, a
+colour on a terminal), the sweep points it holds for (grouped), related locations as notes, a
 link to the rule's documentation, and the closing summary line."""
 
 from __future__ import annotations
@@ -8,9 +8,13 @@ from pathlib import Path
 
 from recipelint.lint.findings import Finding
 from recipelint.report.common import headline, rule_url, summary, summary_segments
+from recipelint.report.points import compact_points
 from recipelint.report.style import SEVERITY_STYLE, Segments, paint
 
 __all__ = ["render_full", "summary"]
+
+#: at most this many groups of sweep points are shown under a finding; the rest are counted
+POINT_GROUPS_MAX = 8
 
 
 def _source_lines(path: str, cache: dict) -> list[str]:
@@ -51,8 +55,7 @@ def _full_lines(findings: list[Finding]) -> list[Segments]:
             caret = " " * (start - 1) + "^" * max(1, min(end, len(text) + 1) - start)
             out.append([(f"{' ' * width} | ", "blue"), (caret, sev_style)])
         if f.points:
-            shown = ", ".join(f.points[:6]) + (f", … ({len(f.points)} in all)" if len(f.points) > 6 else "")
-            out.append([(f"{' ' * width} = ", "blue"), ("sweep points: ", "bold"), (shown, None)])
+            out.extend(_point_lines(f.points, width))
         for r in f.related:
             out.append(
                 [
@@ -64,4 +67,17 @@ def _full_lines(findings: list[Finding]) -> list[Segments]:
         if urls.get(f.code):
             out.append([(f"{' ' * width} = ", "blue"), ("help: ", "bold"), (urls[f.code] or "", "cyan")])
         out.append([])
+    return out
+
+
+def _point_lines(points: list[str], width: int) -> list[Segments]:
+    """``= sweep points: <group>`` and one aligned line for each further group."""
+    groups = compact_points(points)
+    if len(groups) > POINT_GROUPS_MAX:
+        rest = len(groups) - (POINT_GROUPS_MAX - 1)
+        groups = [*groups[: POINT_GROUPS_MAX - 1], f"… and {rest} more groups ({len(points)} points in all)"]
+    head = f"{' ' * width} = "
+    out: list[Segments] = [[(head, "blue"), ("sweep points: ", "bold"), (groups[0], None)]]
+    pad = " " * (len(head) + len("sweep points: "))
+    out.extend([[(pad, None), (g, None)] for g in groups[1:]])
     return out
