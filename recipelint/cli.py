@@ -62,6 +62,7 @@ def render(
         help="Set a variable for the evaluation (KEY=VALUE; repeatable). Without --env, the default environment matrix is used.",
     ),
     fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    color: str = typer.Option("auto", "--color", help="Colour the text output: auto, always or never."),
 ):
     """Print the serve launches a recipe would run: the shell-quoted command and each flag with its source line."""
     from recipelint.lint.analysis import Analyzer
@@ -70,6 +71,7 @@ def render(
 
     if fmt not in ("text", "json"):
         _fail(f"--format must be text or json, got '{fmt}'")
+    colour = _colour(color)
     if not script.exists():
         _fail(f"{script}: no such file")
     if script.is_dir():
@@ -83,10 +85,24 @@ def render(
     if fmt == "json":
         typer.echo(json.dumps(render_json(res), indent=2))
     else:
-        render_text(res)
+        render_text(res, color=colour)
     if not res.launches:
         typer.echo(f"recipelint: {display}: no serve launch found", err=True)
         raise typer.Exit(2)
+
+
+_COLOR_HELP = (
+    "Colour the full and concise output: auto (on a terminal, unless NO_COLOR is set or FORCE_COLOR asks), always or never."
+)
+
+
+def _colour(mode: str, to_file: bool = False) -> bool:
+    """Whether a --color value colours stdout (a one-line error for a value that is none)."""
+    from recipelint.report.style import COLOR_MODES, use_color
+
+    if mode not in COLOR_MODES:
+        _fail(f"--color must be one of {', '.join(COLOR_MODES)}, got '{mode}'")
+    return use_color(mode, sys.stdout, to_file=to_file)
 
 
 def _rel(path: str) -> str:
@@ -208,6 +224,7 @@ def check(
     show_settings: bool = typer.Option(
         False, "--show-settings", help="Print the resolved settings and where each value came from, and exit."
     ),
+    color: str = typer.Option("auto", "--color", help=_COLOR_HELP),
 ):
     """Lint recipes: rebuild each serve launch under every sweep point and check it with rules."""
     from recipelint.gitdiff import DiffError
@@ -222,9 +239,10 @@ def check(
     )
     from recipelint.report.common import FORMATS
     from recipelint.report.concise import render_concise
-    from recipelint.report.full import render_full, summary
+    from recipelint.report.full import render_full
     from recipelint.report.github import render_github
     from recipelint.report.jsonfmt import render_json, render_json_lines
+    from recipelint.report.progress import Progress
     from recipelint.report.sarif import render_sarif
     from recipelint.report.statistics import render_statistics
 
@@ -237,6 +255,7 @@ def check(
             _fail(str(e).replace("--diff-base", "--pre-commit"))
         paths, diff_base = plan.paths, diff_base or plan.diff_base
     paths = list(paths or [Path(".")])
+    colour = _colour(color, to_file=output_file is not None)
     try:
         st = load(settings_file if settings_file is not None else find(paths[0]))
     except SettingsError as e:
@@ -259,6 +278,7 @@ def check(
     if show_settings:
         _show_settings(st, settings_file, paths[0], sel, ign, fail_on, output_format, config)
     apply_facts(st)
+    progress = Progress(sys.stderr)  # "checked N/M files" on a terminal, for runs over ~2 s
     opts = Options(
         select=sel or None,
         ignore=ign,
@@ -270,9 +290,11 @@ def check(
         settings=st,
         jobs=jobs,
         cache=not no_cache,
+        progress=progress,
     )
     try:
-        result = lint(paths, options=opts)
+        with progress:
+            result = lint(paths, options=opts)
     except (UsageError, DiffError) as e:
         _fail(str(e))
     for p in result.skipped:
@@ -289,10 +311,9 @@ def check(
     elif fmt == "sarif":
         text = render_sarif(findings)
     elif fmt == "concise":
-        text = render_concise(findings)
+        text = render_concise(findings, result.file_count, color=colour)
     else:
-        color = sys.stdout.isatty() and output_file is None
-        text = render_full(findings, color=color) + summary(findings, result.file_count) + "\n"
+        text = render_full(findings, result.file_count, color=colour)
     if output_file is not None:
         try:
             output_file.write_text(text, encoding="utf-8")
@@ -356,7 +377,7 @@ def sweep(
         typer.echo(
             f"sweep point {point}: {pr.point.config_key}  {pr.point.describe()}  ({_rel(pr.point.origin.path)}:{pr.point.origin.line})"
         )
-        render_text(res)
+        render_text(res, color=_colour("auto"))
         return
     for i, pr in enumerate(res.points, 1):
         lcs = pr.launches

@@ -18,3 +18,10 @@ def _private_cache_dir(tmp_path_factory):
         os.environ.pop("RECIPELINT_CACHE_DIR", None)
     else:
         os.environ["RECIPELINT_CACHE_DIR"] = old
+
+
+@pytest.fixture(autouse=True)
+def _no_colour_settings_from_the_caller(monkeypatch):
+    """NO_COLOR / FORCE_COLOR of the shell running the tests do not change the outputs they check."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)

@@ -103,7 +103,7 @@ def test_seed_replica_golden(monkeypatch):
     """The seed review's PR, replicated: exactly the bot's findings, none on the B300 sibling."""
     monkeypatch.chdir(SEED)
     result = lint([Path("benchmarks")])
-    out = render_concise(result.findings)
+    out = render_concise(result.findings, result.file_count)
     golden = (SEED / "expected.concise.txt").read_text()
     assert out == golden
     assert (SEED / "expected.json").read_text() == render_json(result.findings)

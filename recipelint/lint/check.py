@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,6 +54,9 @@ class Options:
     points_for: object = None  # (display, text) -> points; overrides configs (tests)
     jobs: int = 0  # worker processes for analysis (0: one per CPU; 1: none)
     cache: bool = False  # reuse the findings of an identical earlier run (recipelint.cache.results)
+    #: progress(files done, files in all), called after each file (after each chunk of files with
+    #: workers); the caller renders it (recipelint.report.progress)
+    progress: Callable[[int, int], None] | None = None
 
 
 def collect(paths: list[Path], settings: Settings | None = None, force_exclude: bool = False) -> list[tuple[Path, str]]:
@@ -248,8 +252,12 @@ def lint(
     def analyze_other(path: Path) -> FileResult:
         return analyze_file(path, display_path(path))
 
-    def check_files(chunk) -> tuple[list[Finding], list[FileResult]]:
-        results = [analyze_file(path, display) for path, display in chunk]
+    def check_files(chunk, progress=None) -> tuple[list[Finding], list[FileResult]]:
+        results = []
+        for path, display in chunk:
+            results.append(analyze_file(path, display))
+            if progress is not None:
+                progress(len(results), len(chunk))
         project = Project(results, cs, analyze_other)
         found = [f for res in results for rule in rules for f in rule.check(FileContext(res, project, rule))]
         return found, results
@@ -257,9 +265,9 @@ def lint(
     raw: list[Finding] = []
     jobs = _jobs(opt.jobs, len(files))
     if jobs > 1:
-        found, result.files = _parallel(check_files, files, jobs, Project([], cs).sibling_key)
+        found, result.files = _parallel(check_files, files, jobs, Project([], cs).sibling_key, opt.progress)
     else:
-        found, result.files = check_files(files)
+        found, result.files = check_files(files, opt.progress)
     project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs))
     for rule in rules:
         raw.extend(rule.check_project(project))
@@ -361,7 +369,12 @@ def _run_chunk(chunk):
     return found, results
 
 
-def _parallel(work, files, jobs, sibling_key):
+def _run_indexed(item):
+    i, chunk = item
+    return i, _run_chunk(chunk)
+
+
+def _parallel(work, files, jobs, sibling_key, progress=None):
     """Analyse and check files in ``jobs`` forked workers.  Files are handed out in small chunks
     that keep siblings (B200/B300 variants of one recipe) together, so that a worker does not
     analyse a sibling another worker has; findings and slim file results come back in order."""
@@ -385,8 +398,15 @@ def _parallel(work, files, jobs, sibling_key):
 
     gc.freeze()  # the parent's objects (configs, caches) are not scanned, so not copied, by the workers' collector
     try:
+        parts: list = [None] * len(chunks)
+        done = 0
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            parts = pool.map(_run_chunk, chunks, chunksize=1)
+            # as chunks finish (for the progress), put back in their order (for the output)
+            for i, part in pool.imap_unordered(_run_indexed, enumerate(chunks), chunksize=1):
+                parts[i] = part
+                done += len(chunks[i])
+                if progress is not None:
+                    progress(done, len(files))
     finally:
         _WORK = None
         gc.unfreeze()

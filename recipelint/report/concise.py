@@ -1,10 +1,16 @@
-"""``--output-format concise``: ``path:line:col: CODE [name] message``, one finding a line."""
+"""``--output-format concise``: ``path:line:col: error[RL201] name: message``, one finding a
+line, and the summary line."""
 
 from __future__ import annotations
 
 from recipelint.lint.findings import Finding
-from recipelint.report.common import concise_line
+from recipelint.report.common import headline, summary_segments
+from recipelint.report.style import paint
 
 
-def render_concise(findings: list[Finding]) -> str:
-    return "".join(concise_line(f) + "\n" for f in findings)
+def render_concise(findings: list[Finding], files: int | None = None, color: bool = False) -> str:
+    """One line per finding; with ``files``, the summary line last."""
+    lines = [headline(f) for f in findings]
+    if files is not None:
+        lines.append(summary_segments(findings, files))
+    return paint(lines, color)

@@ -1,12 +1,20 @@
-"""The default output: each finding with a code frame of its lines (rich-like, plain text; colour on
-a terminal), related locations as notes, and the closing summary line."""
+"""The default output: each finding with a code frame of its lines (ruff/rustc-like, plain text;
+colour on a terminal), the sweep points it holds for (grouped), related locations as notes, a
+link to the rule's documentation, and the closing summary line."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from recipelint.lint.findings import Finding
+from recipelint.report.common import headline, rule_url, summary, summary_segments
+from recipelint.report.points import compact_points
+from recipelint.report.style import SEVERITY_STYLE, Segments, paint
+
+__all__ = ["render_full", "summary"]
+
+#: at most this many groups of sweep points are shown under a finding; the rest are counted
+POINT_GROUPS_MAX = 8
 
 
 def _source_lines(path: str, cache: dict) -> list[str]:
@@ -18,41 +26,24 @@ def _source_lines(path: str, cache: dict) -> list[str]:
     return cache[path]
 
 
-def render_full(findings: list[Finding], color: bool = False) -> str:
+def render_full(findings: list[Finding], files: int | None = None, color: bool = False) -> str:
     """ruff-style code frames: the finding's line with a caret under its span, then the sweep
-    points it holds for and its related locations.  In colour through rich; plain text (what
-    rich prints without colour: control codes dropped, tabs expanded) without importing it."""
+    points it holds for, its related locations and its rule's documentation; with ``files``, the
+    summary line last.  In colour through rich; plain text without importing it."""
     lines = _full_lines(findings)
-    if not color:
-        return "".join("".join(t for t, _ in segs).translate(_CONTROL_CODES).expandtabs(8) + "\n" for segs in lines)
-    from rich.console import Console
-    from rich.text import Text
-
-    console = Console(file=sys.stdout, record=True, highlight=False, soft_wrap=True, force_terminal=True, width=200)
-    with console.capture() as cap:
-        for segs in lines:
-            console.print(Text.assemble(*segs))
-    return cap.get()
+    if files is not None:
+        lines.append(summary_segments(findings, files))
+    return paint(lines, color)
 
 
-#: the control codes rich drops from text (bell, backspace, vertical tab, form feed, carriage return)
-_CONTROL_CODES = {7: None, 8: None, 11: None, 12: None, 13: None}
-
-
-def _full_lines(findings: list[Finding]) -> list[list[tuple[str, str | None]]]:
+def _full_lines(findings: list[Finding]) -> list[Segments]:
     """The lines of the full format, each as (text, rich style) pieces."""
-    out: list[list[tuple[str, str | None]]] = []
+    out: list[Segments] = []
     cache: dict = {}
+    urls = {code: rule_url(code) for code in sorted({f.code for f in findings})}
     for f in findings:
-        sev_style = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}.get(f.severity, "bold")
-        out.append(
-            [
-                (f"{f.span.path}:{f.span.line}:{f.span.col}: ", "bold"),
-                (f.code, sev_style),
-                (f" [{f.name}] ", "dim"),
-                (f.message, None),
-            ]
-        )
+        sev_style = SEVERITY_STYLE.get(f.severity, "bold")
+        out.append(headline(f))
         lines = _source_lines(f.span.path, cache)
         width = len(str(f.span.end_line if f.span.end_line - f.span.line < 3 else f.span.line))
         if 1 <= f.span.line <= len(lines):
@@ -64,8 +55,7 @@ def _full_lines(findings: list[Finding]) -> list[list[tuple[str, str | None]]]:
             caret = " " * (start - 1) + "^" * max(1, min(end, len(text) + 1) - start)
             out.append([(f"{' ' * width} | ", "blue"), (caret, sev_style)])
         if f.points:
-            shown = ", ".join(f.points[:6]) + (f", … ({len(f.points)} in all)" if len(f.points) > 6 else "")
-            out.append([(f"{' ' * width} = ", "blue"), ("sweep points: ", "bold"), (shown, None)])
+            out.extend(_point_lines(f.points, width))
         for r in f.related:
             out.append(
                 [
@@ -74,17 +64,20 @@ def _full_lines(findings: list[Finding]) -> list[list[tuple[str, str | None]]]:
                     (f"{r.span.path}:{r.span.line}:{r.span.col}: {r.message}", None),
                 ]
             )
+        if urls.get(f.code):
+            out.append([(f"{' ' * width} = ", "blue"), ("help: ", "bold"), (urls[f.code] or "", "cyan")])
         out.append([])
     return out
 
 
-def summary(findings: list[Finding], files: int) -> str:
-    if not findings:
-        return f"All checks passed ({files} file{'s' if files != 1 else ''})."
-    by_sev: dict[str, int] = {}
-    for f in findings:
-        by_sev[f.severity] = by_sev.get(f.severity, 0) + 1
-    parts = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in sorted(by_sev.items()))
-    return (
-        f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''} ({parts}) in {files} file{'s' if files != 1 else ''}."
-    )
+def _point_lines(points: list[str], width: int) -> list[Segments]:
+    """``= sweep points: <group>`` and one aligned line for each further group."""
+    groups = compact_points(points)
+    if len(groups) > POINT_GROUPS_MAX:
+        rest = len(groups) - (POINT_GROUPS_MAX - 1)
+        groups = [*groups[: POINT_GROUPS_MAX - 1], f"… and {rest} more groups ({len(points)} points in all)"]
+    head = f"{' ' * width} = "
+    out: list[Segments] = [[(head, "blue"), ("sweep points: ", "bold"), (groups[0], None)]]
+    pad = " " * (len(head) + len("sweep points: "))
+    out.extend([[(pad, None), (g, None)] for g in groups[1:]])
+    return out

@@ -37,14 +37,22 @@ def render_json(res: FileResult) -> dict:
     }
 
 
-def render_text(res: FileResult) -> None:
+def render_text(res: FileResult, color: bool = False) -> None:
+    """Launches as text on stdout; ``color``: with styles (``--color``, decided by the caller)."""
     import shutil
 
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    con = Console(highlight=False, soft_wrap=True, width=max(shutil.get_terminal_size((160, 24)).columns, 120))
+    con = Console(
+        highlight=False,
+        soft_wrap=True,
+        width=max(shutil.get_terminal_size((160, 24)).columns, 120),
+        force_terminal=color,
+        no_color=not color,
+        color_system="standard" if color else None,
+    )
     for p in res.problems:
         sp = p.loc.span
         con.print(Text(f"{res.display}:{sp.line}:{sp.col}: parse: {p.message}", style="yellow"))
