@@ -1,21 +1,30 @@
-"""What the GitHub Action relies on: the ``--sarif-file`` / ``--summary-file`` options of ``check``."""
+"""The GitHub Action (action.yml) and its example workflow: pinned actions, its
+steps' shell scripts run for real (the shallow-clone message, one analysis giving annotations,
+the whole tree's SARIF and the step summary), and the ``--sarif-file`` / ``--summary-file``
+options of ``check`` it relies on."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURES
+from helpers import FIXTURES, ROOT
+from ruamel.yaml import YAML
 from typer.testing import CliRunner
 
 from recipelint.cli import app
 from recipelint.engines import facts
 
 runner = CliRunner()
+VENV_BIN = Path(sys.executable).parent
+ACTION = ROOT / "action.yml"
+WORKFLOW = ROOT / "examples" / "recipelint-workflow.yml"
 SEED = FIXTURES / "seed"
 
 #: a recipe with one RL101 under the default matrix (as in test_integrations)
@@ -31,6 +40,56 @@ def _fresh_facts():
     facts.reset()
     yield
     facts.reset()
+
+
+def _tool(name: str) -> str | None:
+    return shutil.which(name, path=str(VENV_BIN)) or shutil.which(name)
+
+
+# ---- what action.yml promises ---------------------------------------------------------------
+
+
+def _steps() -> list[dict]:
+    return YAML(typ="safe").load(ACTION.read_text())["runs"]["steps"]
+
+
+def _step(name: str) -> dict:
+    return next(s for s in _steps() if s.get("name") == name)
+
+
+def test_third_party_actions_are_pinned_by_commit_sha():
+    for path in (ACTION, WORKFLOW):
+        for line in path.read_text().splitlines():
+            m = re.match(r"\s*-?\s*uses:\s*(\S+)(.*)$", line)
+            if m is None or m.group(1).startswith(("./", "recipelint/recipelint@")):
+                continue
+            assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", m.group(1)), line
+            assert re.fullmatch(r"\s+# v\d+\.\d+\.\d+", m.group(2)), line
+
+
+def test_action_steps_take_every_expression_through_the_environment():
+    for s in _steps():
+        assert "${{" not in s.get("run", ""), s["name"]
+    names = [s.get("name") for s in _steps()]
+    # annotations before the upload; the failure after it
+    assert names.index("Check recipes") < names.index("Upload SARIF to code scanning") < names.index("Fail on findings")
+    up = _step("Upload SARIF to code scanning")
+    assert up["uses"].startswith("github/codeql-action/upload-sarif@") and up["continue-on-error"] is True
+    assert "always()" in up["if"] and "head.repo.full_name == github.repository" in up["if"]
+    py = _step("Set up Python for recipelint")
+    assert py["uses"].startswith("actions/setup-python@") and py["with"]["update-environment"] is False
+    assert '-m venv "$venv"' in _step("Install recipelint")["run"]
+    assert 'venv="$RUNNER_TEMP/recipelint-venv"' in _step("Install recipelint")["run"]
+    check = _step("Check recipes")["run"]
+    assert check.count('"$RL_BIN" check') == 1  # one analysis a job
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
+def test_action_scripts_pass_shellcheck():
+    for s in _steps():
+        if "run" in s:
+            r = subprocess.run(["shellcheck", "-s", "bash", "-"], input=s["run"], capture_output=True, text=True, timeout=60)
+            assert r.returncode == 0, s["name"] + "\n" + r.stdout
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -59,6 +118,101 @@ def _repo(tmp_path: Path) -> tuple[Path, str]:
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "two")
     return repo, base
+
+
+def _run_step(name: str, cwd: Path, tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess, dict, str]:
+    """Run a step's script as the runner does (``bash --noprofile --norc -eo pipefail``) with
+    its ``env:`` given; its exit, the outputs it wrote and the step summary."""
+    script = tmp_path / f"{name.replace(' ', '-')}.sh"
+    script.write_text(_step(name)["run"])
+    out, summary, temp = tmp_path / "output", tmp_path / "summary.md", tmp_path / "runner-temp"
+    temp.mkdir(exist_ok=True)
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "RL_", "GITHUB_"))}
+    full = {
+        **base_env,
+        "RUNNER_TEMP": str(temp),
+        "GITHUB_OUTPUT": str(out),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "RL_BIN": str(VENV_BIN / "recipelint"),
+        "RL_LD_LIBRARY_PATH": "",
+        "RL_PATHS": ".",
+        "RL_DIFF_BASE": "",
+        "RL_FAIL_ON": "warning",
+        "RL_ARGS": "--select RL101 --no-cache",
+        "RL_SARIF": "true",
+        "RL_UPLOAD": "true",
+        **env,
+    }
+    r = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        cwd=cwd,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines()) if out.exists() else {}
+    return r, outputs, summary.read_text() if summary.exists() else ""
+
+
+def test_check_step_is_one_run_giving_new_annotations_the_whole_sarif_and_a_summary(tmp_path):
+    repo, base = _repo(tmp_path)
+    r, outputs, summary = _run_step("Check recipes", repo, tmp_path, RL_DIFF_BASE=base)
+    assert r.returncode == 0, r.stdout + r.stderr  # the status is saved; a later step fails the job
+    assert outputs["exit-code"] == "1"
+    annotations = [line for line in r.stdout.splitlines() if line.startswith("::")]
+    assert len(annotations) == 1 and "file=benchmarks/y_fp8_b200_vllm.sh" in annotations[0], r.stdout
+    sarif = json.loads(Path(outputs["sarif-file"]).read_text())
+    uris = sorted(res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for res in sarif["runs"][0]["results"])
+    assert uris == ["benchmarks/x_fp8_b200_vllm.sh", "benchmarks/y_fp8_b200_vllm.sh"]  # the whole tree
+    assert f"**1 finding** new since {base}" in summary and "The whole tree has 2 findings." in summary
+    assert "| `benchmarks/y_fp8_b200_vllm.sh:" in summary
+
+
+def test_check_step_without_a_diff_base_and_without_sarif(tmp_path):
+    repo, _ = _repo(tmp_path)
+    r, outputs, summary = _run_step("Check recipes", repo, tmp_path, RL_SARIF="false", RL_ARGS="--select RL301 --no-cache")
+    assert r.returncode == 0 and outputs == {"exit-code": "0"}, r.stdout + r.stderr
+    assert not r.stdout.strip() and "All checks passed" in summary
+
+
+def test_check_step_on_a_shallow_clone_says_which_fetch_depth(tmp_path):
+    repo, base = _repo(tmp_path)
+    shallow = tmp_path / "shallow"
+    _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    r, outputs, summary = _run_step("Check recipes", shallow, tmp_path, RL_DIFF_BASE=base)
+    assert r.returncode == 2 and "exit-code" not in outputs
+    assert r.stdout.strip() == (
+        f"::error title=recipelint::diff-base: commit {base} is not in this shallow clone; set 'fetch-depth: 0' on actions/checkout"
+    ), r.stdout + r.stderr
+    assert "fatal" not in r.stdout + r.stderr and "fetch-depth: 0" in summary
+    # A...B with a missing side is caught the same way; a revision git does not know, outside a shallow clone, too
+    r, _, _ = _run_step("Check recipes", shallow, tmp_path, RL_DIFF_BASE=f"{base}...HEAD")
+    assert r.returncode == 2 and "shallow clone" in r.stdout
+    r, _, _ = _run_step("Check recipes", repo, tmp_path, RL_DIFF_BASE="no-such-branch")
+    assert r.returncode == 2 and r.stdout.strip().endswith("no-such-branch is not a commit of this repository")
+
+
+def test_check_step_rejects_bad_inputs_in_one_line(tmp_path):
+    repo, _ = _repo(tmp_path)
+    for env, msg in (
+        ({"RL_SARIF": "yes"}, "input sarif must be true or false"),
+        ({"RL_UPLOAD": ""}, "input upload must be true or false"),
+        ({"RL_DIFF_BASE": "--output=x"}, "input diff-base is not a git revision"),
+        ({"RL_DIFF_BASE": "main;rm -rf /"}, "input diff-base is not a git revision"),
+    ):
+        r, outputs, _ = _run_step("Check recipes", repo, tmp_path, **env)
+        assert r.returncode == 2 and r.stdout == f"::error title=recipelint::{msg}\n" and not outputs, (env, r.stdout, r.stderr)
+
+
+def test_fail_step_exits_with_the_saved_status(tmp_path):
+    for status in ("0", "1", "2"):
+        r, _, _ = _run_step("Fail on findings", tmp_path, tmp_path, RL_STATUS=status)
+        assert r.returncode == int(status), r.stdout + r.stderr
+
+
+# ---- check --sarif-file and --summary-file ----------------------------------------------------
 
 
 def test_sarif_file_is_the_sarif_report_written_beside_the_annotations(tmp_path, monkeypatch):
