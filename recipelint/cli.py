@@ -179,6 +179,13 @@ def check(
         None, "--output-format", "-o", help="full (default), concise, json, json-lines, github or sarif."
     ),
     output_file: Optional[Path] = typer.Option(None, "--output-file", help="Write the report to this file instead of stdout."),
+    # for CI (the Action): files written beside the report from the same run
+    sarif_file: Optional[Path] = typer.Option(
+        None, "--sarif-file", help="Also write SARIF of every finding of the tree (before --diff-base keeps the new ones)."
+    ),
+    summary_file: Optional[Path] = typer.Option(
+        None, "--summary-file", help="Also append a markdown summary of the reported findings (e.g. $GITHUB_STEP_SUMMARY)."
+    ),
     select: list[str] = typer.Option(
         [], "--select", help="Only rules whose code starts with one of these (comma-separated or repeated)."
     ),
@@ -321,9 +328,31 @@ def check(
             _fail(f"{output_file}: cannot write ({e.strerror or e})")
     else:
         sys.stdout.write(text)
+    _write_ci_files(result, sarif_file, summary_file, diff_base)
     rank = SEVERITIES.index(level)
     failing = [f for f in findings if SEVERITIES.index(f.severity) >= rank]
     raise typer.Exit(0 if exit_zero or not failing else 1)
+
+
+def _write_ci_files(result, sarif_file: Path | None, summary_file: Path | None, diff_base: str | None) -> None:
+    """``--sarif-file`` (the whole tree's findings: code scanning compares alerts with the base
+    itself) and ``--summary-file`` (appended: the reported findings)."""
+    if sarif_file is not None:
+        from recipelint.report.sarif import render_sarif
+
+        try:
+            sarif_file.write_text(render_sarif(result.all_findings), encoding="utf-8")
+        except OSError as e:
+            _fail(f"{sarif_file}: cannot write ({e.strerror or e})")
+    if summary_file is not None:
+        from recipelint.report.summary import render_summary
+
+        text = render_summary(result.findings, result.file_count, len(result.all_findings), diff_base)
+        try:
+            with open(summary_file, "a", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as e:
+            _fail(f"{summary_file}: cannot write ({e.strerror or e})")
 
 
 @app.command()
