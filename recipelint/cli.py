@@ -208,6 +208,14 @@ def check(
         "--diff-base",
         help="Report only findings on lines added or changed since this git revision (and sweep points from changed config lines).",
     ),
+    baseline: Optional[Path] = typer.Option(
+        None, "--baseline", help="Do not report the findings listed in this baseline file (see --write-baseline)."
+    ),
+    write_baseline: Optional[Path] = typer.Option(
+        None,
+        "--write-baseline",
+        help="Write the findings to this baseline file (then exit 0), to adopt the check on a tree that has some.",
+    ),
     pre_commit: bool = typer.Option(
         False,
         "--pre-commit",
@@ -294,18 +302,39 @@ def check(
         use_configs=not no_config,
         force_exclude=force_exclude,
         diff_base=diff_base,
+        baseline=baseline if write_baseline is None else None,
         settings=st,
         jobs=jobs,
         cache=not no_cache,
         progress=progress,
     )
+    from recipelint.lint import baseline as baseline_mod
+
     try:
         with progress:
             result = lint(paths, options=opts)
-    except (UsageError, DiffError) as e:
+    except (UsageError, DiffError, baseline_mod.BaselineError) as e:
         _fail(str(e))
     for p in result.skipped:
         typer.echo(f"recipelint: {p}: not a recipe, master config or dispatch workflow: skipped", err=True)
+    if write_baseline is not None:
+        try:
+            n = baseline_mod.write(write_baseline, result.findings)
+        except baseline_mod.BaselineError as e:
+            _fail(str(e))
+        typer.echo(f"recipelint: wrote {n} finding{'s' if n != 1 else ''} to the baseline {write_baseline}", err=True)
+        raise typer.Exit(0)
+    if result.stale_baseline:
+        n = len(result.stale_baseline)
+        typer.echo(
+            f"recipelint: {baseline}: {n} baselined finding{'s' if n != 1 else ''} no longer occur "
+            "(rewrite it with --write-baseline to drop them):",
+            err=True,
+        )
+        for f in result.stale_baseline[:20]:
+            typer.echo(f"  {f.span.path}:{f.span.line}: {f.code} {f.message}", err=True)
+        if n > 20:
+            typer.echo(f"  ... and {n - 20} more", err=True)
     findings = result.findings
     if statistics:
         text = render_statistics(findings)

@@ -307,7 +307,10 @@ def test_sarif_file_holds_all_findings_and_the_summary_the_reported_ones(tmp_pat
     monkeypatch.chdir(tmp_path)
     sarif, summary = tmp_path / "out.sarif", tmp_path / "summary.md"
     r = runner.invoke(app, ["check", "-o", "concise", "--sarif-file", str(sarif), "--summary-file", str(summary)])
-    assert r.exit_code == 1 and r.output.splitlines() == ["b.sh:2:1: RL601 [unknown-flag] new"]
+    assert r.exit_code == 1 and r.output.splitlines() == [
+        "b.sh:2:1: warning[RL601] unknown-flag: new",
+        "Found 1 finding (1 warning) in 2 files.",
+    ]
     assert [res["message"]["text"] for res in json.loads(sarif.read_text())["runs"][0]["results"]] == ["old", "new"]
     text = summary.read_text()
     assert "**1 finding** (1 warning)" in text and "The whole tree has 2 findings." in text

@@ -35,6 +35,8 @@ class LintResult:
     cached: bool = False
     #: --diff-base: the base's findings the working tree no longer has
     fixed: list[Finding] = field(default_factory=list)
+    #: --baseline: the baseline's entries that no longer occur
+    stale_baseline: list[Finding] = field(default_factory=list)
     #: --diff-base: the merge-base commit compared with
     base_commit: str | None = None
     #: YAML files named on the command line that are neither master configs nor dispatch workflows
@@ -50,6 +52,7 @@ class Options:
     use_configs: bool = True
     force_exclude: bool = False
     diff_base: str | None = None
+    baseline: Path | None = None  # findings in this baseline file are not reported
     settings: Settings = field(default_factory=Settings)
     points_for: object = None  # (display, text) -> points; overrides configs (tests)
     jobs: int = 0  # worker processes for analysis (0: one per CPU; 1: none)
@@ -154,6 +157,16 @@ def lint(
     from recipelint.sweep import configs
 
     opt = options or Options(select, ignore, use_suppressions, config_paths, use_configs, points_for=points_for)
+    if opt.baseline is not None:
+        from recipelint.lint import baseline
+
+        baseline.load(opt.baseline)  # (a bad file is reported before any work is done)
+        result = lint(paths, analyzer=analyzer, options=replace(opt, baseline=None))
+        kept = result.all_findings
+        result.findings, stale = baseline.apply(result.findings, opt.baseline)
+        result.stale_baseline = [] if opt.diff_base else stale  # (with a diff, most entries are simply not new)
+        result.all_findings = kept
+        return result
     if opt.diff_base:
         from recipelint.cache.store import cache_dir
         from recipelint.gitdiff import base_tree
