@@ -448,6 +448,26 @@ def sweep(
         typer.echo(f"{i:3d}  {pr.point.config_key}  {pr.point.describe()}  [{_rel(origin.path)}:{origin.line}]  -> {what}")
 
 
+@app.command("changes")
+def changes_cmd(
+    paths: list[Path] = typer.Argument(None, help="Recipes or directories. Default: the current directory.", show_default=False),
+    base: str = typer.Option(..., "--base", help="The revision to compare with (its merge base with HEAD; A...B accepted)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not reuse cached trees and base exports."),
+):
+    """What a change does to the serve commands: per recipe and group of sweep points, the flags
+    added, removed and changed between the merge base and the working tree."""
+    from recipelint.gitdiff import DiffError
+    from recipelint.lint.changes import changes
+    from recipelint.lint.check import UsageError
+    from recipelint.report.changes import render
+
+    try:
+        commit, found = changes(list(paths or [Path(".")]), base, cache=not no_cache)
+    except (DiffError, UsageError) as e:
+        _fail(str(e).replace("--diff-base", "--base"))
+    sys.stdout.write(render(commit, found))
+
+
 @app.command("rule")
 def rule_doc(
     code: Optional[str] = typer.Argument(None, help="A rule code (RL101) or name (dp-attention-per-rank-limit)."),

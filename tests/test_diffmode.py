@@ -218,3 +218,38 @@ def test_the_base_is_exported_without_running_anything_or_leaving_the_tree(tmp_p
     finally:
         bt.cleanup()
     assert not bt.dir.exists()
+
+
+def test_changes_lists_what_the_change_does_to_the_launches(tmp_path, monkeypatch):
+    recipe = '#!/usr/bin/env bash\nvllm serve org/m --max-num-seqs "$((2 * CONC))" --enable-prefix-caching &\n'
+    entry = (
+        "x-fp8-b200-vllm:\n  image: i\n  model: m\n  model-prefix: x\n  runner: b200\n  precision: fp8\n"
+        "  framework: vllm\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n"
+        "      search-space:\n      - { tp: 8, ep: 1, dp-attn: false, conc-list: [8, 16] }\n"
+    )
+    repo = _repo(
+        tmp_path,
+        {
+            "configs/runners.yaml": "labels:\n  b200: [b200-dgxc_00]\n",
+            "configs/t-master.yaml": entry,
+            "benchmarks/single_node/fixed_seq_len/x_fp8_b200_vllm.sh": recipe,
+            "benchmarks/single_node/fixed_seq_len/y_fp8_b200_vllm.sh": recipe,
+        },
+    )
+    (repo / "benchmarks/single_node/fixed_seq_len/x_fp8_b200_vllm.sh").write_text(
+        recipe.replace("2 * CONC", "4 * CONC").replace(" --enable-prefix-caching", "")
+    )
+    (repo / "configs/t-master.yaml").write_text(entry.replace("[8, 16]", "[8, 16, 32]"))
+    monkeypatch.chdir(repo)
+    r = runner.invoke(app, ["changes", "--base", "HEAD", "benchmarks"])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0].startswith("Serve commands changed since ")
+    assert "benchmarks/single_node/fixed_seq_len/x_fp8_b200_vllm.sh" in lines and not any("y_fp8" in ln for ln in lines)
+    assert any(ln.strip().startswith("--max-num-seqs 16 → 32   at t-master.yaml:") and ln.endswith("conc 8") for ln in lines), (
+        r.output
+    )
+    assert any(ln.strip().startswith("- --enable-prefix-caching   at") and "conc 8,16" in ln for ln in lines), r.output
+    assert sum("sweep points added" in ln and "conc 32" in ln for ln in lines) == 1, r.output
+    r = runner.invoke(app, ["changes", "--base", "nope", "benchmarks"])
+    assert r.exit_code == 2 and "--base" in r.output
