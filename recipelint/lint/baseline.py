@@ -74,7 +74,7 @@ def load(path: Path) -> list[Finding]:
     return out
 
 
-def apply(findings: list[Finding], path: Path) -> tuple[list[Finding], list[Finding]]:
-    """(the findings not in the baseline, the baseline's entries that no longer occur)."""
+def apply(findings: list[Finding], path: Path, entries: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+    """(the findings not in the baseline ``entries`` read from ``path``, the entries that no longer occur)."""
     root = Path(os.path.abspath(path)).parent
-    return subtract(findings, load(path), lambda p: rel_path(p, root), lambda p: p)
+    return subtract(findings, entries, lambda p: rel_path(p, root), lambda p: p)

@@ -160,10 +160,10 @@ def lint(
     if opt.baseline is not None:
         from recipelint.lint import baseline
 
-        baseline.load(opt.baseline)  # (a bad file is reported before any work is done)
+        entries = baseline.load(opt.baseline)  # (a bad file is reported before any work is done)
         result = lint(paths, analyzer=analyzer, options=replace(opt, baseline=None))
         kept = result.all_findings
-        result.findings, stale = baseline.apply(result.findings, opt.baseline)
+        result.findings, stale = baseline.apply(result.findings, opt.baseline, entries)
         result.stale_baseline = [] if opt.diff_base else stale  # (with a diff, most entries are simply not new)
         result.all_findings = kept
         return result
