@@ -216,6 +216,12 @@ def check(
         "--write-baseline",
         help="Write the findings to this baseline file (then exit 0), to adopt the check on a tree that has some.",
     ),
+    add_suppressions: bool = typer.Option(
+        False,
+        "--add-suppressions",
+        help="Write a suppression comment with a reason placeholder for every finding reported (then exit 0), "
+        "to adopt the check one finding at a time.",
+    ),
     pre_commit: bool = typer.Option(
         False,
         "--pre-commit",
@@ -270,6 +276,8 @@ def check(
             _fail(str(e).replace("--diff-base", "--pre-commit"))
         paths, diff_base = plan.paths, diff_base or plan.diff_base
     paths = list(paths or [Path(".")])
+    if add_suppressions and (diff_base or write_baseline is not None or pre_commit):
+        _fail("--add-suppressions takes the whole tree's findings: not with --diff-base, --pre-commit or --write-baseline")
     colour = _colour(color, to_file=output_file is not None)
     try:
         st = load(settings_file if settings_file is not None else find(paths[0]))
@@ -317,6 +325,8 @@ def check(
         _fail(str(e))
     for p in result.skipped:
         typer.echo(f"recipelint: {p}: not a recipe, master config or dispatch workflow: skipped", err=True)
+    if add_suppressions:
+        _add_suppressions(result, paths, opts)
     if write_baseline is not None:
         try:
             n = baseline_mod.write(write_baseline, result.findings)
@@ -361,6 +371,39 @@ def check(
     rank = SEVERITIES.index(level)
     failing = [f for f in findings if SEVERITIES.index(f.severity) >= rank]
     raise typer.Exit(0 if exit_zero or not failing else 1)
+
+
+def _add_suppressions(result, paths: list[Path], opts) -> None:
+    """``--add-suppressions``: write the comments, lint again to verify them (a file where they do
+    not do exactly their job is put back), say what was done; exit 0."""
+    from recipelint.lint import addsuppress
+    from recipelint.lint.check import lint
+
+    try:
+        out = addsuppress.add(result.findings)
+    except OSError as e:
+        _fail(f"cannot write a suppression comment: {e.strerror or e} ({e.filename})")
+    if out.edits:
+        after = lint(paths, options=opts)
+        addsuppress.verify(out, result.findings, after.findings)
+    n, files = out.comments, len(out.edits)
+    typer.echo(
+        f"recipelint: added suppression comments on {n} line{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+        f" (replace {addsuppress.REASON!r} with the reason)",
+        err=True,
+    )
+    for path in out.reverted:
+        typer.echo(f"recipelint: {path}: left unchanged (the comments did not suppress exactly its findings)", err=True)
+    if out.unplaced:
+        k = len(out.unplaced)
+        typer.echo(
+            f"recipelint: {k} finding{'s' if k != 1 else ''} cannot take a comment (use --write-baseline for these):", err=True
+        )
+        for f in out.unplaced[:20]:
+            typer.echo(f"  {f.span.path}:{f.span.line}: {f.code} {f.message[:100]}", err=True)
+        if k > 20:
+            typer.echo(f"  ... and {k - 20} more", err=True)
+    raise typer.Exit(0)
 
 
 def _write_ci_files(result, sarif_file: Path | None, summary_file: Path | None, diff_base: str | None) -> None:
