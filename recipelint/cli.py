@@ -367,7 +367,7 @@ def check(
             _fail(f"{output_file}: cannot write ({e.strerror or e})")
     else:
         sys.stdout.write(text)
-    _write_ci_files(result, sarif_file, summary_file, diff_base)
+    _write_ci_files(result, sarif_file, summary_file, diff_base, paths, cache=not no_cache)
     rank = SEVERITIES.index(level)
     failing = [f for f in findings if SEVERITIES.index(f.severity) >= rank]
     raise typer.Exit(0 if exit_zero or not failing else 1)
@@ -406,9 +406,12 @@ def _add_suppressions(result, paths: list[Path], opts) -> None:
     raise typer.Exit(0)
 
 
-def _write_ci_files(result, sarif_file: Path | None, summary_file: Path | None, diff_base: str | None) -> None:
+def _write_ci_files(
+    result, sarif_file: Path | None, summary_file: Path | None, diff_base: str | None, paths: list[Path], cache: bool = True
+) -> None:
     """``--sarif-file`` (the whole tree's findings: code scanning compares alerts with the base
-    itself) and ``--summary-file`` (appended: the reported findings)."""
+    itself) and ``--summary-file`` (appended: the reported findings and, with ``--diff-base``,
+    what the change does to the serve commands, as ``recipelint changes`` lists it)."""
     if sarif_file is not None:
         from recipelint.report.sarif import render_sarif
 
@@ -420,6 +423,15 @@ def _write_ci_files(result, sarif_file: Path | None, summary_file: Path | None, 
         from recipelint.report.summary import render_summary
 
         text = render_summary(result.findings, result.file_count, len(result.all_findings), diff_base)
+        if diff_base:
+            from recipelint.gitdiff import DiffError
+            from recipelint.lint.changes import changes
+            from recipelint.report.changes import render_markdown
+
+            try:
+                text += render_markdown(*changes(paths, diff_base, cache=cache))
+            except DiffError as e:  # the check itself compared with the base: this is not expected
+                text += f"### Serve commands changed\n\nNot compared: {e}\n\n"
         try:
             with open(summary_file, "a", encoding="utf-8") as fh:
                 fh.write(text)

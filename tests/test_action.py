@@ -231,6 +231,8 @@ def test_check_step_is_one_run_giving_new_annotations_the_whole_sarif_and_a_summ
     assert uris == ["benchmarks/x_fp8_b200_vllm.sh", "benchmarks/y_fp8_b200_vllm.sh"]  # the whole tree
     assert f"**1 finding** new since {base}" in summary and "The whole tree has 2 findings." in summary
     assert "| `benchmarks/y_fp8_b200_vllm.sh:" in summary
+    # and what the change does to the serve commands, as `recipelint changes` lists it
+    assert "### Serve commands changed" in summary and "**benchmarks/y\\_fp8\\_b200\\_vllm.sh** (new recipe)" in summary, summary
 
 
 def test_check_step_without_a_diff_base_and_without_sarif(tmp_path):

@@ -221,7 +221,10 @@ def test_the_base_is_exported_without_running_anything_or_leaving_the_tree(tmp_p
 
 
 def test_changes_lists_what_the_change_does_to_the_launches(tmp_path, monkeypatch):
-    recipe = '#!/usr/bin/env bash\nvllm serve org/m --max-num-seqs "$((2 * CONC))" --enable-prefix-caching &\n'
+    recipe = (
+        "#!/usr/bin/env bash\nexport VLLM_RPC_TIMEOUT=600\nexport RESULT_DIR=/r\n"
+        'vllm serve org/m --max-num-seqs "$((2 * CONC))" --enable-prefix-caching &\n'
+    )
     entry = (
         "x-fp8-b200-vllm:\n  image: i\n  model: m\n  model-prefix: x\n  runner: b200\n  precision: fp8\n"
         "  framework: vllm\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n"
@@ -237,7 +240,10 @@ def test_changes_lists_what_the_change_does_to_the_launches(tmp_path, monkeypatc
         },
     )
     (repo / "benchmarks/single_node/fixed_seq_len/x_fp8_b200_vllm.sh").write_text(
-        recipe.replace("2 * CONC", "4 * CONC").replace(" --enable-prefix-caching", "")
+        recipe.replace("2 * CONC", "4 * CONC")
+        .replace(" --enable-prefix-caching", "")
+        .replace("=600", "=900")
+        .replace("RESULT_DIR=/r", "RESULT_DIR=/s\nexport NCCL_P2P_DISABLE=1")
     )
     (repo / "configs/t-master.yaml").write_text(entry.replace("[8, 16]", "[8, 16, 32]"))
     monkeypatch.chdir(repo)
@@ -251,5 +257,26 @@ def test_changes_lists_what_the_change_does_to_the_launches(tmp_path, monkeypatc
     )
     assert any(ln.strip().startswith("- --enable-prefix-caching   at") and "conc 8,16" in ln for ln in lines), r.output
     assert sum("sweep points added" in ln and "conc 32" in ln for ln in lines) == 1, r.output
+    # engine variables of the launch's environment are compared too; harness variables are not
+    assert any(ln.strip().startswith("$VLLM_RPC_TIMEOUT 600 → 900   at") for ln in lines), r.output
+    assert any(ln.strip().startswith("+ export NCCL_P2P_DISABLE=1   at") for ln in lines), r.output
+    assert not any("RESULT_DIR" in ln for ln in lines), r.output
     r = runner.invoke(app, ["changes", "--base", "nope", "benchmarks"])
     assert r.exit_code == 2 and "--base" in r.output
+
+
+def test_changes_as_a_step_summary_section(tmp_path):
+    from recipelint.lint.changes import RecipeChanges
+    from recipelint.report.changes import render_markdown
+
+    rc = RecipeChanges("benchmarks/a_b200.sh")
+    rc.changes[("--max-num-seqs", "--max-num-seqs 16 → 32")] = ["t-master.yaml:3:tp8-ep1-dpafalse conc 8"]
+    rc.points_added = ["t-master.yaml:3:tp8-ep1-dpafalse conc 32"]
+    text = render_markdown("0123456789abcdef", [rc, RecipeChanges("benchmarks/b|c.sh", new_file=True)])
+    assert "from the merge base `0123456789ab`:" in text
+    assert "| `--max-num-seqs 16 → 32` | t-master.yaml:3:tp8-ep1-dpafalse conc 8 |" in text, text
+    assert "| `sweep points added` | t-master.yaml:3:tp8-ep1-dpafalse conc 32 |" in text
+    assert "**benchmarks/b\\|c.sh** (new recipe)" in text  # a cell's | is escaped
+    assert "No serve command changed since `0123456789ab`." in render_markdown("0123456789abcdef", [])
+    many = render_markdown("0" * 40, [RecipeChanges(f"r{i}.sh", new_file=True) for i in range(60)], limit=50)
+    assert many.count("(new recipe)") == 50 and "… and 10 more recipes" in many

@@ -2,7 +2,8 @@
 
 For each recipe, each sweep point is evaluated in the merge base's tree (exported as
 ``--diff-base`` does) and in the working tree, and the rebuilt launches are compared flag by
-flag: flags added, removed, values changed. Sweep points that a config change added or removed
+flag: flags added, removed, values changed; the engine variables of their environments likewise
+(``engine_env`` in ``rules/data/engines.yaml``). Sweep points that a config change added or removed
 are listed. Changes are grouped: one line per change, with the sweep points it holds for.
 """
 
@@ -36,6 +37,21 @@ def _flags(launch, moved: tuple[str, str] | None = None) -> dict[str, str | None
     return out
 
 
+def _engine_env(launch, moved: tuple[str, str] | None = None) -> dict[str, str]:
+    """The engine variables of a launch's environment (``engine_env`` in engines.yaml) -> value."""
+    from recipelint.engines import facts
+    from recipelint.evaluate.values import display
+
+    spec = facts.load("engines").get("engine_env") or {}
+    prefixes, names = tuple(spec.get("prefixes") or ()), set(spec.get("names") or ())
+    out = {}
+    for name, value in launch.env.items():
+        if name in names or name.startswith(prefixes):
+            v = display(value)
+            out[name] = v.replace(moved[0], moved[1]) if moved is not None else v
+    return out
+
+
 def _show(v: str | None) -> str:
     if v is None:
         return "(no value)"
@@ -62,6 +78,15 @@ def compare_launches(base: list, head: list, moved: tuple[str, str] | None = Non
         for name in b:
             if name not in h:
                 out.append((name, f"- {name}" + (f" {_show(b[name])}" if b[name] is not None else "")))
+        be, he = _engine_env(base[i], moved), _engine_env(head[i])
+        for name in he:
+            if name not in be:
+                out.append((f"${name}", f"+ export {name}={_show(he[name])}"))
+            elif he[name] != be[name]:
+                out.append((f"${name}", f"${name} {_show(be[name])} → {_show(he[name])}"))
+        for name in be:
+            if name not in he:
+                out.append((f"${name}", f"- export {name}={_show(be[name])}"))
     return list(dict.fromkeys(out))
 
 
