@@ -200,6 +200,11 @@ def check(
     no_ignores: bool = typer.Option(
         False, "--no-ignores", help="Report findings even where a suppression comment would hide them."
     ),
+    show_documented: bool = typer.Option(
+        False,
+        "--show-documented",
+        help="Also report, as info, findings about a choice a comment in the recipe documents (naming the flag, variable or sibling).",
+    ),
     force_exclude: bool = typer.Option(
         False, "--force-exclude", help="Apply the settings' `exclude` to files named on the command line too (for pre-commit)."
     ),
@@ -306,6 +311,7 @@ def check(
         select=sel or None,
         ignore=ign,
         use_suppressions=not no_ignores,
+        show_documented=show_documented,
         config_paths=list(config) or None,
         use_configs=not no_config,
         force_exclude=force_exclude,
@@ -345,6 +351,13 @@ def check(
             typer.echo(f"  {f.span.path}:{f.span.line}: {f.code} {f.message}", err=True)
         if n > 20:
             typer.echo(f"  ... and {n - 20} more", err=True)
+    if result.documented and fmt in ("full", "concise") and output_file is None:
+        n = result.documented
+        typer.echo(
+            f"recipelint: {n} finding{'s' if n != 1 else ''} about choices documented in comments not shown "
+            "(--show-documented shows them)",
+            err=True,
+        )
     findings = result.findings
     if statistics:
         text = render_statistics(findings)

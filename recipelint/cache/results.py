@@ -130,6 +130,8 @@ def load(k: str) -> Cached | None:
                     list(d["points"]),
                     [Related(Span(**r["span"]), r["message"]) for r in d["related"]],
                     d.get("key", ""),
+                    d.get("variant", ""),
+                    d.get("documented", ""),
                 )
             )
         return Cached(findings, int(data["files"]), int(data["suppressed"]))
@@ -153,6 +155,8 @@ def store(k: str, findings: list, n_files: int, suppressed: int) -> None:
                 "span": _span(f.span),
                 "points": list(f.points),
                 "key": f.key,
+                "variant": f.variant,
+                "documented": f.documented,
                 "related": [{"span": _span(r.span), "message": r.message} for r in f.related],
             }
             for f in findings

@@ -30,6 +30,8 @@ class LintResult:
     all_findings: list[Finding] = field(default_factory=list)
     files: list[FileResult] = field(default_factory=list)
     suppressed: int = 0
+    #: findings not reported because a comment documents the choice (``--show-documented``)
+    documented: int = 0
     configs: object = None
     file_count: int = 0  # files checked (also for a result from the cache, which has no `files`)
     cached: bool = False
@@ -48,6 +50,8 @@ class Options:
     select: list[str] | None = None
     ignore: list[str] | None = None
     use_suppressions: bool = True
+    #: report findings whose choice a comment documents (as info); else they are counted only
+    show_documented: bool = False
     config_paths: list[Path] | None = None
     use_configs: bool = True
     force_exclude: bool = False
@@ -220,7 +224,8 @@ def lint(
         hit = cache.load(cache_key) if cache_key else None
         if hit is not None:
             result.findings, result.file_count, result.suppressed, result.cached = hit.findings, hit.n_files, hit.suppressed, True
-            result.all_findings = list(hit.findings)
+            result.findings, result.documented = _documented(result.findings, opt.show_documented)
+            result.all_findings = list(result.findings)
             return result
 
     from recipelint.lint.analysis import Analyzer
@@ -290,12 +295,28 @@ def lint(
     if opt.use_suppressions:
         grouped, result.suppressed, unused = _suppress(grouped, result.files)
         grouped = sorted(grouped + _unused_findings(unused, {r.code for r in rules}), key=Finding.sort_key)
-    result.all_findings = list(grouped)
-    result.findings = grouped
     result.file_count = len(result.files)
     if cache_key:
         cache.store(cache_key, grouped, result.file_count, result.suppressed)
+    result.findings, result.documented = _documented(grouped, opt.show_documented)
+    result.all_findings = list(result.findings)
     return result
+
+
+def _documented(findings: list[Finding], show: bool) -> tuple[list[Finding], int]:
+    """(the findings reported, how many are not because a comment documents their choice):
+    documented ones are dropped, or with ``show`` reported as info naming the comment."""
+    out, n = [], 0
+    for f in findings:
+        if not f.documented:
+            out.append(f)
+        elif show:
+            note = f.documented.replace("`", "'")
+            note = note if len(note) <= 120 else note[:117] + "..."
+            out.append(replace(f, severity="info", message=f"{f.message} (documented: `{note}`)"))
+        else:
+            n += 1
+    return out, n
 
 
 def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt):

@@ -35,6 +35,9 @@ class Finding:
     #: what else keeps two findings with one key apart at one place (the release a flag was judged
     #: against, when sweep points run different images): grouping only, not the fingerprints
     variant: str = ""
+    #: the comment that documents the choice the finding is about (``FileContext.documented``):
+    #: such a finding is not reported unless ``--show-documented``, and then as info
+    documented: str = ""
 
     def __post_init__(self):
         # one line per finding in every format: values quoted from a recipe may hold newlines
@@ -49,7 +52,7 @@ class Finding:
         return (self.span.path, self.span.line, self.span.col, self.code, self.message)
 
     def to_dict(self) -> dict:
-        return {
+        d = {
             "code": self.code,
             "name": self.name,
             "severity": self.severity,
@@ -58,6 +61,9 @@ class Finding:
             "points": list(self.points),
             "related": [r.to_dict() for r in self.related],
         }
+        if self.documented:
+            d["documented"] = self.documented
+        return d
 
 
 def span_of(loc: Loc | Span | None) -> Span | None:

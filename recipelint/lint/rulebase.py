@@ -87,6 +87,69 @@ def _first_sentence(text: str) -> str:
     return text
 
 
+#: a ``#`` that starts a comment: at the start of a line or after a blank (not ``${#x}``, ``$#``),
+#: also the inline idiom ``--flag v `# why` \``
+_COMMENT = re.compile(r"(?:^|(?<=[ \t])|(?<=[ \t]`))#(?!!)(.*)$")
+#: lines between a statement and the comment above its block: openers and case arms
+_OPENER = re.compile(r"^\s*(?:if|elif|else|then|for|while|until|do|case|\{|[^#()]*\)\s*(?:#.*)?$)")
+#: how far documentation is looked for around a statement, and in the header
+_DOC_SPAN, _HEADER_SPAN = 60, 40
+
+
+def _doc_names(names) -> list[str]:
+    out = []
+    for n in names:
+        n = str(n).strip().lower().replace("_", "-")
+        if not n:
+            continue
+        out.append(n)
+        if n.startswith("-") and len(n.lstrip("-")) > 3:
+            out.append(n.lstrip("-"))  # `max-num-seqs` (and `max_num_seqs`, by the replace above)
+    return list(dict.fromkeys(out))
+
+
+def _comment_of(line: str) -> str | None:
+    m = _COMMENT.search(line)
+    return m.group(1) if m else None
+
+
+def _comments_around(src, line: int) -> list[str]:
+    """The comments that can document the statement at ``line`` (see ``FileContext.documented``)."""
+    out: list[str] = []
+    n_lines = len(src.data.split(b"\n")) if hasattr(src, "data") else line
+    # the statement's own lines: up while the line above continues into this one, down while it continues
+    top = line
+    while top > 1 and line - top < _DOC_SPAN and src.line_text(top - 1).rstrip().endswith("\\"):
+        top -= 1
+    bottom = line
+    while bottom < n_lines and bottom - line < _DOC_SPAN and src.line_text(bottom).rstrip().endswith("\\"):
+        bottom += 1
+    for ln in range(top, bottom + 1):
+        c = _comment_of(src.line_text(ln))
+        if c is not None:
+            out.append(c)
+    # above: comment lines, blank lines and block openers, up to the first other statement
+    ln = top - 1
+    while ln >= 1 and top - ln <= _DOC_SPAN:
+        text = src.line_text(ln)
+        stripped = text.strip()
+        if stripped.startswith("#"):
+            out.append(stripped[1:])
+        elif stripped and not _OPENER.match(text) and not stripped.endswith(("(", "\\")):
+            break
+        ln -= 1
+    # the header: the first comment block of the file (after a shebang)
+    for ln in range(1, min(n_lines, _HEADER_SPAN) + 1):
+        stripped = src.line_text(ln).strip()
+        if not stripped:
+            continue
+        if not stripped.startswith("#"):
+            break
+        if not stripped.startswith("#!"):
+            out.append(stripped[1:])
+    return out
+
+
 @dataclass(slots=True)
 class Use:
     """A launch as seen under one sweep point."""
@@ -233,6 +296,36 @@ class FileContext:
                     return text[i:].strip()
         return None
 
+    def documented(self, locs, names) -> str | None:
+        """The comment that documents a choice, or None: a ``#`` comment naming one of ``names``
+        (a flag — also without its dashes and with ``_`` for ``-`` —, a variable, a sibling's
+        file name; case-insensitive) that stands
+
+        * on the lines of the statement at one of ``locs`` (a continued command's lines, the
+          comment lines inside a multi-line array),
+        * in the comments just above that statement, or above the ``if`` / ``case`` arm / loop
+          it sits in (blank lines and block openers between are passed over),
+        * or in the recipe's header (the comments at the top of the file).
+
+        This is the one way rules accept a documented choice: pass the result to
+        :meth:`finding` (``documented=``), which reports the finding only with
+        ``--show-documented``, as info."""
+        wanted = _doc_names(names)
+        if not wanted:
+            return None
+        for loc in locs if isinstance(locs, (list, tuple)) else [locs]:
+            if loc is None:
+                continue
+            real = loc.real()
+            src = real.source
+            if not hasattr(src, "line_text"):
+                continue
+            for text in _comments_around(src, real.span.line):
+                low = text.lower().replace("_", "-")
+                if any(w in low for w in wanted):
+                    return text.strip()
+        return None
+
     def source_text(self, loc: Loc) -> str:
         """The source text a location covers (for rules that look at how a value was written)."""
         real = loc.real()
@@ -250,7 +343,10 @@ class FileContext:
         code: str | None = None,
         severity: str | None = None,
         variant: str = "",
+        documented: str | None = None,
     ) -> Finding:
+        """``documented``: the comment :meth:`documented` found (the finding is then reported
+        only with ``--show-documented``)."""
         span = span_of(loc)
         rel = [Related(span_of(rl), msg) for rl, msg in related if rl is not None]
         for p in point if isinstance(point, list) else [point]:
@@ -269,6 +365,7 @@ class FileContext:
             related=rel,
             key=key,
             variant=variant,
+            documented=documented or "",
         )
 
 
