@@ -50,8 +50,6 @@ class Options:
     select: list[str] | None = None
     ignore: list[str] | None = None
     use_suppressions: bool = True
-    #: report findings whose choice a comment documents (as info); else they are counted only
-    show_documented: bool = False
     config_paths: list[Path] | None = None
     use_configs: bool = True
     force_exclude: bool = False
@@ -64,6 +62,8 @@ class Options:
     #: progress(files done, files in all), called after each file (after each chunk of files with
     #: workers); the caller renders it (recipelint.report.progress)
     progress: Callable[[int, int], None] | None = None
+    #: report findings whose choice a comment documents (as info); else they are counted only
+    show_documented: bool = False
 
 
 def collect(paths: list[Path], settings: Settings | None = None, force_exclude: bool = False) -> list[tuple[Path, str]]:
