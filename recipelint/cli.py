@@ -269,7 +269,6 @@ def check(
     from recipelint.report.github import render_github
     from recipelint.report.jsonfmt import render_json, render_json_lines
     from recipelint.report.progress import Progress
-    from recipelint.report.sarif import render_sarif
     from recipelint.report.statistics import render_statistics
 
     if pre_commit:
@@ -351,6 +350,8 @@ def check(
             typer.echo(f"  {f.span.path}:{f.span.line}: {f.code} {f.message}", err=True)
         if n > 20:
             typer.echo(f"  ... and {n - 20} more", err=True)
+    if result.unrun and fmt in ("full", "concise") and output_file is None:
+        typer.echo(_unrun_note(result.unrun), err=True)
     if result.documented and fmt in ("full", "concise") and output_file is None:
         n = result.documented
         typer.echo(
@@ -368,6 +369,8 @@ def check(
     elif fmt == "github":
         text = render_github(findings)
     elif fmt == "sarif":
+        from recipelint.report.sarif import render_sarif  # (its rule help imports every rule: only when asked)
+
         text = render_sarif(findings)
     elif fmt == "concise":
         text = render_concise(findings, result.file_count, color=colour)
@@ -384,6 +387,23 @@ def check(
     rank = SEVERITIES.index(level)
     failing = [f for f in findings if SEVERITIES.index(f.severity) >= rank]
     raise typer.Exit(0 if exit_zero or not failing else 1)
+
+
+def _unrun_note(unrun: list[str]) -> str:
+    """One line: the recipes with a launch that no master-config entry runs, by folder (the three largest)."""
+    import posixpath
+
+    by_dir: dict[str, int] = {}
+    for d in unrun:
+        folder = posixpath.dirname(d.replace("\\", "/")) or "."
+        by_dir[folder] = by_dir.get(folder, 0) + 1
+    top = sorted(by_dir.items(), key=lambda kv: (-kv[1], kv[0]))
+    where = ", ".join(f"{n} in {d}/" for d, n in top[:3]) + (f", {len(top) - 3} more folders" if len(top) > 3 else "")
+    n = len(unrun)
+    return (
+        f"recipelint: {n} recipe{'s' if n != 1 else ''} with a serve launch get{'s' if n == 1 else ''} no sweep point "
+        f"from the master configs ({where}): only sweep-independent checks ran (syntax, JSON, unknown flags, engine patches)"
+    )
 
 
 def _add_suppressions(result, paths: list[Path], opts) -> None:

@@ -34,6 +34,7 @@ class SyntaxError_(Rule):
     code = "RL001"
     name = "syntax-error"
     severity = "error"
+    sweep_independent = True
 
     def check(self, ctx):
         for p in ctx.result.problems:

@@ -30,6 +30,7 @@ class UnusedSuppression(Rule):
     code = "RL002"
     name = "unused-suppression"
     severity = "warning"
+    sweep_independent = True
 
     def unused(self, path: str, s) -> Finding:
         """The finding for one unused suppression (the report stage decides which are unused)."""

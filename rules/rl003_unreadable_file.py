@@ -30,6 +30,7 @@ class UnreadableFile(Rule):
     code = "RL003"
     name = "unreadable-file"
     severity = "error"
+    sweep_independent = True
 
     def check(self, ctx):
         err = ctx.result.error

@@ -36,6 +36,7 @@ class InvalidSuppressionCode(Rule):
     code = "RL004"
     name = "invalid-suppression-code"
     severity = "warning"
+    sweep_independent = True
 
     def check(self, ctx):
         source = ctx.result.source

@@ -33,6 +33,7 @@ class InvalidJsonFlag(Rule):
     code = "RL304"
     name = "invalid-json-flag"
     severity = "error"
+    sweep_independent = True
 
     def check(self, ctx):
         for use in ctx.uses():

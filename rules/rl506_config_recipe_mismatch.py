@@ -35,6 +35,7 @@ class ConfigRecipeMismatch(Rule):
     code = "RL506"
     name = "config-recipe-mismatch"
     severity = "error"
+    sweep_independent = True
 
     def check_project(self, project):
         for e in project.entries():

@@ -42,6 +42,7 @@ class UnknownFlag(Rule):
     code = "RL601"
     name = "unknown-flag"
     severity = "error"
+    sweep_independent = True
 
     def check(self, ctx):
         for use in ctx.uses():

@@ -43,6 +43,7 @@ class UnknownParser(Rule):
     code = "RL602"
     name = "unknown-parser"
     severity = "error"
+    sweep_independent = True
 
     def check(self, ctx):
         for use in ctx.uses():

@@ -29,6 +29,7 @@ class DuplicateFlag(Rule):
     code = "RL604"
     name = "duplicate-flag"
     severity = "warning"
+    sweep_independent = True
 
     def check(self, ctx):
         for use in ctx.uses():

@@ -47,6 +47,7 @@ class SplitExpansion(Rule):
     code = "RL605"
     name = "split-expansion"
     severity = "error"
+    sweep_independent = True
 
     def check(self, ctx):
         for use in ctx.uses():

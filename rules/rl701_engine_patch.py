@@ -36,6 +36,7 @@ class EnginePatch(Rule):
     code = "RL701"
     name = "engine-patch"
     severity = "error"
+    sweep_independent = True
 
     def check(self, ctx):
         root = ctx.project.policy_root(ctx.result.path)

@@ -33,6 +33,7 @@ class HfOverridesArchitecture(Rule):
     code = "RL702"
     name = "hf-overrides-architecture"
     severity = "error"
+    sweep_independent = True
 
     FLAGS = ("--hf-overrides", "--json-model-override-args")
 

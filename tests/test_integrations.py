@@ -384,7 +384,8 @@ def test_diff_base_keeps_only_what_changed(tmp_path, monkeypatch):
         "  framework: vllm\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n"
         "      search-space:\n      - { tp: 8, ep: 8, dp-attn: true, conc-list: [16] }\n"
     )
-    (repo / "configs" / "t-master.yaml").write_text(entry)
+    y_entry = entry.replace("x-fp8", "y-fp8").replace("model-prefix: x", "model-prefix: y")
+    (repo / "configs" / "t-master.yaml").write_text(entry + y_entry)
     rec = repo / "benchmarks" / "single_node" / "fixed_seq_len"
     rec.mkdir(parents=True)
     (rec / "x_fp8_b200_vllm.sh").write_text(PAIR_OLD)
@@ -406,8 +407,8 @@ def test_diff_base_keeps_only_what_changed(tmp_path, monkeypatch):
     lines = r.output.strip().splitlines()[:-1]  # the summary line last
     assert len(lines) == 1 and "y_fp8_b200_vllm.sh:4:" in lines[0] and "--max-cudagraph-capture-size" in lines[0], r.output
     # a config change: a new sweep point (conc 32) of x's entry, where x has the bug — new there,
-    # though no line of the recipe changed (y, which no entry runs, is not affected)
-    (repo / "configs" / "t-master.yaml").write_text(entry.replace("conc-list: [16]", "conc-list: [16, 32]"))
+    # though no line of the recipe changed (y, whose entry did not change, is not affected)
+    (repo / "configs" / "t-master.yaml").write_text(entry.replace("conc-list: [16]", "conc-list: [16, 32]") + y_entry)
     r = runner.invoke(app, ["check", "benchmarks", "-o", "json", "--select", "RL101", "--diff-base", "HEAD"])
     got = json.loads(r.output)
     assert {(f["location"]["path"].rsplit("/", 1)[-1], f["location"]["line"]) for f in got} == {("x_fp8_b200_vllm.sh", 2)}

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.cache.store import (
@@ -55,6 +55,7 @@ class Cached:
     findings: list
     n_files: int
     suppressed: int
+    unrun: list = field(default_factory=list)
 
 
 def project_root(paths: list[Path]) -> Path | None:
@@ -134,18 +135,19 @@ def load(k: str) -> Cached | None:
                     d.get("documented", ""),
                 )
             )
-        return Cached(findings, int(data["files"]), int(data["suppressed"]))
+        return Cached(findings, int(data["files"]), int(data["suppressed"]), [str(u) for u in data.get("unrun", [])])
     except (OSError, ValueError, KeyError, TypeError):
         return None  # absent, or written by something else: analyse again
 
 
-def store(k: str, findings: list, n_files: int, suppressed: int) -> None:
+def store(k: str, findings: list, n_files: int, suppressed: int, unrun: list[str] | tuple = ()) -> None:
     """Write an entry (atomically); a cache that cannot be written is skipped silently."""
     d = cache_dir()
     payload = {
         "format": FORMAT,
         "files": n_files,
         "suppressed": suppressed,
+        "unrun": list(unrun),
         "findings": [
             {
                 "code": f.code,

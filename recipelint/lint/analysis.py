@@ -47,10 +47,20 @@ class FileResult:
     #: statement extents: first line -> last line of the largest statement starting there
     #: (suppression comments above a compound block cover the whole block)
     blocks: dict = field(default_factory=dict)
+    #: whether a sweep point reached a launch (kept when a worker slims the result down)
+    has_launch: bool | None = None
 
     @property
     def launches(self) -> list[Launch]:
         return [lc for pr in self.points for lc in pr.launches]
+
+    @property
+    def launched(self) -> bool:
+        return self.has_launch if self.has_launch is not None else bool(self.launches)
+
+    @launched.setter
+    def launched(self, value: bool) -> None:
+        self.has_launch = value
 
 
 def _blocks(root, source) -> dict:

@@ -32,6 +32,9 @@ class LintResult:
     suppressed: int = 0
     #: findings not reported because a comment documents the choice (``--show-documented``)
     documented: int = 0
+    #: recipes (as displayed) that launch a server but no master-config entry runs, in a
+    #: repository that has master configs: checked by the sweep-independent rules only
+    unrun: list[str] = field(default_factory=list)
     configs: object = None
     file_count: int = 0  # files checked (also for a result from the cache, which has no `files`)
     cached: bool = False
@@ -224,6 +227,7 @@ def lint(
         hit = cache.load(cache_key) if cache_key else None
         if hit is not None:
             result.findings, result.file_count, result.suppressed, result.cached = hit.findings, hit.n_files, hit.suppressed, True
+            result.unrun = list(hit.unrun)
             result.findings, result.documented = _documented(result.findings, opt.show_documented)
             result.all_findings = list(result.findings)
             return result
@@ -234,6 +238,7 @@ def lint(
     from recipelint.sweep.points import default_points
 
     rules = [r() for r in selected(sel or None, ign)]
+    independent = [r for r in rules if r.sweep_independent]
     analyzer = analyzer or Analyzer(cache_dir=cache_at)
     cs = configs.ConfigSet(None)
     if opt.use_configs and opt.points_for is None:
@@ -277,7 +282,12 @@ def lint(
             if progress is not None:
                 progress(len(results), len(chunk))
         project = Project(results, cs, analyze_other)
-        found = [f for res in results for rule in rules for f in rule.check(FileContext(res, project, rule))]
+        found = []
+        for res in results:
+            # a recipe no master-config entry runs: its points are invented, only checks that
+            # hold whatever the point apply
+            for rule in rules if project.is_run(res) else independent:
+                found.extend(rule.check(FileContext(res, project, rule)))
         return found, results
 
     raw: list[Finding] = []
@@ -287,6 +297,7 @@ def lint(
     else:
         found, result.files = check_files(files, opt.progress)
     project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs))
+    result.unrun = [display_path(res.path) for res in result.files if not project.is_run(res) and res.launched]
     for rule in rules:
         raw.extend(rule.check_project(project))
     raw.extend(found)
@@ -294,10 +305,15 @@ def lint(
     grouped = _overrides(grouped, st)
     if opt.use_suppressions:
         grouped, result.suppressed, unused = _suppress(grouped, result.files)
-        grouped = sorted(grouped + _unused_findings(unused, {r.code for r in rules}), key=Finding.sort_key)
+        active = {r.code for r in rules}
+        unrun = {display_path(res.path) for res in result.files if not project.is_run(res)}
+        only = {r.code for r in independent}
+        unused_found = _unused_findings([u for u in unused if u[0] not in unrun], active)
+        unused_found += _unused_findings([u for u in unused if u[0] in unrun], only)
+        grouped = sorted(grouped + unused_found, key=Finding.sort_key)
     result.file_count = len(result.files)
     if cache_key:
-        cache.store(cache_key, grouped, result.file_count, result.suppressed)
+        cache.store(cache_key, grouped, result.file_count, result.suppressed, result.unrun)
     result.findings, result.documented = _documented(grouped, opt.show_documented)
     result.all_findings = list(result.findings)
     return result
@@ -398,6 +414,7 @@ def _jobs(requested: int, n_files: int) -> int:
 def _run_chunk(chunk):
     found, results = _WORK(chunk)
     for res in results:  # what the parent needs: sources (suppressions), points (--diff-base)
+        res.launched = bool(res.launches)
         for pr in res.points:
             pr.paths = []
     return found, results

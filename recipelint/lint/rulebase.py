@@ -43,6 +43,10 @@ class Rule:
     severity: str = "warning"
     #: "file" rules see one file at a time; "project" rules see every file (siblings)
     scope: str = "file"
+    #: whether the rule's findings hold whatever the sweep point (syntax, JSON, flags no release
+    #: has, engine patches): only such rules check a recipe that no master-config entry runs, in
+    #: a repository that has master configs (its default-matrix points are invented)
+    sweep_independent: bool = False
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         """Findings for one file."""
@@ -450,9 +454,14 @@ class Project:
                         if sib is None and self._analyze is not None and cand.is_file():
                             sib = self._analyze(cand)
                             self.by_path[key] = sib
-                        if sib is not None and sib is not result and sib not in out and not sib.error:
+                        if sib is not None and sib is not result and sib not in out and not sib.error and self.is_run(sib):
                             out.append(sib)
         return out
+
+    def is_run(self, result: FileResult) -> bool:
+        """Whether a master-config entry runs the recipe — always true in a repository without
+        master configs (its points are the default matrix, or a dispatch workflow's)."""
+        return not getattr(self.configs, "found", False) or any(pr.point.config_key for pr in result.points)
 
 
 # ---- small queries used by several rules -------------------------------------------------
