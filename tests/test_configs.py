@@ -468,3 +468,73 @@ def test_a_dispatch_workflow_named_on_the_command_line_lints_the_recipes_it_runs
     assert r.exit_code == 0, r.output
     assert "recipelint: other.yml: not a recipe, master config or dispatch workflow: skipped" in r.output
     assert "RL001" not in r.output and "(0 files)" in r.output
+
+
+OLD_ENTRY = """
+m-fp8-b200-vllm:
+  image: img
+  model: org/m
+  model-prefix: m
+  runner: b200
+  precision: fp8
+  framework: vllm
+  multinode: false
+  seq-len-configs:
+  - isl: 1024
+    osl: 1024
+    search-space:
+    - { tp: 8, conc-list: [4, 8] }
+"""
+
+OLD_TEMPLATE = """name: Template
+on: {workflow_call: {inputs: {offloading: {type: string}}}}
+env:
+  TP: ${{ inputs.tp }}
+  OFFLOADING: ${{ inputs.offloading }}
+jobs: {}
+"""
+
+
+def _old_layout(tmp_path: Path, template: str | None) -> Path:
+    """A repository as InferenceX was before 2026-05: configs under .github/configs/, entries
+    with `seq-len-configs:`, recipes directly in benchmarks/single_node/."""
+    (tmp_path / ".github" / "configs").mkdir(parents=True)
+    (tmp_path / ".github" / "configs" / "runners.yaml").write_text(RUNNERS)
+    (tmp_path / ".github" / "configs" / "nvidia-master.yaml").write_text(textwrap.dedent(OLD_ENTRY))
+    if template is not None:
+        (tmp_path / ".github" / "workflows").mkdir()
+        (tmp_path / ".github" / "workflows" / "benchmark-tmpl.yml").write_text(template)
+    rec = tmp_path / "benchmarks" / "single_node" / "m_fp8_b200_vllm.sh"
+    rec.parent.mkdir(parents=True)
+    rec.write_text('#!/usr/bin/env bash\n: "${OFFLOADING?}"\nvllm serve org/m --tensor-parallel-size "$TP" &\n')
+    return rec
+
+
+def test_the_older_layout_and_schema_give_the_recipes_their_points(tmp_path):
+    rec = _old_layout(tmp_path, OLD_TEMPLATE)
+    assert configs.find_root(rec) == tmp_path
+    cs = configs.load(tmp_path, None)
+    pts = cs.points_for(rec)
+    assert pts and [p.env["CONC"] for p in pts] == ["4", "8"] and all(p.config_key == "m-fp8-b200-vllm" for p in pts)
+    # the template declares the older name: it carries the current one's value
+    assert all("OFFLOADING" in p.env and p.env["OFFLOADING"] == p.env["KV_OFFLOADING"] for p in pts)
+    r = CliRunner().invoke(app, ["check", str(tmp_path / "benchmarks"), "-o", "json", "--no-cache"])
+    assert r.exit_code == 0 and r.stdout.strip() == "[]", r.output  # every point reaches the launch
+
+
+def test_without_the_older_name_the_recipe_stops_and_says_so(tmp_path):
+    _old_layout(tmp_path, OLD_TEMPLATE.replace("OFFLOADING:", "KV_OFFLOADING:"))
+    r = CliRunner().invoke(app, ["check", str(tmp_path / "benchmarks"), "-o", "concise", "--no-cache"])
+    assert r.exit_code == 1 and "OFFLOADING" in r.stdout, r.output
+
+
+def test_an_older_name_is_set_only_where_the_template_declares_it(tmp_path):
+    rec = _old_layout(tmp_path, OLD_TEMPLATE.replace("OFFLOADING:", "KV_OFFLOADING:"))
+    pts = configs.load(tmp_path, None).points_for(rec)
+    assert pts and all("OFFLOADING" not in p.env for p in pts)
+
+
+def test_the_cache_key_covers_the_older_layouts_configs(tmp_path):
+    _old_layout(tmp_path, OLD_TEMPLATE)
+    got = {p.relative_to(tmp_path).as_posix() for p in configs.workflow_files(tmp_path)}
+    assert got == {".github/configs/nvidia-master.yaml", ".github/configs/runners.yaml", ".github/workflows/benchmark-tmpl.yml"}

@@ -105,15 +105,22 @@ def load(
     if explicit:
         files = list(explicit)
     elif root is not None:
-        for pattern in spec["configs"]:
-            files.extend(sorted(root.glob(pattern)))
+        for pattern in spec["configs"]:  # the first layout that has configs
+            files = sorted(root.glob(pattern))
+            if files:
+                break
     cs = ConfigSet(root)
     if not files:
         return cs
     if root is None:
         root = files[0].resolve().parent.parent
+        if root.name == ".github":  # the older layout, .github/configs/
+            root = root.parent
         cs.root = root
-    runners = _load_yaml(root / spec["runners"], cs, required=False, cache_dir=cache_dir) or {}
+    # runners.yaml beside the configs; for a config named from elsewhere, the layouts' folders
+    near = [files[0].parent] + [root / Path(pat).parent for pat in spec["configs"]]
+    where = next((d / spec["runners"] for d in near if (d / spec["runners"]).is_file()), near[0] / spec["runners"])
+    runners = _load_yaml(where, cs, required=False, cache_dir=cache_dir) or {}
     labels = runners.get("labels") or {}
     hardware = runners.get("hardware") or {}
     for f in files:
@@ -130,19 +137,61 @@ def load(
             except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as e:  # (`tp: .inf`, a Decimal of text)
                 line = _line(data, key)
                 cs.problems.append(ConfigProblem(Span(str(f), line, 1, line, 1), f"entry `{key}`: cannot expand ({_why(e)})"))
+    legacy = _legacy_env(root, spec)
+    if legacy:  # an older template: its recipes read the older names
+        for pts in cs.by_script.values():
+            for pt in pts:
+                for old, new in legacy.items():
+                    if new in pt.env and old not in pt.env:
+                        pt.env[old] = pt.env[new]
     for wf in spec.get("dispatch_workflows") or []:
         _load_workflow(cs, root, wf, cache_dir)
     return cs
 
 
 def workflow_files(root: Path) -> list[Path]:
-    """The dispatch workflows (``rules/data/inferencex.yaml``) present under ``root``."""
+    """The sweep sources under dot-folders that the cache's tree walk skips: the dispatch
+    workflows and the template workflow (``rules/data/inferencex.yaml``), and master configs
+    and runners of the ``.github/configs/`` layout, present under ``root``."""
+    spec = facts.load("inferencex")
     out = []
-    for wf in facts.load("inferencex").get("dispatch_workflows") or []:
-        p = root / wf["file"]
+    names = [wf["file"] for wf in spec.get("dispatch_workflows") or []]
+    if spec.get("template_workflow"):
+        names.append(spec["template_workflow"])
+    for name in names:
+        p = root / name
         if p.is_file():
             out.append(p)
+    for pattern in spec["configs"]:
+        if pattern.startswith("."):
+            found = sorted(root.glob(pattern))
+            out.extend(found)
+            if found and (found[0].parent / spec["runners"]).is_file():
+                out.append(found[0].parent / spec["runners"])
     return out
+
+
+#: a top-level key of the template workflow's `env:` block (two spaces in, upper case)
+_ENV_KEY = re.compile(r"^  ([A-Z][A-Z0-9_]*):", re.M)
+
+
+def _legacy_env(root: Path | None, spec: dict) -> dict[str, str]:
+    """Older variable name -> the current one, for the older names the template workflow's
+    ``env:`` declares (read as text, bounded: only the keys matter)."""
+    legacy = spec.get("legacy_env") or {}
+    name = spec.get("template_workflow")
+    if root is None or not legacy or not name:
+        return {}
+    p = root / name
+    try:
+        if not p.is_file() or p.stat().st_size > 1 << 20:
+            return {}
+        text = p.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    m = re.search(r"^env:\s*\n((?:[ \t].*\n|\s*\n)*)", text, re.M)
+    declared = set(_ENV_KEY.findall(m.group(1))) if m else set()
+    return {old: new for old, new in legacy.items() if old in declared}
 
 
 _EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
@@ -459,14 +508,17 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
         base_env[k] = str(v)
     for k in spec.get("job_env_opaque") or []:
         base_env[k] = Opaque()
-    scenarios = entry.get("scenarios") or {}
+    # (scenario, recipe folder, groups of the search space)
+    scenarios = [(name, spec["scenario_dirs"].get(name), groups) for name, groups in (entry.get("scenarios") or {}).items()]
+    for old, legacy in (spec.get("legacy_scenarios") or {}).items():
+        if entry.get(old) and not entry.get("scenarios"):
+            scenarios.append((legacy["scenario"], legacy["dir"], entry.get(old)))
     step = int(spec.get("conc_step", 2))
     cap = int(spec.get("max_available_cpu_dram_mib", 2861022))
     hw = hardware.get(runner)
     launchers = _launchers_for(runner, labels, spec)
-    for scenario, groups in scenarios.items():
+    for scenario, subdir, groups in scenarios:
         agentic = scenario == "agentic-coding"
-        subdir = spec["scenario_dirs"].get(scenario)
         if subdir is None:
             continue
         for group in groups or []:
