@@ -38,4 +38,5 @@ class SyntaxError_(Rule):
 
     def check(self, ctx):
         for p in ctx.result.problems:
-            yield ctx.finding(p.loc, p.message)
+            if p.kind == "syntax":
+                yield ctx.finding(p.loc, p.message)

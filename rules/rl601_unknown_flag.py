@@ -30,6 +30,9 @@ class UnknownFlag(Rule):
     vllm serve "$MODEL" --enable-expert-parallel --max-num-seqs 64
     ```
 
+    Options written as one word (`"$args"` with `args="--tp 8 --port 30000"`) are reported
+    as such: argparse takes a word with blanks for a positional argument.
+
     ## Exceptions
     A flag of the *other* engine is RL202.  When the image is not a release (a nightly, a dev
     build), the flag is judged against every catalogued release in the range the image lies in
@@ -52,6 +55,16 @@ class UnknownFlag(Rule):
                 continue
             for f in lc.flags:
                 if not f.name.startswith("--"):
+                    continue
+                if any(ch.isspace() for ch in f.name):
+                    # options in one word (`"$args"` holding `--tp 8 --port 30000`)
+                    shown = f.name if len(f.name) <= 60 else f.name[:57] + "..."
+                    msg = (
+                        f"`{shown}` is one word holding several options: argparse takes a word with blanks "
+                        "for a positional argument and the server stops with `unrecognized arguments`; let the "
+                        'shell split it (an array, `ARGS=(--tp 8 ...)` then `"${ARGS[@]}"`)'
+                    )
+                    yield ctx.finding(f.word.loc, msg, use.point, key="one-word|" + f.name.split()[0])
                     continue
                 key = f.base
                 full, candidates = expand(lc.engine, key, ev.versions)

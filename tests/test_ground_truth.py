@@ -521,6 +521,14 @@ def test_generated_recipe_constructs_match_real_bash(src):
 #: snippets whose emits must be bash's, by what they check (found by probing recipe idioms and
 #: by the generated programs)
 _SNIPPETS = {
+    "idioms": [
+        # the inline comment idiom of a continued command: a backquoted comment is no word
+        'emit a \\\n  --tp 8 `# all GPUs` \\\n  --seqs 64 `#per engine` \\\n  --port 1\nemit done',
+        # ... and one that is not it (a backquoted command that is not a comment)
+        'emit a \\\n  --tp `echo 8` \\\n  --port 1 `# c`',
+        # a `;` (or `|`, `&`) after a nested expansion in the word of `${X:-...}` is text
+        'X=${A:-${B:-x};y}; emit "$X"; B=q; Y=${A:-${B}|z&w}; emit "$Y" ${A:-${B:-u};v}',
+    ],
     "statuses": [
         # bash starts with IFS set; unset, it splits as the default does but expands to nothing, so
         # saving and restoring it (`OLD=$IFS ... IFS=$OLD`) leaves it empty: no splitting at all

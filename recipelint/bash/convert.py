@@ -584,5 +584,19 @@ def _error_problem(ts_node, src, data: bytes) -> ParseProblem:
         target = ts_node
     text = data[target.start_byte : target.end_byte].decode("utf-8", "replace")
     first = text.strip().split("\n", 1)[0][:40]
+    if first == "${":
+        m = _SUBSTRING_DEFAULT.match(data, target.start_byte)
+        if m is not None:
+            name, word = m.group(1).decode(), m.group(2).decode("utf-8", "replace")
+            msg = (
+                f"`${{{name}:{word}}}` is a substring expansion, not a default: bash reads `{word}` as an "
+                f"arithmetic offset — an error that stops the script when {name} is set, nothing when it is "
+                f"unset; for a default write `${{{name}:-{word}}}`"
+            )
+            return ParseProblem(Loc(src, m.start(), m.end()), msg, "substring")
     msg = f"syntax error near '{first}'" if first else "syntax error"
     return ParseProblem(Loc(src, target.start_byte, target.end_byte), msg)
+
+
+#: ``${NAME:word}`` whose word is no arithmetic the grammar takes (``${MODEL:org/model-7B}``)
+_SUBSTRING_DEFAULT = re.compile(rb"\$\{([A-Za-z_][A-Za-z0-9_]*):([^-=+?\s}(][^}\s]*)\}")

@@ -47,7 +47,7 @@ _GAP_IS_CONTENT = frozenset(
 )
 
 
-def _gap_check(root: Node, src, problems: list[ParseProblem], documents: list = ()) -> None:
+def _gap_check(root: Node, src, problems: list[ParseProblem], documents: list = (), blanks: list = ()) -> None:
     """Find source tokens that no node covers inside command-like nodes (and a ``!`` after a
     ``|``, a syntax error to bash; and backquoted commands side by side or empty, which are
     misread).
@@ -55,9 +55,15 @@ def _gap_check(root: Node, src, problems: list[ParseProblem], documents: list = 
     tree-sitter-bash drops some tokens without an ERROR node (``python3 - <<'PY'`` loses the
     ``-``).  A dropped token inside a command is recovered as a literal word attached to the
     command (``Node.extra``); anything else becomes a parse problem.  ``documents``: spans
-    that are here-documents' text wherever they lie.
+    that are here-documents' text wherever they lie; ``blanks``: spans that are blanks to bash
+    (the inline-comment idiom `` `# why` ``).
     """
     data = src.data
+    if blanks:
+        buf = bytearray(data)
+        for a, b in blanks:
+            buf[a:b] = b" " * (b - a)
+        data = bytes(buf)
     stack = [root]
     while stack:
         node = stack.pop()

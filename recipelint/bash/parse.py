@@ -61,6 +61,7 @@ from recipelint.bash.repairs.tests import (
 )
 from recipelint.bash.repairs.words import (
     _CONTINUED_NAME,
+    _comment_substitutions,
     _continued_names,
     _operand_backquotes,
     _rejoin_words,
@@ -82,6 +83,8 @@ def parse(src) -> Parsed:
         # `rm -rf ./utils/bench_serving\` and a newline)
         data = body[:-1]
     tree = _parser().parse(data)
+    # (first: the idiom hides the rest of its command from every pass below)
+    tree, data, blanks = _comment_substitutions(tree, data)
     problems: list[ParseProblem] = []
     count = tree.root_node.descendant_count
     if count > MAX_NODES:  # not converted: our tree of it would take gigabytes
@@ -107,7 +110,7 @@ def parse(src) -> Parsed:
             stack.extend(n.children)
             if n.type in ("string", "heredoc_body"):
                 _continued_names(n, src.data)
-    _gap_check(root, src, problems, documents)
+    _gap_check(root, src, problems, documents, blanks)
     for node in redirected:  # after the gap check: the moved words leave gaps in their command
         _words_after_redirects(node)
     if _NAMED_FD.search(data):

@@ -103,6 +103,9 @@ class Node:
 class ParseProblem:
     loc: Loc
     message: str
+    #: "syntax" (bash refuses it: RL001), or "substring" (``${X:word}``: bash parses it as a
+    #: substring expansion where ``${X:-word}`` was meant: RL005)
+    kind: str = "syntax"
 
 
 @dataclass(slots=True)

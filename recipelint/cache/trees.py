@@ -16,7 +16,7 @@ from recipelint.bash.parse import parse
 from recipelint.bash.source import Loc
 from recipelint.bash.tree import Node, Parsed, ParseProblem
 
-FORMAT = 1
+FORMAT = 2
 #: trees up to this many nodes are kept (a library beyond it is parsed every run)
 MAX_NODES = 200_000
 _WIDTH = 7  # a node's record: type, start, end, named, children, extras, field in its parent
@@ -70,7 +70,7 @@ def encode(parsed: Parsed) -> dict:
         "nodes": recs,
         "texts": texts,
         "depth": parsed.depth,
-        "problems": [[p.loc.start, p.loc.end, p.message] for p in parsed.problems],
+        "problems": [[p.loc.start, p.loc.end, p.message, p.kind] for p in parsed.problems],
     }
 
 
@@ -111,5 +111,7 @@ def decode(d: dict, src) -> Parsed:
             node, kids, kf, extra, wk, we = stack.pop() if stack else (None, None, None, None, 0, 0)
     if node is not None:
         raise ValueError("a tree cut short")
-    problems = [ParseProblem(Loc(src, a, b), str(m)) for a, b, m in d["problems"]]
+    problems = [
+        ParseProblem(Loc(src, int(p[0]), int(p[1])), str(p[2]), str(p[3]) if len(p) > 3 else "syntax") for p in d["problems"]
+    ]
     return Parsed(root, problems, int(d["depth"]))

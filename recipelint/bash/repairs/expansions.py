@@ -162,15 +162,33 @@ def _expansion_operators(tree, data: bytes):
         word = data[m.end() : end]
         if re.search(rb"['`]|\$\(", word):
             continue
-        if re.search(rb"[\"\\]|\$\{", word):
+        if re.search(rb"[\"\\]", word):
             # (quotes: the first `}` may be quoted, so that the word runs on; the `{`s before it
             # are the word's all the same)
             blank = [m.end() + i.start() for i in _BRACE_BEFORE_QUOTE.finditer(word)]
+        elif b"${" in word:  # (`${A:-${B:-x};y}`: the operators outside the nested expansions)
+            blank = [m.end() + i for i in _outside_nested(word, b";&|<>()")]
         else:
             blank = [m.end() + i for i, ch in enumerate(word) if ch in b";&|<>(){"]
         if blank and _error_over(tree, m.start(), end + 1):
             at += blank
     return _reparse(data, at, b"_") if at else (tree, data)
+
+
+def _outside_nested(word: bytes, chars: bytes) -> list[int]:
+    """Offsets in ``word`` of the bytes of ``chars`` that are not inside a nested ``${...}``."""
+    out, depth, i = [], 0, 0
+    while i < len(word):
+        if word[i : i + 2] == b"${":
+            depth += 1
+            i += 2
+            continue
+        if word[i] == 125 and depth:
+            depth -= 1
+        elif not depth and word[i] in chars:
+            out.append(i)
+        i += 1
+    return out
 
 
 #: a ``{`` that tree-sitter-bash cannot take in an expansion's word: before a quote

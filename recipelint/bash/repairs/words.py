@@ -281,3 +281,43 @@ def _continued_names(body: Node, text: bytes) -> None:
         keep = [k.end > k.start or k.type not in ("heredoc_content", "string_content") for k in kids]
         body.children = tuple(k for k, y in zip(kids, keep) if y)
         body.fields, body._fmap = tuple(f for f, y in zip(body.fields, keep) if y), None
+
+
+#: the inline-comment idiom of a continued command: `` --flag v `# why` \`` — a backquoted
+#: command that is only a comment (after a blank, before a blank or the end of the line)
+_COMMENT_SUBSTITUTION = re.compile(rb"(?<=[ \t])`[ \t]*#[^`\n]*`(?=[ \t]|\\?\n|$)")
+
+
+def _comment_substitutions(tree, data: bytes):
+    """`` `# why` `` between the words of a command is a command substitution of a comment:
+    to bash, nothing (an unquoted empty expansion is no word).  tree-sitter-bash reads the
+    ``#`` as a comment to the end of the line, which swallows the closing backquote and the
+    line's ``\\``, and folds the rest of the command into the substitution.  Where its tree has
+    an error, each such idiom is blanked (one byte for one) and the text parsed again; kept
+    when the first error is gone past the idioms (or there is none).  Returns the tree, the text
+    it parsed and the blanked spans."""
+    if b"`" not in data or not tree.root_node.has_error:
+        return tree, data, []
+    spans = [m.span() for m in _COMMENT_SUBSTITUTION.finditer(data)]
+    if not spans:
+        return tree, data, []
+    new_tree, new = _reparse(data, [i for a, b in spans for i in range(a, b)], b" ")
+    if new_tree.root_node.has_error:
+        was, now = _first_error(tree.root_node), _first_error(new_tree.root_node)
+        if now <= was or now < spans[-1][1]:
+            return tree, data, []
+    return new_tree, new, spans
+
+
+def _first_error(root) -> int:
+    """Where the first error (or missing token) of a tree starts."""
+    node = root
+    while True:
+        for c in node.children:
+            if c.has_error or c.is_missing or c.type == "ERROR":
+                if c.type == "ERROR" or c.is_missing:
+                    return c.start_byte
+                node = c
+                break
+        else:
+            return node.start_byte
