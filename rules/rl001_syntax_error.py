@@ -10,7 +10,8 @@ class SyntaxError_(Rule):
     ## Why is this bad?
     bash stops at the first syntax error it meets, often after the server was started, and
     recipelint cannot rebuild the serve command past it (the rest of the file is still analysed
-    as far as it parses).
+    as far as it parses).  Only the first is reported, with how many follow: later ones are
+    often its cascade, and none of that code runs.
 
     ## Example
     ```bash
@@ -37,6 +38,11 @@ class SyntaxError_(Rule):
     sweep_independent = True
 
     def check(self, ctx):
-        for p in ctx.result.problems:
-            if p.kind == "syntax":
-                yield ctx.finding(p.loc, p.message)
+        found = [p for p in ctx.result.problems if p.kind == "syntax"]
+        if not found:
+            return
+        # bash stops at the first: what follows it never runs, and the later errors are often
+        # its cascade (a missing quote or `fi` makes the rest of the file mean something else)
+        first, more = found[0], len(found) - 1
+        note = f" (bash stops here; {more} more syntax problem{'s' if more != 1 else ''} after it)" if more else ""
+        yield ctx.finding(first.loc, first.message + note, key=first.message)
