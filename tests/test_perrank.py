@@ -36,3 +36,18 @@ def test_rl101_documented_choice_is_held_back():
     assert ("dsy_fp4_b200_vllm.sh", 8) not in _findings("RL101", "RL101")
     shown = _findings("RL101", "RL101", show_documented=True)[("dsy_fp4_b200_vllm.sh", 8)]
     assert shown.documented.startswith("MAX_NUM_SEQS stays at CONC")
+
+
+def test_rl203_names_the_registered_parser_and_the_release():
+    got = _findings("RL203", "RL203", show_documented=True)
+    qwen = got[("qwen35_sglang.sh", 12)]
+    assert qwen.severity == "warning"
+    assert "SGLang 0.5.16" in qwen.message and "`--reasoning-parser qwen3`" in qwen.message
+    assert "tool-call parser scans it" in qwen.message
+    m3 = got[("minimax_m3.sh", 12)]
+    assert "thinking_mode: enabled" in m3.message and "`--reasoning-parser minimax_m3`" in m3.message
+    assert m3.points == ["TP=4 CONC=16 IMAGE=vllm/vllm-openai:v0.27.1 THINK=on"]
+    dsv4 = got[("dsv4_versions.sh", 9)]
+    assert "vLLM 0.33.0" in dsv4.message and len(dsv4.points) == 1
+    assert got[("documented.sh", 4)].documented.startswith("No --reasoning-parser")
+    assert ("documented.sh", 4) not in _findings("RL203", "RL203")
