@@ -2,6 +2,7 @@ import json
 
 from recipelint.engines import facts
 from recipelint.engines.catalog import parsers, version_key
+from recipelint.evaluate.values import text_of
 from recipelint.lint.rulebase import Rule, model_family
 
 #: where a launch sets the chat-template kwargs every request gets by default
@@ -47,7 +48,7 @@ class AgenticWithoutReasoningParser(Rule):
     engine and release — DeepSeek-R1, DeepSeek-V4 on vLLM ≥ 0.33, Qwen3 / Qwen3.5 (not the
     Instruct-2507 or Coder checkpoints), Kimi K2 thinking / K2.5 / K2.6 and K3, GLM-4.5 and
     later, MiniMax-M2 — or when `--default-chat-template-kwargs` turns thinking on (MiniMax-M3's
-    `thinking_mode: enabled`).  The facts, with the engine file and release each was read from,
+    `thinking_mode: enabled`), or SGLang's `SGLANG_DEFAULT_THINKING=1` does (DeepSeek-V4).  The facts, with the engine file and release each was read from,
     are `reasoning` in `rules/data/models.yaml`.
 
     ## Why is this bad?
@@ -143,6 +144,11 @@ class AgenticWithoutReasoningParser(Rule):
             if set_here:
                 on = all(kwargs[k] == switches[k] for k in set_here)
                 return on, f"turned on by `{KWARGS_FLAG}` ({', '.join(f'{k}: {kwargs[k]}' for k in set_here)})"
+        for name in (reasoning.get("env_switches") or {}).get(lc.engine, []):
+            value = lc.env.get(name)
+            text = text_of(value) if isinstance(value, tuple) else value
+            if isinstance(text, str) and text.strip().lower() in ("true", "1", "yes", "y"):
+                return True, f"turned on by `{name}={text.strip()}`"
         defaults = [_default_at(reasoning.get("by_default"), lc.engine, v) for v in versions]
         if defaults and all(d is True for d in defaults):
             return True, "thinks by default"
