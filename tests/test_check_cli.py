@@ -108,5 +108,5 @@ def test_file_level_suppression_and_no_ignores(tmp_path):
         tmp_path, "# recipelint: file-ignore[RL101] whole-point sizing is intended here\n" + DEP.format(sup_above="", sup_line="")
     )
     assert runner.invoke(app, ["check", str(f), "-o", "concise"]).exit_code == 0
-    r = runner.invoke(app, ["check", str(f), "-o", "concise", "--no-ignores"])
+    r = runner.invoke(app, ["check", str(f), "-o", "concise", "--no-ignores", "--fail-on", "info"])
     assert r.exit_code == 1 and "RL101" in r.output

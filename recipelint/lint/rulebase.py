@@ -439,13 +439,23 @@ class Project:
         """Files named like ``result`` with another hardware token of the same group; a
         sibling on disk that was not passed to the run is analysed too (its findings are not
         reported)."""
+        return self._renamed(result, across_groups=False)
+
+    def family(self, result: FileResult) -> list[FileResult]:
+        """The recipe's family: files in its folder named like it with any other hardware token
+        (``dsv4_fp4_mi355x_vllm_mtp.sh`` → ``dsv4_fp4_b200_vllm_mtp.sh``, ``..._b300_...``) — the
+        same model and engine on other hardware, siblings included; analysed like siblings."""
+        return self._renamed(result, across_groups=True)
+
+    def _renamed(self, result: FileResult, across_groups: bool) -> list[FileResult]:
         name = result.path.name
-        out = []
+        out: list[FileResult] = []
         tokens = re.split(r"([_.-])", name)
+        every = [hw for group in self._groups for hw in group]
         for i, tok in enumerate(tokens):
             for group in self._groups:
                 if tok.lower() in group:
-                    for other in group:
+                    for other in every if across_groups else group:
                         if other == tok.lower():
                             continue
                         cand = result.path.parent / "".join(tokens[:i] + [other] + tokens[i + 1 :])
