@@ -254,3 +254,26 @@ def test_version():
     r = runner.invoke(app, ["--version"])
     assert r.exit_code == 0 and r.output == f"recipelint {__version__}\n"
     assert __version__ == version("recipelint")  # the package and its metadata agree
+
+
+def test_extra_entry_points_make_a_launch_known(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from recipelint.cli import app
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "serve.sh").write_text('#!/usr/bin/env bash\npython3 -m dynamo.vllm --model org/m --max-num-seqz 8 &\n')
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    r = runner.invoke(app, ["check", "serve.sh", "-o", "concise", "--no-cache"])
+    assert "RL007" in r.stdout and "extra-entry-points" in r.stdout, r.output
+    (tmp_path / "pyproject.toml").write_text('[tool.recipelint]\nextra-entry-points = {vllm = ["python -m dynamo.vllm"]}\n')
+    r = runner.invoke(app, ["check", "serve.sh", "-o", "concise", "--no-cache"])
+    # now a vLLM launch: its flags are checked (the misspelt one is found), and it is no longer unknown
+    assert "RL007" not in r.stdout and "RL601" in r.stdout and "--max-num-seqz" in r.stdout, r.output
+    (tmp_path / "pyproject.toml").write_text('[tool.recipelint]\nextra-entry-points = {vllm = ["--serve"]}\n')
+    r = runner.invoke(app, ["check", "serve.sh"])
+    assert r.exit_code == 2 and "is not a command" in r.stderr
+    (tmp_path / "pyproject.toml").write_text('[tool.recipelint]\nextra-entry-points = {tgi = ["text-generation-launcher"]}\n')
+    r = runner.invoke(app, ["check", "serve.sh"])
+    assert r.exit_code == 2 and "engine must be one of" in r.stderr

@@ -177,9 +177,12 @@ _CAT: _Catalog | None = None
 
 
 def catalog() -> _Catalog:
-    global _CAT
-    if _CAT is None:
-        data = facts.load("engines")
+    """The entry points and launchers of this run's engine facts (settings may extend them:
+    ``extra-entry-points``)."""
+    global _CAT, _CAT_DATA
+    data = facts.load("engines")
+    if _CAT is None or _CAT_DATA is not data:
+        _CAT_DATA = data
         cat = _Catalog()
         for eng, spec in data["engines"].items():
             for e in spec["entries"]:
@@ -194,6 +197,9 @@ def catalog() -> _Catalog:
         cat.python_value_options = frozenset(data.get("python_value_options", []))
         _CAT = cat
     return _CAT
+
+
+_CAT_DATA = None
 
 
 _PY = re.compile(r"^python(\d+(\.\d+)?)?$")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from recipelint.bash.source import InputError, SourceFile, read_source
 from recipelint.bash.tree import STATEMENT_TYPES, Parsed, ParseProblem
 from recipelint.engines import changes as commands
 from recipelint.engines import launches as launches_mod
+from recipelint.engines import sites as sites_mod
 from recipelint.engines.launches import Launch
 from recipelint.evaluate.evaluator import Evaluator
 from recipelint.evaluate.library import Library
@@ -49,6 +51,8 @@ class FileResult:
     blocks: dict = field(default_factory=dict)
     #: whether a sweep point reached a launch (kept when a worker slims the result down)
     has_launch: bool | None = None
+    #: where the file's text launches a server, read without evaluating it (engines.sites)
+    sites: list = field(default_factory=list)
 
     @property
     def launches(self) -> list[Launch]:
@@ -61,6 +65,36 @@ class FileResult:
     @launched.setter
     def launched(self, value: bool) -> None:
         self.has_launch = value
+
+
+#: a cheap test for text that may hold a serve command (most files hold none)
+_SITE_HINT = re.compile(rb"serve|launch_server|-m\s|tritonserver|text-generation-launcher")
+#: the nodes whose text may hold a serve command, and the kind of site each is
+_SITE_NODES = {"command": "command", "array": "array", "heredoc_body": "heredoc"}
+
+
+def _site_texts(root, source) -> list[tuple[int, int, str, str]]:
+    """(start, end, text, kind) of the commands, arrays, strings assigned to variables and
+    here-documents of a file, in order (for ``engines.sites.scan``)."""
+    out = []
+    stack = [root]
+    data = source.data
+    while stack:
+        n = stack.pop()
+        kind = _SITE_NODES.get(n.type)
+        if kind is None and n.type == "variable_assignment":
+            value = n.children[-1] if n.children else None
+            if value is not None and value.type in ("string", "raw_string"):
+                kind, n = "string", value
+        if kind is not None:
+            first_line = data.find(b"\n", n.start, n.end)
+            out.append(
+                (n.start, first_line if first_line > n.start else n.end, data[n.start : n.end].decode("utf-8", "replace"), kind)
+            )
+            if kind != "command":
+                continue
+        stack.extend(reversed(n.children))
+    return out
 
 
 def _blocks(root, source) -> dict:
@@ -127,6 +161,8 @@ class Analyzer:
             res.error = f"{display}: {parsed.too_large}: not analysed"
             return res, None
         res.problems = parsed.problems
+        if _SITE_HINT.search(res.source.data):
+            res.sites = sites_mod.scan(_site_texts(parsed.root, res.source))
         if b"recipelint" in res.source.data:  # only suppression comments need statement extents
             res.blocks = _blocks(parsed.root, res.source)
         return res, parsed

@@ -330,6 +330,11 @@ class FileContext:
                     return text.strip()
         return None
 
+    def site_loc(self, site) -> Loc:
+        """Where a serve site (``FileResult.sites``) is in the file: the first line of the command,
+        array, string or here-document that holds it."""
+        return Loc(self.result.source, site.start, site.end)
+
     def source_text(self, loc: Loc) -> str:
         """The source text a location covers (for rules that look at how a value was written)."""
         real = loc.real()

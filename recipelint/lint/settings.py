@@ -21,6 +21,7 @@ Keys::
     hardware-specific-flags = ["--my-flag"]    # flags sibling recipes may differ in
     connector-keys = {MyConnector = ["key_a"]}  # extra kv_connector_extra_config keys a connector reads
     extra-flags = {vllm = ["--omni"]}          # flags a plugin or site build adds to an engine
+    extra-entry-points = {vllm = ["python -m dynamo.vllm"]}  # commands that take an engine's flags
 
 Unknown keys and bad values are errors (a one-line message, exit status 2).
 """
@@ -61,6 +62,7 @@ class Settings:
     hardware_specific_flags: list[str] = field(default_factory=list)
     connector_keys: dict[str, list[str]] = field(default_factory=dict)
     extra_flags: dict[str, list[str]] = field(default_factory=dict)
+    extra_entry_points: dict[str, list[str]] = field(default_factory=dict)
     #: the keys the settings file set (the others are defaults), for --show-settings
     given: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
@@ -246,6 +248,8 @@ def _validate(raw: dict, where: str, path: Path) -> Settings:
             s.connector_keys = {str(c): [str(x) for x in v] for c, v in value.items()}
         elif k == "extra-flags":
             s.extra_flags = _extra_flags(value, where)
+        elif k == "extra-entry-points":
+            s.extra_entry_points = _extra_entry_points(value, where)
         else:
             raise SettingsError(f"{where}: unknown key `{key}`")
     return s
@@ -269,12 +273,43 @@ def _extra_flags(value, where) -> dict[str, list[str]]:
     return out
 
 
+def _extra_entry_points(value, where) -> dict[str, list[str]]:
+    from recipelint.engines import facts
+
+    engines = sorted(facts.load("engines")["engines"])
+    if not isinstance(value, dict):
+        raise SettingsError(f"{where}: `extra-entry-points` must be a table of engine = [commands]")
+    out: dict[str, list[str]] = {}
+    for engine, commands in value.items():
+        if engine not in engines:
+            raise SettingsError(f"{where}: `extra-entry-points.{engine}`: engine must be one of {', '.join(engines)}")
+        commands = _strings(commands, f"extra-entry-points.{engine}", where)
+        for c in commands:
+            if not re.fullmatch(r"[A-Za-z0-9_./-]+(?: +[A-Za-z0-9_./:-]+)*", c.strip()) or c.strip().startswith("-"):
+                raise SettingsError(
+                    f"{where}: `extra-entry-points.{engine}`: '{c}' is not a command (words like `python -m dynamo.vllm`)"
+                )
+        out[engine] = [" ".join(c.split()) for c in commands]
+    return out
+
+
 def apply_facts(s: Settings) -> None:
     """Extend the engine facts the rules read with the settings' additions."""
     from recipelint.engines import facts
     from recipelint.engines.catalog import set_extra_flags
 
     set_extra_flags(s.extra_flags)
+    if s.extra_entry_points:
+
+        def entries(d):
+            for engine, commands in s.extra_entry_points.items():
+                for c in commands:
+                    words = c.split()
+                    if re.fullmatch(r"python[0-9.]*", words[0].rsplit("/", 1)[-1]):
+                        words[0] = "python"  # (any python, as the built-in entries)
+                    d["engines"][engine].setdefault("entries", []).append({"argv": words, "positionals": 0})
+
+        facts.extend("engines", entries)
     if s.sibling_groups:
         facts.extend("parity", lambda d: d["hardware_groups"].extend(s.sibling_groups))
     if s.hardware_specific_flags:

@@ -1,0 +1,89 @@
+"""Where a file's text launches a server, read statically (without evaluating it): the places
+that say "a launch is here" so that a file whose evaluation reaches none is never silent.
+
+A *site* is a command, an array, a string assigned to a variable or a here-document whose literal
+text holds a serve command: a known entry point (``rules/data/engines.yaml``'s ``entries``,
+with the settings' ``extra-entry-points``) or a word that looks like one and is not known
+(``python -m dynamo.vllm``, ``*-serve``, ``*launch_server``; ``serve_like`` in engines.yaml).
+The caller (the analysis) gives the texts; this module only matches them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from recipelint.engines import facts
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    start: int  # byte offsets in the file of the command (array, string, document) holding it
+    end: int
+    text: str  # the matched command words, as written (one line)
+    engine: str | None  # the engine of a known entry point; None: serve-like, not known
+    kind: str = "command"  # command, array, string, heredoc
+
+
+_COMPILED: dict[int, tuple] = {}
+
+
+def _patterns() -> tuple[re.Pattern, re.Pattern | None, tuple[str, ...], frozenset[str]]:
+    """(known entry points with their engine as the group name, serve-like words, modules that
+    are tools, not servers, commands whose words are messages), for the engine facts of this run
+    (settings may extend them)."""
+    data = facts.load("engines")
+    got = _COMPILED.get(id(data))
+    if got is not None and got[0] is data:
+        return got[1]
+    known: list[str] = []
+    for engine, spec in data["engines"].items():
+        for entry in spec.get("entries") or []:
+            known.append(f"(?P<{engine}_{len(known)}>{_argv_pattern(entry['argv'])})")
+    like = data.get("serve_like") or {}
+    words = [str(p) for p in like.get("patterns") or []]
+    tools = tuple(str(t) for t in like.get("not_servers") or [])
+    quiet = frozenset(str(c) for c in like.get("not_commands") or [])
+    out = (re.compile("|".join(known)), re.compile("|".join(words)) if words else None, tools, quiet)
+    _COMPILED.clear()
+    _COMPILED[id(data)] = (data, out)
+    return out
+
+
+def _argv_pattern(argv: list[str]) -> str:
+    """A regex for an entry's argv in shell text: ``python`` is any python (a path, a version),
+    the interpreter's options may stand before ``-m``."""
+    parts = []
+    for i, word in enumerate(argv):
+        if word == "python" and i == 0:
+            # (any python: a path, a version, or a variable holding one: `"$SGLANG_PYTHON" -m ...`)
+            parts.append(r"(?:(?:^|(?<=[\s/'\"(]))python[0-9.]*|\"?\$\{?[A-Za-z_]\w*\}?\"?)(?:\s+(?:-[XW]\s*\S+|-[A-Za-z]+))*")
+        elif i == 0:
+            parts.append(r"(?:^|(?<=[\s/'\"(]))" + re.escape(word))
+        else:
+            parts.append(re.escape(word))
+    return r"\s+".join(parts) + r"(?![\w.-])"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.replace("\\\n", " ").split())
+
+
+def scan(texts: list[tuple[int, int, str, str]]) -> list[Site]:
+    """``texts``: (start, end, text, kind) of the file's commands, arrays, assigned strings and
+    here-documents (byte offsets); the sites among them, in order, one per text."""
+    known, like, tools, quiet = _patterns()
+    out: list[Site] = []
+    for start, end, text, kind in texts:
+        flat = _one_line(text)
+        if not flat or (kind == "command" and flat.split(None, 1)[0].rsplit("/", 1)[-1] in quiet):
+            continue
+        m = known.search(flat)
+        if m is not None:
+            engine = (m.lastgroup or "").rsplit("_", 1)[0] or None
+            out.append(Site(start, end, m.group(0), engine, kind))
+            continue
+        u = like.search(flat) if like is not None else None
+        if u is not None and not any(t in u.group(0) for t in tools):
+            out.append(Site(start, end, u.group(0), None, kind))
+    return out

@@ -1,0 +1,64 @@
+from recipelint.lint.rulebase import Rule
+
+
+class NoLaunchReached(Rule):
+    """
+    ## What it does
+    Reports a file whose text launches a server (a known entry point: `vllm serve`,
+    `python3 -m sglang.launch_server`, `trtllm-serve`, ...) where no sweep point's evaluation
+    reaches the launch, and says what stopped every path: the exit and its line, the variables
+    a check requires, or that no path runs that code (a function nobody calls, a branch no
+    point takes, a here-document the script writes to another file).
+
+    ## Why is this bad?
+    A launch recipelint does not reach is a launch it does not check: without this finding the
+    file would pass as "All checks passed" although nothing of its serve command was looked at.
+    Often the stop is real (a required variable the benchmark never sets); often the script
+    needs inputs recipelint does not give by default (positional arguments, a variable from the
+    caller).
+
+    ## Example
+    ```bash
+    : "${MODEL:?set MODEL}"
+    vllm serve "$MODEL" --port 8000
+    ```
+    (run with MODEL unset, every path stops at the first line)
+
+    ## Use instead
+    Give the script what it needs: a master config entry that runs it, or a default
+    (`MODEL=${MODEL:-org/model}`), or suppress the finding with the reason.
+
+    ## Exceptions
+    Recipes whose sweep points come from a master config are RL502's (sweep-point-stops), which
+    names each point that stops.
+    """
+
+    code = "RL006"
+    name = "no-launch-reached"
+    severity = "warning"
+
+    def check(self, ctx):
+        res = ctx.result
+        known = [s for s in res.sites if s.engine]
+        if not known or not res.points or res.launched or ctx.config_points():
+            return
+        site = known[0]
+        why = self._why(ctx)
+        where = "a here-document the script writes (recipelint does not follow that file)" if site.kind == "heredoc" else ""
+        msg = f"no sweep point reaches this {site.engine} launch (`{site.text}`), so none of it is checked: " + (where or why)
+        yield ctx.finding(ctx.site_loc(site), msg, [pr.point for pr in res.points], key=f"{site.engine}|{site.text}")
+
+    def _why(self, ctx) -> str:
+        for pr in ctx.result.points:
+            for path in pr.paths:
+                if path.exit is None or path.exit.code in (0, None):
+                    continue
+                kind, text = ctx.classify_stop(path)
+                anchor = ctx.exit_anchor(path.exit).real().span
+                at = f"line {anchor.line}"
+                if kind == "missing" and text:
+                    return f"every path stops first ({at}): it requires {', '.join(f'`{n}`' for n in text.split())}, which no sweep point sets"
+                if text:
+                    return f"every path stops first: `exit {path.exit.code}` after `{text}` ({at})"
+                return f"every path stops first: `exit {path.exit.code}` ({at})"
+        return "no path runs it (a function no path calls, or a branch no sweep point takes)"

@@ -1,0 +1,51 @@
+from recipelint.lint.rulebase import Rule
+
+
+class UnknownEntryPoint(Rule):
+    """
+    ## What it does
+    Reports a command that looks like a server launch but is no entry point recipelint knows:
+    `python3 -m dynamo.vllm`, `python -m sglang_router.launch_server`, a `*-serve` program.
+
+    ## Why is this bad?
+    recipelint checks the flags of launches it recognises; a launch through an entry point it
+    does not know is not checked at all, and without this finding the file would pass as "All
+    checks passed".
+
+    ## Example
+    ```bash
+    python3 -m dynamo.vllm --model "$MODEL" --tensor-parallel-size 8
+    ```
+
+    ## Use instead
+    When the entry point takes an engine's flags, name it in the settings so that its launches
+    are checked like the engine's:
+    ```toml
+    [tool.recipelint]
+    extra-entry-points = {vllm = ["python -m dynamo.vllm"]}
+    ```
+    Otherwise suppress the finding with the reason (`# recipelint: ignore[RL007] ...`).
+
+    ## Exceptions
+    The engines' own tools (benchmark clients such as `python -m sglang.bench_serving`,
+    environment checks) are not servers (`serve_like.not_servers` in
+    `rules/data/engines.yaml`).
+    """
+
+    code = "RL007"
+    name = "unknown-entry-point"
+    severity = "info"
+    sweep_independent = True
+
+    def check(self, ctx):
+        seen = set()
+        for site in ctx.result.sites:
+            if site.engine is not None or site.text in seen:
+                continue
+            seen.add(site.text)
+            msg = (
+                f"`{site.text}` looks like a server launch, but recipelint does not know this entry point: "
+                "its flags are not checked; if it takes an engine's flags, name it in the settings' "
+                f'`extra-entry-points` (e.g. `{{vllm = ["{site.text}"]}}`)'
+            )
+            yield ctx.finding(ctx.site_loc(site), msg, key=site.text)
