@@ -18,7 +18,9 @@ from pathlib import Path
 
 from recipelint.bash.source import Loc
 from recipelint.engines import facts
+from recipelint.engines.jsonpos import decode
 from recipelint.engines.launches import Launch
+from recipelint.evaluate.values import file_key, text_of
 from recipelint.lint.analysis import FileResult
 from recipelint.lint.findings import Finding, Related, span_of
 from recipelint.sweep.points import SweepPoint
@@ -518,6 +520,18 @@ def kv_connector(launch: Launch):
     return (name.value if name is not None else None), (extra if extra is not None and extra.kind == "object" else None), f
 
 
+def env_file_json(launch: Launch, env: str):
+    """The JSON (a ``JNode`` object) of the file the launch's environment variable ``env`` names,
+    when the script wrote that file before the launch (``launch.files``); else None."""
+    path_s = launch.env.get(env)
+    path = text_of(path_s) if path_s is not None else None
+    content = launch.files.get(file_key(path)) if path else None
+    if content is None:
+        return None
+    doc = decode(content)
+    return doc if getattr(doc, "kind", None) == "object" else None
+
+
 def model_family(launch: Launch, file_name: str = "", parsers: bool = True) -> str | None:
     """The model family a launch serves, from its model names (and, with ``parsers``, its
     parser flags), else the recipe's file name."""
@@ -571,6 +585,7 @@ __all__ = [
     "Related",
     "Rule",
     "Use",
+    "env_file_json",
     "env_int",
     "flag_int",
     "int_value",
