@@ -94,6 +94,8 @@ def _first_sentence(text: str) -> str:
 _COMMENT = re.compile(r"(?:^|(?<=[ \t])|(?<=[ \t]`))#(?!!)(.*)$")
 #: lines between a statement and the comment above its block: openers and case arms
 _OPENER = re.compile(r"^\s*(?:if|elif|else|then|for|while|until|do|case|\{|[^#()]*\)\s*(?:#.*)?$)")
+#: lines that may stand above a recipe's header comment: `set -euo pipefail`, `set -x`, `shopt -s ...`
+_SHELL_OPTIONS = re.compile(r"^(?:set|shopt)\s+[-+]\S*(?:\s+\S+)*\s*(?:#.*)?$")
 #: how far documentation is looked for around a statement, and in the header
 _DOC_SPAN, _HEADER_SPAN = 60, 40
 
@@ -140,10 +142,10 @@ def _comments_around(src, line: int) -> list[str]:
         elif stripped and not _OPENER.match(text) and not stripped.endswith(("(", "\\")):
             break
         ln -= 1
-    # the header: the first comment block of the file (after a shebang)
+    # the header: the first comment block of the file (after a shebang and shell options)
     for ln in range(1, min(n_lines, _HEADER_SPAN) + 1):
         stripped = src.line_text(ln).strip()
-        if not stripped:
+        if not stripped or _SHELL_OPTIONS.match(stripped):
             continue
         if not stripped.startswith("#"):
             break
