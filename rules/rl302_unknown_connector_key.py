@@ -108,8 +108,7 @@ class UnknownConnectorKey(Rule):
                 hint = suggestion(key, value, readable, data.get("suggestions", {}))
                 msg = (
                     f"{name} does not read `{key}` from kv_connector_extra_config ({ev.label}): vLLM ignores "
-                    f"unknown keys silently, so this setting has no effect"
-                    + (f"; did you mean `{hint}`?" if hint else "")
+                    f"unknown keys silently, so this setting has no effect" + (f"; did you mean `{hint}`?" if hint else "")
                 )
                 yield ctx.finding(key_node.loc, msg, use.point, key=key)
 
@@ -123,7 +122,9 @@ def _config_file_key(ctx, use, name, key_node, value, cfile, ev):
     there = doc.get(key) if doc is not None else None
     if there is not None and there.known and value.known and _same(there, value):
         return None
-    where = f"the {env} file ({name} reads it with {cfile.get('loader', 'its config loader')}), not from kv_connector_extra_config"
+    where = (
+        f"the {env} file ({name} reads it with {cfile.get('loader', 'its config loader')}), not from kv_connector_extra_config"
+    )
     if there is not None and there.known and value.known:
         msg = (
             f"`{key}` is read from {where} ({ev.label}): this value is ignored, and the file's "

@@ -110,7 +110,8 @@ class ByteUnits(Rule):
             f["file"]
             for f in spec["files"]
             if any(
-                version_key(str(f["since"])) <= version_key(v) and ("until" not in f or version_key(v) <= version_key(str(f["until"])))
+                version_key(str(f["since"])) <= version_key(v)
+                and ("until" not in f or version_key(v) <= version_key(str(f["until"])))
                 for v in ev.versions
             )
         ]
