@@ -82,13 +82,13 @@ class SimpleCpuEagerOffloadDsv4(Rule):
             if certain:
                 msg = (
                     f"`lazy_offload: false` offloads eagerly, and {ev.label} has the eager store path (releases {lo}–{hi}) "
-                    f"that crashed DeepSeek-V4 with {spec['symptom']} on {spec['reported']}; set `\"lazy_offload\": true` "
+                    f"on which DeepSeek-V4 was reported to crash with {spec['symptom']} ({spec['reported']}); set `\"lazy_offload\": true` "
                     f"(the default is also eager) or use an image with vLLM {spec['changed_in']} or later"
                 )
                 severity = None
             else:
                 msg = (
-                    f"eager SimpleCPU offload (`lazy_offload: false`) crashed DeepSeek-V4 with {spec['symptom']} on "
+                    f"eager SimpleCPU offload (`lazy_offload: false`) was reported to crash DeepSeek-V4 with {spec['symptom']} on "
                     f"{spec['reported']}; releases {lo}–{hi} have that eager store path and {spec['changed_in']} changed it "
                     f"({spec['change']}); this point's release is not known: {ev.label}"
                 )
