@@ -1,39 +1,58 @@
+from recipelint.engines import facts
+from recipelint.engines.catalog import version_key
 from recipelint.lint.rulebase import Rule, kv_connector, model_family
+
+FAILURE = "simplecpu-eager-dsv4"
+#: what a comment names when it documents eager offload as a choice
+DOC_NAMES = ("lazy_offload", "lazy offload", "lazy mode", "eager offload", "offload eagerly", "eager mode", "popleft")
 
 
 class SimpleCpuEagerOffloadDsv4(Rule):
     """
     ## What it does
     Reports `"lazy_offload": false` in the `kv_connector_extra_config` of vLLM's
-    SimpleCPUOffloadConnector on a DeepSeek-V4 launch.
+    SimpleCPUOffloadConnector on a DeepSeek-V4 launch, when the sweep point's image runs a
+    vLLM release whose eager store path has the defect behind the reported crash.
 
     ## Why is this bad?
-    Eager mode copies every newly computed KV block to CPU one step later.  On DeepSeek-V4 with
-    SimpleCPUOffloadConnector it hits a `popleft_n` AssertionError at low and mid concurrency —
-    benchmark repos document the workaround (`lazy_offload: true`) next to their other
-    SimpleCPU recipes.  A sweep of low `CONC` values then crashes during warm-up.
+    Eager mode copies every newly computed KV block to CPU one step later.  On vLLM 0.20.0,
+    DeepSeek-V4 with SimpleCPUOffloadConnector in eager mode crashed with a `popleft_n`
+    AssertionError in the GPU block pool (`vllm/v1/core/kv_cache_utils.py:269`) at low and mid
+    concurrency, so a sweep of low `CONC` values fails during warm-up.  Releases 0.19.0–0.21.0
+    deduplicate eager stores only within one scheduler step, so a block whose store is still in
+    flight is offloaded again; 0.22.1 keeps the in-flight set across steps (vllm PR #41289), and
+    InferenceX has published eager DeepSeek-V4 runs on later nightlies.  The releases, files and
+    evidence are data: `failures` in `rules/data/connectors.yaml`.
 
-    Removing the key does not help: the connector reads it as
+    On an affected release, removing the key does not help: the connector reads it as
     `bool(extra_config.get("lazy_offload", False))`, so its default is also eager.  Set it to
     the JSON boolean `true`.
+
+    The finding names the release it judged (the sweep point's image, see
+    `rules/data/images.yaml`).  A release from 0.22.1 on is not reported.  When the image's
+    release is not known (an uncatalogued image, or a nightly spanning both sides), the finding
+    is a warning that says only what was reported.
 
     ## Example
     ```json
     {"kv_connector": "SimpleCPUOffloadConnector", "kv_role": "kv_both",
      "kv_connector_extra_config": {"cpu_bytes_to_use_per_rank": 356000000000, "lazy_offload": false}}
     ```
+    on `image: vllm/vllm-openai:v0.20.0`.
 
     ## Use instead
     ```json
     {"kv_connector": "SimpleCPUOffloadConnector", "kv_role": "kv_both",
      "kv_connector_extra_config": {"cpu_bytes_to_use_per_rank": 356000000000, "lazy_offload": true}}
     ```
+    or an image with vLLM 0.22.1 or later.
 
     ## Exceptions
-    Accepted when a comment beside the setting — on its line or in the four lines above it, or
-    above the JSON's first line — mentions `lazy` or `eager`, documenting that eager mode was
-    chosen on purpose (for example on an image known to carry the fix).  When the value comes
-    from a variable (`"lazy_offload": ${LAZY}`), the comment may stand above that assignment.
+    A comment that names the choice (`lazy_offload`, "eager offload", "eager mode", "lazy mode",
+    `popleft`) on the setting's lines, just above them or their block, or in the recipe's
+    header documents it: the finding is then shown only with `--show-documented`.  When the
+    value comes from a variable (`"lazy_offload": ${LAZY}`), the comment may stand above that
+    assignment.
     """
 
     code = "RL301"
@@ -41,22 +60,46 @@ class SimpleCpuEagerOffloadDsv4(Rule):
     severity = "error"
 
     def check(self, ctx):
+        spec = facts.load("connectors")["failures"][FAILURE]
+        lo, hi = str(spec["holds"]["since"]), str(spec["holds"]["until"])
         for use in ctx.uses("vllm"):
             lc = use.launch
             name, extra, flag = kv_connector(lc)
-            if name != "SimpleCPUOffloadConnector" or extra is None:
+            if name != spec["connector"] or extra is None:
                 continue
-            lazy = extra.get("lazy_offload")
-            if lazy is None or lazy.kind not in ("bool", "number") or lazy.value not in (False, 0):
+            lazy = extra.get(spec["key"])
+            if lazy is None or lazy.kind not in ("bool", "number") or lazy.value not in spec["values"]:
                 continue
-            if model_family(lc, ctx.name) != "deepseek_v4":
+            if model_family(lc, ctx.name) != spec["model_family"]:
                 continue
-            # the setting's line, the JSON's first line (a heredoc), and the lines above each
-            if ctx.comment_near([lazy.loc, flag.value_loc], ("lazy", "eager"), above=4):
+            ev = use.engine_version("vllm")
+            if ev is None:  # older than every catalogued release: no SimpleCPU connector to judge
                 continue
-            msg = (
-                "`lazy_offload: false` makes SimpleCPUOffloadConnector offload eagerly, which crashes DeepSeek-V4 "
-                "with a popleft_n AssertionError at low/mid concurrency; set `\"lazy_offload\": true` (the default is "
-                "also eager), or document the choice in a comment"
+            hit = [v for v in ev.versions if version_key(lo) <= version_key(v) <= version_key(hi)]
+            if not hit:
+                continue
+            certain = len(hit) == len(ev.versions)
+            if certain:
+                msg = (
+                    f"`lazy_offload: false` offloads eagerly, and {ev.label} has the eager store path (releases {lo}–{hi}) "
+                    f"on which DeepSeek-V4 was reported to crash with {spec['symptom']} ({spec['reported']}); set `\"lazy_offload\": true` "
+                    f"(the default is also eager) or use an image with vLLM {spec['changed_in']} or later"
+                )
+                severity = None
+            else:
+                msg = (
+                    f"eager SimpleCPU offload (`lazy_offload: false`) was reported to crash DeepSeek-V4 with {spec['symptom']} on "
+                    f"{spec['reported']}; releases {lo}–{hi} have that eager store path and {spec['changed_in']} changed it "
+                    f"({spec['change']}); this point's release is not known: {ev.label}"
+                )
+                severity = "warning"
+            doc = ctx.documented([lazy.loc, flag.value_loc, flag.word.loc], DOC_NAMES)
+            yield ctx.finding(
+                lazy.loc,
+                msg,
+                use.point,
+                [(flag.word.loc, "--kv-transfer-config is passed here")],
+                severity=severity,
+                variant=ev.label,
+                documented=doc,
             )
-            yield ctx.finding(lazy.loc, msg, use.point, [(flag.word.loc, "--kv-transfer-config is passed here")])

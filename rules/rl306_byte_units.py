@@ -1,8 +1,8 @@
 import re
 
-from recipelint.engines.jsonpos import decode
-from recipelint.evaluate.values import file_key, text_of
-from recipelint.lint.rulebase import Rule, env_int, flag_int, kv_connector
+from recipelint.engines import facts
+from recipelint.engines.catalog import version_key
+from recipelint.lint.rulebase import Rule, env_file_json, env_int, flag_int, kv_connector
 
 GB = 10**9
 GIB = 1024**3
@@ -15,7 +15,10 @@ class ByteUnits(Rule):
     Reports a CPU-memory budget in decimal gigabytes (the sweep point's `TOTAL_CPU_DRAM_GB` is
     10⁹ bytes) written where binary units are read, or the reverse:
 
-    * Mooncake's `global_segment_size: "NGB"` (Mooncake parses `GB` as 1024³);
+    * Mooncake's `global_segment_size: "NGB"` in the store's config file: vLLM's
+      MooncakeStoreConnector reads that file itself (`MooncakeStoreConfig.from_file`, whose
+      `_parse_size` takes `GB` as 1024³) and hands Mooncake the byte count; SGLang's HiCache
+      Mooncake backend (`_parse_global_segment_size`) does the same;
     * vLLM's `--kv-offloading-size N` (GiB);
     * `cpu_bytes_to_use` computed as `TOTAL_CPU_DRAM_GB * 1024**3`.
 
@@ -42,7 +45,10 @@ class ByteUnits(Rule):
 
     ## Exceptions
     Judged only when the sweep point's `TOTAL_CPU_DRAM_GB` is known and the value matches the
-    budget (whole, or divided by the GPU count or TP size).
+    budget (whole, or divided by the GPU count or TP size).  The segment size is judged only
+    where the engine reads the file: a vLLM launch with MooncakeStoreConnector and
+    `MOONCAKE_CONFIG_PATH`, an SGLang launch with `SGLANG_HICACHE_MOONCAKE_CONFIG_PATH`; the
+    parser's file for the judged release is in `size_parsers` of `rules/data/connectors.yaml`.
     """
 
     code = "RL306"
@@ -84,23 +90,35 @@ class ByteUnits(Rule):
 
     def _mooncake(self, ctx, use, shares, total):
         lc = use.launch
-        path_s = lc.env.get("MOONCAKE_CONFIG_PATH")
-        path = text_of(path_s) if path_s is not None else None
-        content = lc.files.get(file_key(path)) if path else None
-        if content is None:
+        spec = facts.load("connectors").get("size_parsers", {}).get(lc.engine)
+        if spec is None:
             return
-        doc = decode(content)
-        if getattr(doc, "kind", None) != "object":
+        if spec.get("connector") and kv_connector(lc)[0] != spec["connector"]:
+            return  # the file is read by that connector only
+        ev = use.engine_version()
+        if ev is None:
             return
-        seg = doc.get("global_segment_size")
+        doc = env_file_json(lc, spec["env"])
+        seg = doc.get("global_segment_size") if doc is not None else None
         if seg is None or seg.kind != "string" or seg.value is None:
             return
-        m = re.fullmatch(r"\s*(\d+)\s*(GB|G|gb|g)\s*", seg.value)
-        if m and int(m.group(1)) in shares:
-            n = int(m.group(1))
-            msg = (
-                f"`global_segment_size: \"{seg.value}\"` is parsed by Mooncake as {n} GiB (binary units), but {n} is "
-                f"a decimal-GB share of TOTAL_CPU_DRAM_GB={total}: each segment is {OVER:.1f} % over budget; "
-                f"give the size in bytes"
+        m = re.fullmatch(r"\s*(\d+)\s*(gb)\s*", seg.value.lower())
+        if not m or int(m.group(1)) not in shares or spec["units"].get(m.group(2)) != GIB:
+            return
+        n = int(m.group(1))
+        files = [
+            f["file"]
+            for f in spec["files"]
+            if any(
+                version_key(str(f["since"])) <= version_key(v)
+                and ("until" not in f or version_key(v) <= version_key(str(f["until"])))
+                for v in ev.versions
             )
-            yield ctx.finding(seg.loc, msg, use.point, key="global_segment_size")
+        ]
+        where = f"`{spec['function']}` in {' / '.join(files)}" if files else f"`{spec['function']}`"
+        msg = (
+            f"`global_segment_size: \"{seg.value}\"` is parsed as {n} GiB (\"GB\" = 1024³) by {spec['reader']}, "
+            f"which hands Mooncake the byte count ({where}; {ev.label}), but {n} is a decimal-GB share of "
+            f"TOTAL_CPU_DRAM_GB={total}: each segment is {OVER:.1f} % over budget; give the size in bytes"
+        )
+        yield ctx.finding(seg.loc, msg, use.point, key="global_segment_size", variant=ev.label)

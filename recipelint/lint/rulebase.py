@@ -18,7 +18,9 @@ from pathlib import Path
 
 from recipelint.bash.source import Loc
 from recipelint.engines import facts
+from recipelint.engines.jsonpos import decode
 from recipelint.engines.launches import Launch
+from recipelint.evaluate.values import file_key, text_of
 from recipelint.lint.analysis import FileResult
 from recipelint.lint.findings import Finding, Related, span_of
 from recipelint.sweep.points import SweepPoint
@@ -96,6 +98,8 @@ def _first_sentence(text: str) -> str:
 _COMMENT = re.compile(r"(?:^|(?<=[ \t])|(?<=[ \t]`))#(?!!)(.*)$")
 #: lines between a statement and the comment above its block: openers and case arms
 _OPENER = re.compile(r"^\s*(?:if|elif|else|then|for|while|until|do|case|\{|[^#()]*\)\s*(?:#.*)?$)")
+#: lines that may stand above a recipe's header comment: `set -euo pipefail`, `set -x`, `shopt -s ...`
+_SHELL_OPTIONS = re.compile(r"^(?:set|shopt)\s+[-+]\S*(?:\s+\S+)*\s*(?:#.*)?$")
 #: how far documentation is looked for around a statement, and in the header
 _DOC_SPAN, _HEADER_SPAN = 60, 40
 
@@ -142,10 +146,10 @@ def _comments_around(src, line: int) -> list[str]:
         elif stripped and not _OPENER.match(text) and not stripped.endswith(("(", "\\")):
             break
         ln -= 1
-    # the header: the first comment block of the file (after a shebang)
+    # the header: the first comment block of the file (after a shebang and shell options)
     for ln in range(1, min(n_lines, _HEADER_SPAN) + 1):
         stripped = src.line_text(ln).strip()
-        if not stripped:
+        if not stripped or _SHELL_OPTIONS.match(stripped):
             continue
         if not stripped.startswith("#"):
             break
@@ -542,6 +546,18 @@ def kv_connector(launch: Launch):
     return (name.value if name is not None else None), (extra if extra is not None and extra.kind == "object" else None), f
 
 
+def env_file_json(launch: Launch, env: str):
+    """The JSON (a ``JNode`` object) of the file the launch's environment variable ``env`` names,
+    when the script wrote that file before the launch (``launch.files``); else None."""
+    path_s = launch.env.get(env)
+    path = text_of(path_s) if path_s is not None else None
+    content = launch.files.get(file_key(path)) if path else None
+    if content is None:
+        return None
+    doc = decode(content)
+    return doc if getattr(doc, "kind", None) == "object" else None
+
+
 def model_family(launch: Launch, file_name: str = "", parsers: bool = True) -> str | None:
     """The model family a launch serves, from its model names (and, with ``parsers``, its
     parser flags), else the recipe's file name."""
@@ -595,6 +611,7 @@ __all__ = [
     "Related",
     "Rule",
     "Use",
+    "env_file_json",
     "env_int",
     "flag_int",
     "int_value",
