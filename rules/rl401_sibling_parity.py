@@ -1,4 +1,3 @@
-import fnmatch
 import functools
 import re
 from dataclasses import dataclass, field
@@ -94,7 +93,9 @@ class SiblingParity(Rule):
     ## Exceptions
     Only flags classified as behaviour in `rules/data/parity.yaml` (`behaviour_flags`, each with
     the reason it matters) are compared: request parsers, auto-truncation, chat templates, the
-    tokenizer, pipeline stages.  Tuning flags by nature — kernels and backends, memory and
+    tokenizer, pipeline stages, whether draft acceptance is simulated (a synthetic acceptance
+    length in `--speculative-config`; only simulated or not, since the length follows the draft
+    depth).  Tuning flags by nature — kernels and backends, memory and
     CUDA-graph sizing, load balancing, all-reduce, scheduler and batching knobs such as
     `--max-running-requests`, prefix-cache toggles, the parallel layout the sweep point sets —
     and unclassified flags are not.  Workload-scoped flags are compared only on sweep points of
@@ -102,7 +103,8 @@ class SiblingParity(Rule):
     runs (whose client sends `/v1/completions`).  A flag passed at the engine's default
     (`--pipeline-parallel-size 1`, `--tokenizer-path` equal to the model path; defaults in
     `rules/data/engine_defaults.yaml`, `parity`) equals the flag left out, and an alias equals its
-    canonical spelling.  Engine variables are compared the same way (`behaviour_env`; every other
+    canonical spelling.  Engine variables are compared the same way (`behaviour_env`: thinking
+    defaults, think-token caps, tool-call strictness, `SGLANG_SIMULATE_ACC_LEN`; every other
     `VLLM_*` / `SGLANG_*` / `NCCL_*` ... variable is tuning).  With three or more siblings the odd
     one out is reported once, naming the siblings that agree.  A difference documented by a
     comment naming the flag, the variable or the sibling's file name (on the line, above the
@@ -122,12 +124,10 @@ class SiblingParity(Rule):
             data = facts.load("parity")
             defaults = facts.load("engine_defaults")
             tuning = set(data.get("tuning_flags") or {})
-            pats = list(data.get("tuning_patterns") or {})
-            match = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in pats)).match if pats else None
+            # an explicit tuning entry (also the settings' hardware-specific-flags) wins over a
+            # behaviour entry; a behaviour entry wins over a tuning pattern (it is more specific)
             behaviour = {
-                k: v
-                for k, v in (data.get("behaviour_flags") or {}).items()
-                if k not in tuning and not (match is not None and match(k))
+                k: v for k, v in (data.get("behaviour_flags") or {}).items() if k not in tuning and k.split(".")[0] not in tuning
             }
             spec = self._spec_cache = (
                 behaviour,
@@ -193,6 +193,9 @@ class SiblingParity(Rule):
             return None
         f = rep[1]
         text = "" if f is None else (f.name if f.value is None else f"{f.name} {f.text}")
+        if f is not None and "." in key and f.key != key:
+            sub = key.partition(".")[2]
+            text = f'{f.name} {{"{sub}": ...}}'
         return _Value(frozenset(values), f, None, rep[2], text)
 
     def _flag_findings(self, ctx, mine: dict, others: list):
@@ -206,6 +209,8 @@ class SiblingParity(Rule):
                 default = eng_defaults.get(key)
                 if default is None:
                     continue  # no default known for this engine: not judged
+                if spec.get("presence_only"):
+                    default = {**default, "presence_only": True}
                 my = self._flag_value(ctx.result, group, key, spec, default)
                 if my is None:
                     continue
@@ -282,9 +287,13 @@ class SiblingParity(Rule):
         for _, _, my, _, _, _ in items:
             if my.flag is not None:
                 return my.flag.word.loc
-        _, _, my, against, _, _ = items[0]
+        key, _, my, against, _, _ = items[0]
         v = against[0][1]
         launch = my.use.launch
+        if "." in key:
+            base = launch.get(key.partition(".")[0])  # the JSON flag the key goes in
+            if base is not None:
+                return base.value_loc or base.word.loc
         if v.flag is not None:
             sib_flags = v.use.launch.flags
             i = next((n for n, f in enumerate(sib_flags) if f is v.flag), None)
@@ -312,6 +321,8 @@ class SiblingParity(Rule):
                 if t is None:
                     return None
                 v = _normal_value(t, default)
+                if default.get("presence_only") and v != DEFAULT:
+                    v = "set"
             values.add(v)
             if raw is not None and (rep is None or rep[1] is None):
                 rep = (v, raw, use)
@@ -332,6 +343,8 @@ class SiblingParity(Rule):
                 default = env_defaults.get(name)
                 if default is None:
                     continue
+                if spec.get("presence_only"):
+                    default = {**default, "presence_only": True}
                 my = self._env_value(ctx.result, group, name, spec, default)
                 if my is None:
                     continue
@@ -447,7 +460,43 @@ def _normal_value(text: str, default: dict) -> str:
 
 def _effective_flag(launch, key: str, default: dict):
     """(effective value, the flag that sets it) of ``key`` in one launch; (None, flag) when the
-    value is not known."""
+    value is not known.  ``presence_only``: any value other than the default counts as one (set
+    or not)."""
+    v, f = _effective_value(launch, key, default)
+    if default.get("presence_only") and v is not None and v != DEFAULT:
+        v = "set"
+    return v, f
+
+
+def _json_key(launch, key: str, default: dict):
+    """A key inside a JSON flag (``--speculative-config.synthetic_acceptance_length``): written
+    dotted, or inside the flag's JSON object."""
+    base, _, sub = key.partition(".")
+    dotted = launch.get(key)
+    f = launch.get(base)
+    if dotted is not None and (f is None or dotted.index > f.index):
+        t = dotted.text
+        return (None if t is None else _normal_value(t, default)), dotted
+    if f is None:
+        return DEFAULT, None
+    if f.json is None:
+        return (None, f) if f.text is None or f.text.lstrip().startswith("{") else (DEFAULT, None)
+    if f.json.kind != "object":
+        return None, f
+    node = f.json.get(sub)
+    if node is None:
+        keys_known = all(k.kind == "string" and k.value is not None for k, _ in f.json.items)
+        return (DEFAULT, None) if keys_known else (None, f)
+    if node.kind in ("null",):
+        return DEFAULT, None
+    if node.kind == "unknown" or node.value is None:
+        return ("set" if default.get("presence_only") else None), f
+    return _normal_value(str(node.value), default), f
+
+
+def _effective_value(launch, key: str, default: dict):
+    if "." in key:
+        return _json_key(launch, key, default)
     f = launch.get(key)
     neg = launch.get("--no-" + key[2:]) if key.startswith("--") else None
     if neg is not None and (f is None or neg.index > f.index):
@@ -519,6 +568,8 @@ def _written(item) -> str:
     key, _, my, against, _, _ = item
     for v in [my, *(a[1] for a in against)]:
         if v.flag is not None:
+            if "." in key and "." not in v.flag.name:
+                return f"{v.flag.name}.{key.partition('.')[2]}"  # a key inside the flag's JSON
             return v.flag.name
     return key
 
