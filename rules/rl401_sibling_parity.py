@@ -28,6 +28,7 @@ def _shape(point) -> tuple:
         str(env.get("KV_OFFLOADING", "")),
         str(env.get("KV_OFFLOAD_BACKEND", "")),
         str(env.get("SPEC_DECODING", "")),
+        str(env.get("PP_SIZE", "") or "1"),
     )
 
 
@@ -69,8 +70,8 @@ class SiblingParity(Rule):
     ## What it does
     Compares sibling recipes — files whose names differ only by the hardware token (b200/b300,
     h100/h200, mi300x/mi325x/mi355x, gb200/gb300) and that launch the same engine — under
-    comparable sweep points (same DP-attention, expert-parallel, KV-offload and speculative
-    settings).  It reports a *behaviour* flag or engine variable whose effective value differs
+    comparable sweep points (same DP-attention, expert-parallel, KV-offload, speculative and
+    pipeline settings).  It reports a *behaviour* flag or engine variable whose effective value differs
     (what the recipe passes, or the engine's default when it passes nothing), and an `exit` guard
     (a divisibility or range check) one sibling has and the other lacks.
 
@@ -405,9 +406,10 @@ class SiblingParity(Rule):
 
     # -- exit guards ---------------------------------------------------------------------------
     def _guard_findings(self, ctx, mine: dict, others: list):
+        """An exit guard siblings have and this recipe lacks: one finding per guard, naming every
+        sibling that has it."""
+        found: dict = {}  # normalised guard -> ({sibling name: (sibling, guard)}, a use, points)
         for sib, theirs in others:
-            guards: dict = {}
-            guard_points: list = []
             for gkey, group in mine.items():
                 other = theirs.get(gkey)
                 if other is None:
@@ -415,21 +417,26 @@ class SiblingParity(Rule):
                 for norm, g in other.guards.items():
                     if norm in group.guards:
                         continue
-                    guards.setdefault(norm, (g, group.uses[0][1]))
-                    guard_points.extend(p for p in group.points if p not in guard_points)
-            for norm, (g, use) in guards.items():
-                msg = (
-                    f"sibling {sib.path.name} stops the run when `{g.text}` (line {g.loc.real().span.line}); "
-                    f"this recipe has no such check"
-                )
-                yield ctx.finding(
-                    use.launch.loc,
-                    msg,
-                    guard_points,
-                    [(g.loc, f"{sib.path.name} guards with an exit here")],
-                    key=f"guard|{sib.path.name}|{norm}",
-                    documented=ctx.documented([use.launch.loc], [sib.path.name]),
-                )
+                    entry = found.setdefault(norm, ({}, group.uses[0][1], []))
+                    entry[0].setdefault(sib.path.name, (sib, g))
+                    entry[2].extend(p for p in group.points if p not in entry[2])
+        for norm, (by_sib, use, points) in found.items():
+            names = tuple(sorted(by_sib))
+            _, g = by_sib[names[0]]
+            lines = ", ".join(f"{n} line {by_sib[n][1].loc.real().span.line}" for n in names)
+            where = f"line {g.loc.real().span.line}" if len(names) == 1 else lines
+            msg = (
+                f"{_sibling_label(names)} {_verb(names, 'stops', 'stop')} the run when `{g.text}` ({where}); "
+                f"this recipe has no such check"
+            )
+            yield ctx.finding(
+                use.launch.loc,
+                msg,
+                points,
+                [(by_sib[n][1].loc, f"{n} guards with an exit here") for n in names],
+                key=f"guard|{'|'.join(names)}|{norm}",
+                documented=ctx.documented([use.launch.loc], list(names)),
+            )
 
 
 # ---- helpers ------------------------------------------------------------------------------------
