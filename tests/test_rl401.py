@@ -95,3 +95,11 @@ def test_hardware_specific_flags_setting_makes_a_flag_tuning(tmp_path):
         assert lint([tmp_path], options=Options(select=["RL401"], jobs=1)).findings == []
     finally:
         facts.reset()
+
+
+def test_no_engine_variable_is_both_behaviour_and_tuning():
+    import fnmatch
+
+    data = facts.load("parity")
+    for name in data["behaviour_env"]:
+        assert not any(fnmatch.fnmatch(name, p) for p in data["tuning_env"]), name
