@@ -1,10 +1,16 @@
-import fnmatch
 import functools
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.engines import facts
+from recipelint.evaluate.values import first_loc, text_of
 from recipelint.lint.rulebase import Rule, Use
+
+#: the effective value of a flag or variable left at the engine's default
+DEFAULT = "\0default"
+_TRUE = ("true", "1", "yes", "on")
+_FALSE = ("false", "0", "no", "off")
 
 
 def _normalise_guard(text: str) -> str:
@@ -22,7 +28,41 @@ def _shape(point) -> tuple:
         str(env.get("KV_OFFLOADING", "")),
         str(env.get("KV_OFFLOAD_BACKEND", "")),
         str(env.get("SPEC_DECODING", "")),
+        str(env.get("PP_SIZE", "") or "1"),
     )
+
+
+def _workload(result, point) -> str | None:
+    """The point's SCENARIO_TYPE, else what the recipe's folder says, else None (unknown)."""
+    st = point.env.get("SCENARIO_TYPE")
+    if isinstance(st, str) and st:
+        return st
+    parts = Path(getattr(result, "display", "") or str(result.path)).parts
+    if "agentic" in parts:
+        return "agentic-coding"
+    if "fixed_seq_len" in parts:
+        return "fixed-seq-len"
+    return None
+
+
+@dataclass
+class _Group:
+    """One recipe's launches of one engine under comparable sweep points."""
+
+    uses: list = field(default_factory=list)  # [Use]
+    points: list = field(default_factory=list)
+    guards: dict = field(default_factory=dict)  # normalised guard text -> guard
+
+
+@dataclass
+class _Value:
+    """A recipe's effective value of one flag (or variable) over a group's points in scope."""
+
+    values: frozenset
+    flag: object = None  # the Flag that sets it (a representative), or None when none is passed
+    loc: object = None  # for a variable: where it is set
+    use: object = None
+    text: str = ""  # how the recipe writes it (`--tool-call-parser deepseek_v4`, `NAME=value`)
 
 
 class SiblingParity(Rule):
@@ -30,29 +70,47 @@ class SiblingParity(Rule):
     ## What it does
     Compares sibling recipes — files whose names differ only by the hardware token (b200/b300,
     h100/h200, mi300x/mi325x/mi355x, gb200/gb300) and that launch the same engine — under
-    comparable sweep points (same DP-attention, expert-parallel, KV-offload and speculative
-    settings).  It reports a flag one sibling passes and the other does not, and an `exit`
-    guard (a divisibility or range check) one sibling has and the other lacks.
+    comparable sweep points (same DP-attention, expert-parallel, KV-offload, speculative and
+    pipeline settings).  It reports a *behaviour* flag or engine variable whose effective value differs
+    (what the recipe passes, or the engine's default when it passes nothing), and an `exit` guard
+    (a divisibility or range check) one sibling has and the other lacks.
 
     ## Why is this bad?
     Sibling recipes are meant to be the same benchmark on two GPU generations.  When one is
     refactored and the other is not, flags get lost (tool calling dropped in an array rewrite)
     and guards go missing (a per-rank value that no longer divides evenly), and the two sets of
     results stop being comparable — the drift a reviewer has to spot by reading both files side
-    by side.
+    by side.  The message says what the difference changes for the benchmark.
 
     ## Example
-    `dsv4_fp4_b300_vllm.sh` passes `--tool-call-parser deepseek_v4 --enable-auto-tool-choice`
-    and checks `2*CONC % TP == 0` under DP-attention; `dsv4_fp4_b200_vllm.sh` does neither.
+    `dsv4_fp4_b300_vllm.sh` (agentic) passes `--tool-call-parser deepseek_v4
+    --enable-auto-tool-choice` and checks `2*CONC % TP == 0` under DP-attention;
+    `dsv4_fp4_b200_vllm.sh` does neither: its agentic client gets tool calls as plain text.
 
     ## Use instead
-    Make the sibling pass the same flags and carry the same guard, or document the difference.
+    Make the sibling pass the same flags and carry the same guard, or document the difference
+    with a comment that names the flag (or variable, or the sibling's file name).
 
     ## Exceptions
-    Hardware-specific flags (memory fractions, cudagraph capture sizing, NUMA and allocator
-    knobs; `hardware_specific_flags` in `rules/data/parity.yaml`) are not compared.  A difference
-    documented by a comment on the flag's line in either file is accepted.  An array that is
-    declared and spliced but never filled counts as absent.
+    Only flags classified as behaviour in `rules/data/parity.yaml` (`behaviour_flags`, each with
+    the reason it matters) are compared: request parsers, auto-truncation, chat templates, the
+    tokenizer, pipeline stages, whether draft acceptance is simulated (a synthetic acceptance
+    length in `--speculative-config`; only simulated or not, since the length follows the draft
+    depth).  Tuning flags by nature — kernels and backends, memory and
+    CUDA-graph sizing, load balancing, all-reduce, scheduler and batching knobs such as
+    `--max-running-requests`, prefix-cache toggles, the parallel layout the sweep point sets —
+    and unclassified flags are not.  Workload-scoped flags are compared only on sweep points of
+    that workload: the request parsers on agentic-coding points, not on fixed-seq-len throughput
+    runs (whose client sends `/v1/completions`).  A flag passed at the engine's default
+    (`--pipeline-parallel-size 1`, `--tokenizer-path` equal to the model path; defaults in
+    `rules/data/engine_defaults.yaml`, `parity`) equals the flag left out, and an alias equals its
+    canonical spelling.  Engine variables are compared the same way (`behaviour_env`: thinking
+    defaults, think-token caps, tool-call strictness, `SGLANG_SIMULATE_ACC_LEN`; every other
+    `VLLM_*` / `SGLANG_*` / `NCCL_*` ... variable is tuning).  With three or more siblings the odd
+    one out is reported once, naming the siblings that agree.  A difference documented by a
+    comment naming the flag, the variable or the sibling's file name (on the line, above the
+    statement, or in the recipe's header; in either file) is accepted.  An array that is declared
+    and spliced but never filled counts as absent.
     """
 
     code = "RL401"
@@ -60,78 +118,40 @@ class SiblingParity(Rule):
     severity = "warning"
     scope = "project"
 
-    def _skip(self):
-        """key -> whether it is a hardware-specific flag (answers kept for the whole run)."""
-        skip = getattr(self, "_skip_fn", None)
-        if skip is None:
+    # -- classification (data) -----------------------------------------------------------------
+    def _spec(self):
+        spec = getattr(self, "_spec_cache", None)
+        if spec is None:
             data = facts.load("parity")
-            exact = set(data["hardware_specific_flags"])
-            pats = list(data.get("hardware_specific_patterns", []))
-            match = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in pats)).match if pats else None
-            skipped: dict[str, bool] = {}
-
-            def skip(key: str) -> bool:
-                hit = skipped.get(key)
-                if hit is None:
-                    hit = skipped[key] = key in exact or (match is not None and match(key) is not None)
-                return hit
-
-            self._skip_fn = skip
-        return skip
+            defaults = facts.load("engine_defaults")
+            tuning = set(data.get("tuning_flags") or {})
+            # an explicit tuning entry (also the settings' hardware-specific-flags) wins over a
+            # behaviour entry; a behaviour entry wins over a tuning pattern (it is more specific)
+            behaviour = {
+                k: v for k, v in (data.get("behaviour_flags") or {}).items() if k not in tuning and k.split(".")[0] not in tuning
+            }
+            spec = self._spec_cache = (
+                behaviour,
+                defaults.get("parity") or {},
+                data.get("behaviour_env") or {},
+                defaults.get("parity_env") or {},
+            )
+        return spec
 
     def check(self, ctx):
-        skip = self._skip()
-        cache: dict = {}  # result id -> its flags (siblings are compared more than once)
-
         sibs = ctx.project.siblings(ctx.result)
         if not sibs:
             return
-        mine = self._flags(ctx.result, skip, cache)
-        for sib in sibs:
-            theirs = self._flags(sib, skip, cache)
-            missing: dict = {}
-            points: list = []
-            guards: dict = {}
-            guard_points: list = []
-            for (engine, shape), (flags, use, pts, my_guards) in mine.items():
-                other = theirs.get((engine, shape))
-                if other is None:
-                    continue
-                for key, f in other[0].items():
-                    if key in flags:
-                        continue
-                    if key not in missing:
-                        if self._documented(f) or self._lacking_elsewhere(sibs, sib, engine, shape, key, skip, cache):
-                            continue
-                        missing[key] = (f, use)
-                    points.extend(p for p in pts if p not in points)
-                for norm, g in other[3].items():
-                    if norm in my_guards:
-                        continue
-                    guards.setdefault(norm, (g, use))
-                    guard_points.extend(p for p in pts if p not in guard_points)
-            if missing:
-                first_use = next(iter(missing.values()))[1]
-                names = ", ".join(f"`{k}`" for k in missing)
-                related = [(f.word.loc, f"{sib.path.name} passes {k} here") for k, (f, _) in missing.items()]
-                msg = f"sibling {sib.path.name} passes {names} but this recipe does not"
-                yield ctx.finding(first_use.launch.loc, msg, points, related, key=f"flags|{sib.path.name}|{names}")
-            for norm, (g, use) in guards.items():
-                msg = (
-                    f"sibling {sib.path.name} stops the run when `{g.text}` (line {g.loc.real().span.line}); "
-                    f"this recipe has no such check"
-                )
-                yield ctx.finding(
-                    use.launch.loc,
-                    msg,
-                    guard_points,
-                    [(g.loc, f"{sib.path.name} guards with an exit here")],
-                    key=f"guard|{sib.path.name}|{norm}",
-                )
+        cache: dict = {}  # result id -> its groups (siblings are compared more than once)
+        mine = self._groups(ctx.result, cache)
+        others = [(sib, self._groups(sib, cache)) for sib in sibs]
+        yield from self._flag_findings(ctx, mine, others)
+        yield from self._env_findings(ctx, mine, others)
+        yield from self._guard_findings(ctx, mine, others)
 
-    def _flags(self, result, skip, cache: dict) -> dict:
-        """(engine, shape) -> (flags by key, a launch, points, guards by normalised text) over the
-        benchmark points that reached a launch."""
+    # -- groups --------------------------------------------------------------------------------
+    def _groups(self, result, cache: dict) -> dict:
+        """(engine, shape) -> _Group over the benchmark points that reached a complete launch."""
         out = cache.get(id(result))
         if out is not None:
             return out
@@ -144,37 +164,478 @@ class SiblingParity(Rule):
                 for lc in path.events:
                     if not hasattr(lc, "flags") or not lc.complete:
                         continue
-                    key = (lc.engine, _shape(pr.point))
-                    entry = out.get(key)
-                    if entry is None:
-                        entry = out[key] = ({}, Use(lc, pr.point), [], {})
-                    if pr.point not in entry[2]:
-                        entry[2].append(pr.point)
-                    for f in lc.flags:
-                        k = f.base
-                        if skip(k) or not k.startswith("-"):
-                            continue
-                        entry[0].setdefault(k, f)
-                    for g in path.guards:
-                        if _same(g.loc.real().source.path, script):
-                            entry[3].setdefault(_normalise_guard(g.text), g)
+                    g = out.setdefault((lc.engine, _shape(pr.point)), _Group())
+                    g.uses.append((result, Use(lc, pr.point)))
+                    if pr.point not in g.points:
+                        g.points.append(pr.point)
+                    for guard in path.guards:
+                        if _same(guard.loc.real().source.path, script):
+                            g.guards.setdefault(_normalise_guard(guard.text), guard)
         return out
 
-    def _documented(self, f) -> bool:
-        real = f.word.loc.real()
-        src = real.source
-        if not hasattr(src, "line_text"):
-            return False
-        return "#" in src.line_text(real.span.line)
-
-    def _lacking_elsewhere(self, sibs, sib, engine, shape, key, skip, cache) -> bool:
-        """With three or more siblings, only the odd one out is reported."""
-        for other in sibs:
-            if other is sib:
+    # -- flags ---------------------------------------------------------------------------------
+    def _flag_value(self, result, group: _Group, key: str, spec: dict, default: dict) -> _Value | None:
+        """The effective values of ``key`` over the group's points in the flag's workloads; None
+        when no point is in scope or a value is not known."""
+        values = set()
+        rep = None
+        for res, use in group.uses:
+            if not _in_scope(spec, res, use.point):
                 continue
-            flags = self._flags(other, skip, cache).get((engine, shape))
-            if flags is not None and key not in flags[0]:
-                return True
+            v, f = _effective_flag(use.launch, key, default)
+            if v is None:
+                return None
+            values.add(v)
+            if f is not None and (rep is None or (rep[0] == DEFAULT and v != DEFAULT)):
+                rep = (v, f, use)
+            elif rep is None:
+                rep = (v, None, use)
+        if not values or rep is None:
+            return None
+        f = rep[1]
+        text = "" if f is None else (f.name if f.value is None else f"{f.name} {f.text}")
+        if f is not None and "." in key and f.key != key:
+            sub = key.partition(".")[2]
+            text = f'{f.name} {{"{sub}": ...}}'
+        return _Value(frozenset(values), f, None, rep[2], text)
+
+    def _flag_findings(self, ctx, mine: dict, others: list):
+        behaviour, defaults, _, _ = self._spec()
+        # (feature, siblings) -> ({key: (key, spec, my value, [(sib, value)], group, default)}, points)
+        merged: dict = {}
+        for gkey, group in mine.items():
+            engine = gkey[0]
+            eng_defaults = defaults.get(engine) or {}
+            for key, spec in behaviour.items():
+                default = eng_defaults.get(key)
+                if default is None:
+                    continue  # no default known for this engine: not judged
+                if spec.get("presence_only"):
+                    default = {**default, "presence_only": True}
+                my = self._flag_value(ctx.result, group, key, spec, default)
+                if my is None:
+                    continue
+                theirs = []
+                for sib, groups in others:
+                    g = groups.get(gkey)
+                    if g is None:
+                        continue
+                    v = self._flag_value(sib, g, key, spec, default)
+                    if v is not None:
+                        theirs.append((sib, v))
+                against = _odd_one_out(ctx.result, my, theirs)
+                if against is None:
+                    continue
+                feature = spec.get("feature") or key
+                names = tuple(sorted(s.path.name for s, _ in against))
+                entry = merged.setdefault((feature, names), ({}, []))
+                entry[0].setdefault(key, (key, spec, my, against, group, default))
+                entry[1].extend(p for p in group.points if p not in entry[1])
+        for (feature, names), (by_key, points) in merged.items():
+            found = self._flag_finding(ctx, feature, names, list(by_key.values()), points)
+            if found is not None:
+                yield found
+
+    def _flag_finding(self, ctx, feature, names, items, points):
+        """One finding for one difference: the flags of one feature this recipe disagrees on
+        with the same siblings."""
+        spec, my = items[0][1], items[0][2]
+        why = spec.get(f"why_{my.use.launch.engine}") or spec["why"]
+        label = _sibling_label(names)
+        theirs_text = ", ".join(f"`{i[3][0][1].text}`" for i in items if i[3][0][1].text)
+        mine_text = ", ".join(f"`{i[2].text}`" for i in items if i[2].text and DEFAULT not in i[2].values)
+        version = _version_label(my.use)
+        shown_default = ", ".join(f"`{_written(i)}` {_show_default(i[5])}" for i in items)
+        if DEFAULT in my.values:
+            if not theirs_text:
+                return None
+            spelled = [f"`{i[2].text}`" for i in items if i[2].flag is not None]
+            if len(spelled) == len(items):
+                mine = f"passes {', '.join(spelled)}, {version}'s default"
+            else:
+                mine = f"does not ({version} default: {shown_default})"
+            msg = f"{label} {_verb(names)} {theirs_text} but this recipe {mine}"
+        elif all(DEFAULT in i[3][0][1].values for i in items):
+            msg = f"this recipe passes {mine_text} but {label} {_verb(names, 'does', 'do')} not ({version} default: {shown_default})"
+        else:
+            msg = f"this recipe passes {mine_text} but {label} {_verb(names)} {theirs_text}"
+            why = spec.get("why_value") or why
+        msg += f": {' '.join(why.split())}"
+        anchor = self._flag_anchor(items)
+        related = []
+        for k, _, _, against, _, _ in items:
+            for sib, v in against:
+                if v.flag is not None:
+                    related.append((v.flag.word.loc, f"{sib.path.name} passes {v.text} here"))
+                else:
+                    related.append((v.use.launch.loc, f"{sib.path.name} launches without {k} here"))
+        written = {i[0] for i in items}
+        for i in items:
+            for v in [i[2], *(a[1] for a in i[3])]:
+                if v.flag is not None:
+                    written.add(v.flag.name)
+        documented = ctx.documented([anchor, my.use.launch.loc], [*sorted(written), *names])
+        for i in items:
+            for _sib, v in i[3]:
+                if documented is None and v.flag is not None:
+                    documented = ctx.documented([v.flag.word.loc], [*sorted(written), ctx.name])
+        return ctx.finding(anchor, msg, points, related, key=f"flags|{feature}|{'|'.join(names)}", documented=documented)
+
+    def _flag_anchor(self, items):
+        """Where the fix goes: this recipe's flag when it passes one; else next to the flag the
+        sibling writes just before (or after) the missing one, when this recipe passes that one
+        too; else the launch."""
+        for _, _, my, _, _, _ in items:
+            if my.flag is not None:
+                return my.flag.word.loc
+        key, _, my, against, _, _ = items[0]
+        v = against[0][1]
+        launch = my.use.launch
+        if "." in key:
+            base = launch.get(key.partition(".")[0])  # the JSON flag the key goes in
+            if base is not None:
+                return base.value_loc or base.word.loc
+        if v.flag is not None:
+            sib_flags = v.use.launch.flags
+            i = next((n for n, f in enumerate(sib_flags) if f is v.flag), None)
+            if i is not None:
+                home = _main_list(launch)
+                for j in [*range(i - 1, -1, -1), *range(i + 1, len(sib_flags))]:
+                    mine = launch.get(sib_flags[j].key)
+                    if mine is not None and _same_source(mine.word.loc, launch.loc):
+                        if mine.word.loc.real().span.line in home:
+                            return mine.word.loc
+        return launch.loc
+
+    # -- engine variables ----------------------------------------------------------------------
+    def _env_value(self, result, group: _Group, name: str, spec: dict, default: dict) -> _Value | None:
+        values = set()
+        rep = None
+        for res, use in group.uses:
+            if not _in_scope(spec, res, use.point):
+                continue
+            raw = use.launch.env.get(name)
+            if raw is None:
+                v = DEFAULT
+            else:
+                t = text_of(raw)
+                if t is None:
+                    return None
+                v = _normal_value(t, default)
+                if default.get("presence_only") and v != DEFAULT:
+                    v = "set"
+            values.add(v)
+            if raw is not None and (rep is None or rep[1] is None):
+                rep = (v, raw, use)
+            elif rep is None:
+                rep = (v, None, use)
+        if not values or rep is None:
+            return None
+        raw = rep[1]
+        loc = first_loc(raw) if raw is not None else None
+        text = f"{name}={text_of(raw)}" if raw is not None else ""
+        return _Value(frozenset(values), None, loc, rep[2], text)
+
+    def _env_findings(self, ctx, mine: dict, others: list):
+        _, _, behaviour_env, env_defaults = self._spec()
+        found: dict = {}
+        for gkey, group in mine.items():
+            for name, spec in behaviour_env.items():
+                default = env_defaults.get(name)
+                if default is None:
+                    continue
+                if spec.get("presence_only"):
+                    default = {**default, "presence_only": True}
+                my = self._env_value(ctx.result, group, name, spec, default)
+                if my is None:
+                    continue
+                theirs = []
+                for sib, groups in others:
+                    g = groups.get(gkey)
+                    if g is not None:
+                        v = self._env_value(sib, g, name, spec, default)
+                        if v is not None:
+                            theirs.append((sib, v))
+                against = _odd_one_out(ctx.result, my, theirs)
+                if against is None:
+                    continue
+                names = tuple(sorted(s.path.name for s, _ in against))
+                label = _sibling_label(names)
+                theirs_text = ", ".join(f"`{v.text}`" for _, v in against if v.text)
+                shown = _show_default(default)
+                if DEFAULT in my.values:
+                    if not theirs_text:
+                        continue
+                    msg = f"{label} {_verb(names, 'sets', 'set')} {theirs_text} but this recipe does not (default: {shown})"
+                elif all(DEFAULT in v.values for _, v in against):
+                    msg = f"this recipe sets `{my.text}` but {label} {_verb(names, 'does', 'do')} not (default: {shown})"
+                else:
+                    msg = f"this recipe sets `{my.text}` but {label} {_verb(names, 'sets', 'set')} {theirs_text}"
+                msg += f": {' '.join(spec['why'].split())}"
+                anchor = my.loc if my.loc is not None and _same_source(my.loc, my.use.launch.loc) else None
+                if anchor is None:
+                    anchor = self._env_anchor(my.use.launch) or my.use.launch.loc
+                related = [
+                    (
+                        v.loc or v.use.launch.loc,
+                        f"{s.path.name} sets {name} here" if v.loc else f"{s.path.name} launches without {name} here",
+                    )
+                    for s, v in against
+                ]
+                documented = ctx.documented([anchor, my.use.launch.loc], [name, *names])
+                for _s, v in against:
+                    if documented is None and v.loc is not None:
+                        documented = ctx.documented([v.loc], [name, ctx.name])
+                entry = found.setdefault((name, names), [anchor, msg, related, documented, []])
+                entry[4].extend(p for p in group.points if p not in entry[4])
+        for (name, names), (anchor, msg, related, documented, points) in found.items():
+            yield ctx.finding(anchor, msg, points, related, key=f"env|{name}|{'|'.join(names)}", documented=documented)
+
+    def _env_anchor(self, launch):
+        """The last engine variable this recipe sets in its own file (where another one goes)."""
+        spec = facts.load("engines").get("engine_env") or {}
+        prefixes, single = tuple(spec.get("prefixes") or ()), set(spec.get("names") or ())
+        best = None
+        for name, value in launch.env.items():
+            if name in single or name.startswith(prefixes):
+                loc = first_loc(value)
+                if loc is not None and _same_source(loc, launch.loc):
+                    if best is None or loc.real().span.line > best.real().span.line:
+                        best = loc
+        return best
+
+    # -- exit guards ---------------------------------------------------------------------------
+    def _guard_findings(self, ctx, mine: dict, others: list):
+        """An exit guard siblings have and this recipe lacks: one finding per guard, naming every
+        sibling that has it."""
+        found: dict = {}  # normalised guard -> ({sibling name: (sibling, guard)}, a use, points)
+        for sib, theirs in others:
+            for gkey, group in mine.items():
+                other = theirs.get(gkey)
+                if other is None:
+                    continue
+                for norm, g in other.guards.items():
+                    if norm in group.guards:
+                        continue
+                    entry = found.setdefault(norm, ({}, group.uses[0][1], []))
+                    entry[0].setdefault(sib.path.name, (sib, g))
+                    entry[2].extend(p for p in group.points if p not in entry[2])
+        for norm, (by_sib, use, points) in found.items():
+            names = tuple(sorted(by_sib))
+            _, g = by_sib[names[0]]
+            lines = ", ".join(f"{n} line {by_sib[n][1].loc.real().span.line}" for n in names)
+            where = f"line {g.loc.real().span.line}" if len(names) == 1 else lines
+            msg = (
+                f"{_sibling_label(names)} {_verb(names, 'stops', 'stop')} the run when `{g.text}` ({where}); "
+                f"this recipe has no such check"
+            )
+            yield ctx.finding(
+                use.launch.loc,
+                msg,
+                points,
+                [(by_sib[n][1].loc, f"{n} guards with an exit here") for n in names],
+                key=f"guard|{'|'.join(names)}|{norm}",
+                documented=ctx.documented([use.launch.loc], list(names)),
+            )
+
+
+# ---- helpers ------------------------------------------------------------------------------------
+
+
+def _in_scope(spec: dict, result, point) -> bool:
+    wl = spec.get("workloads")
+    if not wl:
+        return True
+    w = _workload(result, point)
+    return w is None or w in wl
+
+
+def _normal_value(text: str, default: dict) -> str:
+    """A value as compared: the default sentinel when it is the default; booleans spelt one way."""
+    d = default.get("default")
+    t = text.strip()
+    if isinstance(d, bool) or default.get("kind") == "bool":
+        low = t.lower()
+        b = True if low in _TRUE else False if low in _FALSE else None
+        if b is None:
+            return t
+        return DEFAULT if b == bool(d) else str(b).lower()
+    if d is None:
+        return t
+    return DEFAULT if t == str(d) else t
+
+
+def _effective_flag(launch, key: str, default: dict):
+    """(effective value, the flag that sets it) of ``key`` in one launch; (None, flag) when the
+    value is not known.  ``presence_only``: any value other than the default counts as one (set
+    or not)."""
+    v, f = _effective_value(launch, key, default)
+    if default.get("presence_only") and v is not None and v != DEFAULT:
+        v = "set"
+    return v, f
+
+
+def _json_key(launch, key: str, default: dict):
+    """A key inside a JSON flag (``--speculative-config.synthetic_acceptance_length``): written
+    dotted, or inside the flag's JSON object."""
+    base, _, sub = key.partition(".")
+    dotted = launch.get(key)
+    f = launch.get(base)
+    if dotted is not None and (f is None or dotted.index > f.index):
+        t = dotted.text
+        return (None if t is None else _normal_value(t, default)), dotted
+    if f is None:
+        return DEFAULT, None
+    if f.json is None:
+        return (None, f) if f.text is None or f.text.lstrip().startswith("{") else (DEFAULT, None)
+    if f.json.kind != "object":
+        return None, f
+    node = f.json.get(sub)
+    if node is None:
+        keys_known = all(k.kind == "string" and k.value is not None for k, _ in f.json.items)
+        return (DEFAULT, None) if keys_known else (None, f)
+    if node.kind in ("null",):
+        return DEFAULT, None
+    if node.kind == "unknown" or node.value is None:
+        return ("set" if default.get("presence_only") else None), f
+    return _normal_value(str(node.value), default), f
+
+
+def _effective_value(launch, key: str, default: dict):
+    if "." in key:
+        return _json_key(launch, key, default)
+    f = launch.get(key)
+    neg = launch.get("--no-" + key[2:]) if key.startswith("--") else None
+    if neg is not None and (f is None or neg.index > f.index):
+        return (DEFAULT if default.get("default") is False else "false"), neg
+    if f is None:
+        return DEFAULT, None
+    if isinstance(default.get("default"), bool):
+        if f.value is None:
+            return (DEFAULT if default["default"] is True else "true"), f
+        t = f.text
+        return (None if t is None else _normal_value(t, default)), f
+    t = f.text
+    if f.value is not None and t is None:
+        return None, f
+    if t is None:
+        t = "true"
+    same = default.get("same_as")
+    if same == "model":
+        m = launch.model
+        mt = m.text if m is not None else None
+        if mt is not None and t.rstrip("/") == mt.rstrip("/"):
+            return DEFAULT, f
+        if mt is None:
+            return None, f
+        return t, f
+    return _normal_value(t, default), f
+
+
+def _odd_one_out(me, my: _Value, theirs: list):
+    """The siblings (with their values) this recipe is the odd one out against, or None.
+
+    Recipes with the same effective values form a cluster.  This recipe is reported when a
+    larger cluster disagrees with it (three siblings: the odd one out, once), or, in a tie (two
+    siblings), when it is the one left at the default; when neither is at the default, the
+    recipe whose name sorts first."""
+    if not theirs:
+        return None
+    if any(v.values != my.values and v.values & my.values for _, v in theirs):
+        return None  # the values overlap: some points agree, not judged
+    differ = [(s, v) for s, v in theirs if v.values != my.values]
+    if not differ:
+        return None
+    mine_size = 1 + sum(1 for _, v in theirs if v.values == my.values)
+    clusters: dict = {}
+    for s, v in differ:
+        clusters.setdefault(v.values, []).append((s, v))
+    biggest = max(len(c) for c in clusters.values())
+    if biggest < mine_size:
+        return None
+    top = [c for c in clusters.values() if len(c) == biggest]
+    if biggest > mine_size and len(top) == 1:
+        return top[0]
+    # a tie
+    my_default = DEFAULT in my.values
+    for c in top:
+        their_default = DEFAULT in c[0][1].values
+        if my_default and not their_default:
+            return c
+    if my_default:
+        return None
+    if any(DEFAULT in c[0][1].values for c in top):
+        return None  # the others are at the default: they are the ones reported
+    first = min([me.path.name, *(s.path.name for c in top for s, _ in c)])
+    return top[0] if first == me.path.name else None
+
+
+def _written(item) -> str:
+    """A flag's name as the recipes write it: this recipe's spelling, else the sibling's."""
+    key, _, my, against, _, _ = item
+    for v in [my, *(a[1] for a in against)]:
+        if v.flag is not None:
+            if "." in key and "." not in v.flag.name:
+                return f"{v.flag.name}.{key.partition('.')[2]}"  # a key inside the flag's JSON
+            return v.flag.name
+    return key
+
+
+def _sibling_label(names) -> str:
+    if len(names) == 1:
+        return f"sibling {names[0]}"
+    return f"siblings {', '.join(names[:-1])} and {names[-1]}"
+
+
+def _verb(names, one: str = "passes", many: str = "pass") -> str:
+    return one if len(names) == 1 else many
+
+
+def _show_default(default: dict) -> str:
+    if default.get("same_as") == "model":
+        return "the model's"
+    d = default.get("default")
+    if d is None or d == "":
+        return "none"
+    if d is True:
+        return "on"
+    if d is False:
+        return "off"
+    return f"`{d}`"
+
+
+def _version_label(use) -> str:
+    names = {"vllm": "vLLM", "sglang": "SGLang"}
+    engine = use.launch.engine
+    ev = use.engine_version()
+    name = names.get(engine, engine)
+    if ev is None or not ev.versions:
+        return name
+    v = ev.versions
+    return f"{name} {v[0]}" if len(v) == 1 else f"{name} {v[0]}–{v[-1]}"
+
+
+def _main_list(launch) -> set:
+    """The lines of the launch's main flag list: the largest run of nearby lines (an array's
+    elements, a continued command's lines) its flags are written on, in the launch's file."""
+    lines = sorted(
+        {f.word.loc.real().span.line for f in launch.flags if f.word.loc is not None and _same_source(f.word.loc, launch.loc)}
+    )
+    best: list = []
+    run: list = []
+    for ln in lines:
+        if run and ln - run[-1] > 4:
+            run = []
+        run.append(ln)
+        if len(run) > len(best):
+            best = list(run)
+    return set(range(best[0], best[-1] + 1)) if best else set()
+
+
+def _same_source(a, b) -> bool:
+    try:
+        return a.real().source.path == b.real().source.path
+    except AttributeError:
         return False
 
 

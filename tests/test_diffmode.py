@@ -96,7 +96,7 @@ def test_a_change_to_one_sibling_is_reported_on_the_other(tmp_path, monkeypatch)
         {"benchmarks/m_fp8_b200_vllm.sh": SIBLING, "benchmarks/m_fp8_b300_vllm.sh": SIBLING},
     )
     _git(repo, "checkout", "-qb", "topic")
-    (repo / "benchmarks/m_fp8_b300_vllm.sh").write_text(SIBLING.replace(" &", " --enable-prefix-caching &"))
+    (repo / "benchmarks/m_fp8_b300_vllm.sh").write_text(SIBLING.replace(" &", " --tokenizer org/other-tokenizer &"))
     full = _check(repo, monkeypatch, "--select", "RL401")
     new = _check(repo, monkeypatch, "--select", "RL401", "--diff-base", "main")
     assert new and new == full  # nothing was there before: all of it is new, wherever anchored

@@ -77,3 +77,12 @@ def test_documented_findings_are_dropped_or_shown_as_info():
     assert n == 0 and shown[1].severity == "info" and shown[0].severity == "warning"
     assert shown[1].message == "m (documented: `kept at CONC: the router pins 'sessions'`)"
     assert shown[1].to_dict()["documented"] == doc.documented and "documented" not in plain.to_dict()
+
+
+def test_a_header_naming_a_sibling_documents_nothing_in_particular():
+    src_text = "#!/usr/bin/env bash\nset -eo pipefail\n# The B300 sibling of x_b200.sh.\nvllm serve m \\\n    --port 1\n"
+    src = SourceFile("r.sh", src_text.encode())
+    ctx = FileContext.__new__(FileContext)
+    loc = Loc(src, src._starts[4], src._starts[4] + 1)
+    assert ctx.documented(loc, ["x_b200.sh"]) is None  # the header only says whose sibling it is
+    assert "B300 sibling" in ctx.documented(loc, ["b300"])  # (after `set` lines: still the header)

@@ -107,7 +107,7 @@ def test_all_files_is_exactly_check_dot(repo, tmp_path):
 def test_a_commit_reports_what_it_introduced_also_in_an_unchanged_sibling(repo, tmp_path):
     env = _env(tmp_path)
     b300 = repo / "benchmarks/m_fp8_b300_vllm.sh"
-    b300.write_text(SIBLING.replace(" &", " --enable-prefix-caching &"))
+    b300.write_text(SIBLING.replace(" &", " --tokenizer org/other-tokenizer &"))
     _run(["git", "add", str(b300)], repo, env)
     pc = _run([PRE_COMMIT, "run"], repo, env)  # (what `git commit` runs: the staged files)
     out = _hook_output(pc.stdout)

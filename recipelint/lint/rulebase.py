@@ -154,8 +154,12 @@ def _comments_around(src, line: int) -> list[str]:
         if not stripped.startswith("#"):
             break
         if not stripped.startswith("#!"):
-            out.append(stripped[1:])
+            out.append(_HEADER + stripped[1:])
     return out
+
+
+#: marks a comment of the recipe's header in ``_comments_around``'s list
+_HEADER = "\0"
 
 
 @dataclass(slots=True)
@@ -313,7 +317,8 @@ class FileContext:
           comment lines inside a multi-line array),
         * in the comments just above that statement, or above the ``if`` / ``case`` arm / loop
           it sits in (blank lines and block openers between are passed over),
-        * or in the recipe's header (the comments at the top of the file).
+        * or in the recipe's header (the comments at the top of the file) — there a sibling's
+          file name alone documents nothing in particular (a header says whose sibling it is).
 
         This is the one way rules accept a documented choice: pass the result to
         :meth:`finding` (``documented=``), which reports the finding only with
@@ -321,6 +326,7 @@ class FileContext:
         wanted = _doc_names(names)
         if not wanted:
             return None
+        in_header = [w for w in wanted if not w.endswith((".sh", ".bash"))]
         for loc in locs if isinstance(locs, (list, tuple)) else [locs]:
             if loc is None:
                 continue
@@ -329,9 +335,10 @@ class FileContext:
             if not hasattr(src, "line_text"):
                 continue
             for text in _comments_around(src, real.span.line):
+                header = text.startswith(_HEADER)
                 low = text.lower().replace("_", "-")
-                if any(w in low for w in wanted):
-                    return text.strip()
+                if any(w in low for w in (in_header if header else wanted)):
+                    return text.lstrip(_HEADER).strip()
         return None
 
     def site_loc(self, site) -> Loc:

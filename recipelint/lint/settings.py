@@ -313,7 +313,12 @@ def apply_facts(s: Settings) -> None:
     if s.sibling_groups:
         facts.extend("parity", lambda d: d["hardware_groups"].extend(s.sibling_groups))
     if s.hardware_specific_flags:
-        facts.extend("parity", lambda d: d["hardware_specific_flags"].extend(s.hardware_specific_flags))
+        facts.extend(
+            "parity",
+            lambda d: d["tuning_flags"].update(
+                {f: "listed in the settings' hardware-specific-flags" for f in s.hardware_specific_flags}
+            ),
+        )
     if s.connector_keys:
 
         def add(d):
