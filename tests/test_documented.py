@@ -80,9 +80,9 @@ def test_documented_findings_are_dropped_or_shown_as_info():
 
 
 def test_a_header_naming_a_sibling_documents_nothing_in_particular():
-    src_text = "#!/usr/bin/env bash\nset -eo pipefail\n# The B300 sibling of x_b200.sh.\nvllm serve m \\\n    --port 1\n"
+    src_text = "#!/usr/bin/env bash\nset -eo pipefail\n# The B300 sibling of x_b200.sh.\n\nA=1\nvllm serve m \\\n    --port 1\n"
     src = SourceFile("r.sh", src_text.encode())
     ctx = FileContext.__new__(FileContext)
-    loc = Loc(src, src._starts[4], src._starts[4] + 1)
+    loc = Loc(src, src._starts[6], src._starts[6] + 1)
     assert ctx.documented(loc, ["x_b200.sh"]) is None  # the header only says whose sibling it is
     assert "B300 sibling" in ctx.documented(loc, ["b300"])  # (after `set` lines: still the header)
