@@ -40,6 +40,15 @@ def launches_of(src: str, env: dict | None = None, path: str = "/virtual/recipe.
         ("env -u X A=1 B=2 setsid nohup timeout -s KILL 3600 vllm serve m", "vllm", 11),
         ("srun --container-image=img -N 1 --export ALL,PORT=1 vllm serve m", "vllm", 6),
         ("taskset -c 0-7 vllm serve m", "vllm", 3),
+        # containers and wrappers (issue 32: launch scripts of other repositories)
+        ("docker run --rm --gpus all -v /d:/d -p 8000:8000 --ipc=host img:1 vllm serve m", "vllm", 11),
+        ("podman run -it -e HF_TOKEN --name x img python3 -m sglang.launch_server --tp 8", "sglang", 8),
+        ("docker exec -e A=1 ctr vllm serve m", "vllm", 5),
+        ("trtllm-llmapi-launch trtllm-serve m --tp_size 8", "trtllm", 1),
+        ('docker run --rm --entrypoint /bin/bash img -c "vllm serve m --port 1"', "vllm", 0),
+        ('docker exec ctr bash -c "python3 -m sglang.launch_server --tp 2"', "sglang", 0),
+        ("f() { vllm serve m; }; time f", "vllm", 0),
+        ("f() { vllm serve m; }; time -p f", "vllm", 0),
     ],
 )
 def test_engines_and_launchers(cmd, engine, start):
@@ -50,7 +59,15 @@ def test_engines_and_launchers(cmd, engine, start):
 
 @pytest.mark.parametrize(
     "cmd",
-    ["vllm --version", "python3 -m pip install vllm", "echo vllm serve m", "vllm-router --port 1", "sglang_router.launch_router"],
+    [
+        "vllm --version",
+        "python3 -m pip install vllm",
+        "echo vllm serve m",
+        "vllm-router --port 1",
+        "sglang_router.launch_router",
+        "docker ps vllm serve m",  # (no subcommand that runs a command)
+        "docker pull vllm/vllm-openai:v0.25.1",
+    ],
 )
 def test_not_a_launch(cmd):
     assert launches_of(cmd + "\n") == []

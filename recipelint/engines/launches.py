@@ -287,6 +287,12 @@ def _could_start(text: str, cat) -> bool:
 
 
 def _skip_launcher(spec, texts, i, argv, env):
+    subs = spec.get("subcommands")
+    if subs is not None:  # `docker run ...`: the subcommand picks the options; another one runs nothing
+        sub = subs.get(texts[i]) if i < len(texts) else None
+        if sub is None:
+            return None
+        spec, i = sub, i + 1
     values = set(spec.get("value_options", []))
     values2 = set(spec.get("value2_options", []))
     operands = int(spec.get("operands", 0))

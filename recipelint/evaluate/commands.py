@@ -23,6 +23,7 @@ from recipelint.evaluate.values import (
     Word,
     display,
     file_key,
+    lit,
     text_of,
     unknown,
 )
@@ -181,6 +182,12 @@ class Commands:
         loc = node.loc
         if name is None:
             return self._external(argv, prefix, node, st, out_target, stdin)
+        if name == "time" and name not in st.funcs and len(argv) > 1:
+            # the `time` keyword times the command after it (`time start_server`, a function):
+            # bash runs that command itself (`-p` is its only option)
+            rest = argv[2:] if argv[1].text == "-p" else argv[1:]
+            if rest and rest[0].text is not None:
+                return self.dispatch(rest, prefix, node, st, stdin, out_target, out_append)
         handler = _BUILTINS.get(name)
         if name in st.funcs:
             return self.call_function(name, argv[1:], prefix, node, st, stdin, out_target)
@@ -236,6 +243,9 @@ class Commands:
                 and argv[i + 1].text == "-c"
             ):
                 return _b_bash(self, list(argv[i:]), node, st, prefix)
+            shell = _entrypoint_shell(argv, i) if i and argv[i].text == "-c" and len(argv) > i + 1 else None
+            if shell is not None:  # `docker run --entrypoint /bin/bash IMAGE -c "..."`
+                return _b_bash(self, [shell, *argv[i:]], node, st, prefix)
         st.status = None
         if self.on_command is not None:
             ev = self.on_command(st, Command(tuple(argv), tuple(prefix), node.loc, stdin if stdin is not None else st.stdin))
@@ -430,3 +440,22 @@ class Commands:
                 r.status = r.ctl[1]
                 r.ctl = None
         return self._join(res, node, force=True) if len(res) > 1 else res
+
+
+def _entrypoint_shell(argv, i: int):
+    """The word naming a shell as a container's entry point (``--entrypoint /bin/bash`` or
+    ``--entrypoint=bash``) among the launcher words before ``i``, or None."""
+    for j in range(i):
+        t = argv[j].text
+        if t == "--entrypoint" and j + 1 < i:
+            w = argv[j + 1]
+        elif t is not None and t.startswith("--entrypoint="):
+            w = argv[j]
+            value = t.split("=", 1)[1]
+            if os.path.basename(value) in ("bash", "sh"):
+                return Word(lit(value, w.loc), w.loc)
+            return None
+        else:
+            continue
+        return w if w.text is not None and os.path.basename(w.text) in ("bash", "sh") else None
+    return None
