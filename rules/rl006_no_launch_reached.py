@@ -30,7 +30,7 @@ class NoLaunchReached(Rule):
 
     ## Exceptions
     Recipes whose sweep points come from a master config are RL502's (sweep-point-stops), which
-    names each point that stops.
+    names each point that stops; a file with a syntax error is RL001's.
     """
 
     code = "RL006"
@@ -42,6 +42,8 @@ class NoLaunchReached(Rule):
         known = [s for s in res.sites if s.engine]
         if not known or not res.points or res.launched or ctx.config_points():
             return
+        if any(p.kind == "syntax" for p in res.problems):
+            return  # RL001 says why (bash stops there, recipelint reads no further)
         site = known[0]
         why = self._why(ctx)
         where = "a here-document the script writes (recipelint does not follow that file)" if site.kind == "heredoc" else ""

@@ -513,6 +513,7 @@ def _old_layout(tmp_path: Path, template: str | None) -> Path:
 def test_the_older_layout_and_schema_give_the_recipes_their_points(tmp_path):
     rec = _old_layout(tmp_path, OLD_TEMPLATE)
     assert configs.find_root(rec) == tmp_path
+    assert configs.find_root(tmp_path / ".github" / "configs" / "nvidia-master.yaml") == tmp_path
     cs = configs.load(tmp_path, None)
     pts = cs.points_for(rec)
     assert pts and [p.env["CONC"] for p in pts] == ["4", "8"] and all(p.config_key == "m-fp8-b200-vllm" for p in pts)

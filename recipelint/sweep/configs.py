@@ -81,7 +81,8 @@ def find_root(start: Path) -> Path | None:
         for pattern in spec["configs"]:
             try:
                 if any(d.glob(pattern)):
-                    return d
+                    # (`configs/*` seen from inside `.github/`: the older layout's root is above it)
+                    return d.parent if d.name == ".github" and not pattern.startswith(".") else d
             except OSError:
                 continue
     return None
