@@ -68,6 +68,7 @@ def _manifest(tmp_path: Path, c1: str, c2: str) -> Path:
         f"  - {{id: deleted, expected: RL001, buggy: {c1}, fix: {c2}, path: benchmarks/b.sh, summary: missing fi}}\n"
         f"  - {{id: missed, expected: RL304, buggy: {c1}, path: benchmarks/c.sh, summary: nothing to find}}\n"
         f"  - {{id: norule, expected: null, buggy: {c1}, path: benchmarks/a.sh, summary: a class no rule covers}}\n"
+        f"  - {{id: incidental, expected: null, buggy: {c1}, fix: {c2}, path: benchmarks/a.sh, summary: seen by another rule}}\n"
     )
     return m
 
@@ -81,10 +82,13 @@ def test_cases_are_found_and_judged_at_the_fix_commit(repo, tmp_path):
     assert (res["deleted"]["before"], res["deleted"]["at_fix"]) == ("found", "removed")
     assert (res["missed"]["before"], res["missed"]["at_fix"]) == ("absent", None)
     assert res["norule"]["before"] == "absent" and res["norule"]["before_codes"] == ["RL001"]
+    assert res["norule"]["incidental"] == []  # no fix commit given
+    assert res["incidental"]["incidental"] == ["RL001"]  # went away with the fix
     tot = hr.totals(res.values())
     assert (tot["found"], tot["with_rule"], tot["recall"]) == (2, 3, 0.667)
     assert (tot["fixed_at_fix_commit"], tot["found_with_fix"], tot["fixed_rate"]) == (2, 2, 1.0)
-    assert tot["missed_classes"] == ["norule"]
+    assert tot["missed_classes"] == ["norule", "incidental"]
+    assert tot["missed_classes_reported_incidentally"] == ["incidental"]
     tree = tmp_path / "trees" / c1[:12]
     assert (tree / ".git").is_dir() and (tree / "benchmarks" / "a.sh").exists() and not (tree / "notes.txt").exists()
     assert not (tree / "configs").exists()  # old-layout configs are left where they are by default
@@ -104,7 +108,7 @@ def test_the_command_line_is_deterministic_and_has_json(repo, tmp_path, capsys):
     first = capsys.readouterr().out
     assert hr.main(args) == 0
     assert capsys.readouterr().out == first
-    assert "recall: 2/3 = 0.667" in first and "no rule (missed classes): norule" in first
+    assert "recall: 2/3 = 0.667" in first and "no rule (missed classes): norule, incidental" in first
     assert hr.main([*args, "--json", "--case", "fixed"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [c["id"] for c in data["cases"]] == ["fixed"] and data["totals"]["recall"] == 1.0

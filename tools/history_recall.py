@@ -235,7 +235,13 @@ def run_case(case: Case, trees: Trees) -> dict[str, Any]:
         "notes": notes + ([before.note] if before.note else []),
         "fix": case.fix,
         "at_fix": None,
+        "incidental": [],
     }
+    if case.fix and not case.expected:
+        # a class no rule covers: which codes on the file went away with the fix (reported incidentally)
+        ftree, _ = trees.get(case.fix)
+        after_codes = trees.lint(ftree, case.fix_path or case.path, None, None).codes
+        out["incidental"] = sorted(set(before.codes) - set(after_codes))
     if case.fix and case.expected:
         ftree, _ = trees.get(case.fix)
         after = trees.lint(ftree, case.fix_path or case.path, case.expected, case.match)
@@ -269,13 +275,14 @@ def totals(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "fixed_rate": round(len(fixed) / len(with_fix), 3) if with_fix else None,
         "by_rule": {k: {"found": v[0], "cases": v[1]} for k, v in sorted(by_rule.items())},
         "missed_classes": [r["id"] for r in results if not r["expected"]],
+        "missed_classes_reported_incidentally": [r["id"] for r in results if not r["expected"] and r["incidental"]],
     }
 
 
 def render_text(results: list[dict[str, Any]], tot: dict[str, Any], version: str) -> str:
-    rows = [("case", "expected", "before", "lines", "at fix", "other codes on the file")]
+    rows = [("case", "expected", "before", "lines", "at fix", "other codes on the file (* gone at the fix)")]
     for r in results:
-        other = [c for c in r["before_codes"] if c != r["expected"]]
+        other = [c + ("*" if c in r["incidental"] else "") for c in r["before_codes"] if c != r["expected"]]
         rows.append(
             (
                 r["id"],
@@ -301,6 +308,8 @@ def render_text(results: list[dict[str, Any]], tot: dict[str, Any], version: str
     lines.append("by rule: " + ", ".join(f"{k} {v['found']}/{v['cases']}" for k, v in tot["by_rule"].items()))
     if tot["missed_classes"]:
         lines.append("no rule (missed classes): " + ", ".join(tot["missed_classes"]))
+        inc = tot["missed_classes_reported_incidentally"]
+        lines.append("  of which another code on the file went away with the fix: " + (", ".join(inc) or "none"))
     return "\n".join(lines) + "\n"
 
 
