@@ -59,7 +59,11 @@ def render(
         [],
         "--env",
         "-e",
-        help="Set a variable for the evaluation (KEY=VALUE; repeatable). Without --env, the default environment matrix is used.",
+        help="Set a variable for the evaluation (KEY=VALUE; repeatable). Without --env, an InferenceX recipe is "
+        "evaluated under the default matrix, any other script under its caller's environment.",
+    ),
+    arg: list[str] = typer.Option(
+        [], "--arg", "-a", help="A positional parameter for the script ($1, $2, ...; repeatable). Default: not known."
     ),
     fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
     color: str = typer.Option("auto", "--color", help="Colour the text output: auto, always or never."),
@@ -67,7 +71,8 @@ def render(
     """Print the serve launches a recipe would run: the shell-quoted command and each flag with its source line."""
     from recipelint.lint.analysis import Analyzer
     from recipelint.report.launches import render_json, render_text
-    from recipelint.sweep.points import default_points, point_from_overrides
+    from recipelint.sweep import configs
+    from recipelint.sweep.points import default_points, environment_point, point_from_overrides, reads_sweep_variables
 
     if fmt not in ("text", "json"):
         _fail(f"--format must be text or json, got '{fmt}'")
@@ -78,7 +83,13 @@ def render(
         _fail(f"{script}: is a directory (render takes one script)")
     overrides = _parse_env(env)
     display = str(script)
-    points = [point_from_overrides(display, overrides)] if overrides else (lambda text: default_points(display, text))
+    benchmark_repo = configs.find_root(script) is not None
+
+    def points(text: str):
+        if not arg and (benchmark_repo or reads_sweep_variables(text)):  # InferenceX's interface
+            return [point_from_overrides(display, overrides)] if overrides else default_points(display, text)
+        return [environment_point(overrides, list(arg) if arg else None)]
+
     res = Analyzer().analyze(script, display, points)
     if res.error:
         _fail(res.error)

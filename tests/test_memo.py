@@ -261,7 +261,11 @@ def test_engine_changes_of_a_replayed_call_belong_to_the_point_evaluated():
             vllm serve "$MODEL" --tensor-parallel-size "$TP"
         """)
         )
-        res = lint([p], analyzer=Analyzer(), options=Options(use_configs=False, jobs=1, cache=False))
+        from recipelint.lint.settings import Settings
+
+        # (the default matrix's points: a script that reads no InferenceX variable would get one point)
+        opts = Options(use_configs=False, jobs=1, cache=False, settings=Settings(profile="inferencex"))
+        res = lint([p], analyzer=Analyzer(), options=opts)
     changes = [
         (pr.point, e.point)
         for fr in res.files

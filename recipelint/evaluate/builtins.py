@@ -31,6 +31,7 @@ from recipelint.evaluate.textutils import (
     _unknown_out,
 )
 from recipelint.evaluate.values import (
+    UNKNOWN_ARGS,
     Chunk,
     Word,
     file_key,
@@ -114,6 +115,10 @@ def _b_shift(ev, argv, node, st):
     if len(argv) > 1:
         t = argv[1].text
         n = int(t) if t is not None and t.isdigit() else 1
+    if st.pos and st.pos[-1] is UNKNOWN_ARGS:  # (parameters not known: still not known after)
+        st.pos = st.pos[min(n, len(st.pos) - 1) :]
+        st.status = 0
+        return [st]
     if n > len(st.pos):
         st.status = 1
         return [st]

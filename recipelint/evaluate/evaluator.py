@@ -33,7 +33,7 @@ from recipelint.evaluate.state import Exit, Limits, PathResult, State, _Exit
 from recipelint.evaluate.statements import Statements
 from recipelint.evaluate.substitution import Substitutions
 from recipelint.evaluate.support import _note_key
-from recipelint.evaluate.values import EMPTY, Chunk, Opaque, unknown
+from recipelint.evaluate.values import AMBIENT, ARGV, EMPTY, UNKNOWN_ARGS, Chunk, Opaque, Word, unknown
 from recipelint.evaluate.variables import Kind, Var
 from recipelint.evaluate.watch import LaunchWatch
 from recipelint.evaluate.words import Words
@@ -162,13 +162,18 @@ class Evaluator(
         self._regex_parts: dict = {}
         self._counting_cache: dict = {}
         self.replays = 0  # calls and statements replayed from a summary (all runs)
+        #: an ambient environment (values.AMBIENT): set by run() from the sweep point
+        self.ambient = False
+        self._ambient_values: dict = {}
 
     # -----------------------------------------------------------------------------------
     def run(self, parsed: Parsed, env: dict) -> list[PathResult]:
         st = State.__new__(State)
         st.vars = {}
+        self.ambient = AMBIENT in env
+        self._ambient_values: dict = {}
         for k, v in env.items():
-            if v is None:
+            if v is None or k in (AMBIENT, ARGV):
                 continue
             if isinstance(v, Opaque):
                 val = unknown(f"${k}", None, nonempty=v.nonempty)
@@ -180,7 +185,8 @@ class Evaluator(
         st.funcs = {}
         st.funcs_ver = self._funcs0
         st.recs = self._recs
-        st.pos = ()
+        argv = env.get(ARGV, ())
+        st.pos = (UNKNOWN_ARGS,) if argv is None else tuple(Word((Chunk(str(a), None),), None) for a in argv)
         st.files = {}
         st.errexit = False
         st.nounset = False

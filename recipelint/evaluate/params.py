@@ -31,6 +31,7 @@ from recipelint.evaluate.support import _MADE_UP, EXPANSION_TYPES, _join_segs, _
 from recipelint.evaluate.tilde import _TILDE_WORD
 from recipelint.evaluate.values import (
     EMPTY,
+    UNKNOWN_ARGS,
     Chunk,
     Word,
     display,
@@ -58,6 +59,9 @@ def _assoc_order(d: dict) -> list:
 
 
 _REF = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[(.*)\])?")
+#: the names an ambient environment may hold (environment variables are upper case by
+#: convention; an unset lower-case name stays unset: `--port=$port` is a typo worth finding)
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 
 
 def _splittable(segs: list, start: int) -> None:
@@ -95,6 +99,18 @@ def _retext(val, new):
 class Parameters:
     """Expanding parameters (see the module docstring)."""
 
+    def ambient_value(self, name: str):
+        """The value of an upper-case variable the script never set, in an ambient environment
+        (``values.AMBIENT``): set, unknown — one value per name for the run, so that
+        ``_param_default`` can tell it from a value the script gave."""
+        val = self._ambient_values.get(name)
+        if val is None:
+            val = self._ambient_values[name] = unknown(f"${name}", None, nonempty=True)
+        return val
+
+    def is_ambient(self, name: str, val) -> bool:
+        return getattr(self, "ambient", False) and val is not None and val is self._ambient_values.get(name)
+
     def param_value(self, name: str, index, node, st):
         """Scalar value (Str), list of Words for ``[@]``/``[*]``, or None when unset."""
         if name.isdigit():
@@ -103,8 +119,12 @@ class Parameters:
                 if st.recs:
                     memo.note_script(st.recs)
                 return (Chunk(st.script, None),)
+            if st.pos and st.pos[-1] is UNKNOWN_ARGS and i >= len(st.pos):
+                return unknown(f"${i}", node.loc if node is not None else None)
             return st.pos[i - 1].chunks if i <= len(st.pos) else None
         if name == "#":
+            if st.pos and st.pos[-1] is UNKNOWN_ARGS:
+                return unknown("$#", node.loc if node is not None else None, nonempty=True)
             return (Chunk(str(len(st.pos)), node.loc),)
         if name == "?":
             return (Chunk(str(st.status), node.loc),) if isinstance(st.status, int) else unknown("$?", node.loc, nonempty=True)
@@ -124,6 +144,8 @@ class Parameters:
             if name == "PIPESTATUS":  # the statuses of the last pipeline's commands (not followed)
                 val = unknown("$PIPESTATUS", node.loc, nonempty=True)
                 return [Word(val, node.loc)] if index in ("@", "*") else val
+            if getattr(self, "ambient", False) and _ENV_NAME.fullmatch(name):
+                return self.ambient_value(name)
             return None
         if index is None:
             if var.kind == Kind.SCALAR:
@@ -298,6 +320,8 @@ class Parameters:
 
     def _param_default(self, node, st, segs, quoted, scalar, op, name, index, val, operand_nodes, is_list):
         """``${X:-w}``, ``${X:=w}``, ``${X:+w}``, ``${X:?w}`` and their forms without the colon."""
+        if not is_list and op[-1] in "-=+" and self.is_ambient(name, val):
+            val = None  # (the script's default is what it runs with when its caller sets nothing)
         if is_list:
             sval = None if not val else tuple(c for k, w in enumerate(val) for c in ((Chunk(" ", None),) if k else ()) + w.chunks)
         else:

@@ -215,6 +215,11 @@ class Word:
         return f"Word({self.shown!r})"
 
 
+#: the positional parameters past the known ones, not known (in ``State.pos``, last): ``$#`` and
+#: each ``$N`` from there on are unknown, ``"$@"`` an unknown splice
+UNKNOWN_ARGS = Word(unknown("$@", None, multi=True), None)
+
+
 def words_text(words) -> list[str | None]:
     return [w.text for w in words]
 
@@ -238,3 +243,15 @@ def file_key(path: str | None) -> str | None:
         return path
     key = posixpath.normpath(path)
     return "/" + key.lstrip("/") if key.startswith("//") else key
+
+
+#: a sweep point's env holding this key (any value) evaluates in an *ambient* environment: a
+#: script outside a benchmark repository that has master configs runs with whatever its caller
+#: exports, so an upper-case variable it never sets reads as set to an unknown value — except
+#: where the script gives a default (``${X:-d}``, ``${X-d}``, ``${X:=d}``, ``${X:+alt}``), which
+#: then applies (the script's own default is what it runs with when nothing is exported)
+AMBIENT = "\0ambient"
+
+#: a sweep point's env holding this key gives the script its positional parameters: a tuple of
+#: texts (``render --arg``), or None for parameters not known (their number neither)
+ARGV = "\0argv"

@@ -101,7 +101,7 @@ def changes(paths: list[Path], spec: str, cache: bool = True) -> tuple[str, list
     from recipelint.lint.analysis import Analyzer
     from recipelint.lint.check import collect
     from recipelint.sweep import configs
-    from recipelint.sweep.points import default_points
+    from recipelint.sweep.points import unconfigured_points
 
     bt = base_tree(spec, (paths or [Path(".")])[0], cache_dir() if cache else None)
     try:
@@ -114,7 +114,7 @@ def changes(paths: list[Path], spec: str, cache: bool = True) -> tuple[str, list
             if key not in sets:
                 sets[key] = configs.load(root, None) if root is not None else configs.ConfigSet(None)
             pts = sets[key].points_for(path)
-            return pts if pts else (lambda text: default_points(display, text))
+            return pts if pts else (lambda text: unconfigured_points(display, text, "auto", sets[key].found))
 
         out = []
         for path, display in collect(paths):

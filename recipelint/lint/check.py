@@ -235,7 +235,7 @@ def lint(
     from recipelint.lint.analysis import Analyzer
     from recipelint.lint.registry import selected
     from recipelint.lint.rulebase import FileContext, Project
-    from recipelint.sweep.points import default_points
+    from recipelint.sweep.points import unconfigured_points
 
     rules = [r() for r in selected(sel or None, ign)]
     independent = [r for r in rules if r.sweep_independent]
@@ -267,7 +267,8 @@ def lint(
             return pts
         if opt.points_for is not None:
             return lambda text: opt.points_for(display, text)
-        return lambda text: default_points(display, text)
+        found, defaults = bool(getattr(cs, "found", False)), st.environment_for(path)
+        return lambda text: unconfigured_points(display, text, st.profile, found, defaults)
 
     def analyze_file(path: Path, display: str) -> FileResult:
         return analyzer.analyze(path, display, points(path, display))

@@ -22,6 +22,8 @@ Keys::
     connector-keys = {MyConnector = ["key_a"]}  # extra kv_connector_extra_config keys a connector reads
     extra-flags = {vllm = ["--omni"]}          # flags a plugin or site build adds to an engine
     extra-entry-points = {vllm = ["python -m dynamo.vllm"]}  # commands that take an engine's flags
+    profile = "auto"                # auto, inferencex (the default matrix) or environment
+    environments = [{files = "scripts/*.sh", env = {MODEL = "org/m"}, args = ["8000"]}]  # what callers give
 
 Unknown keys and bad values are errors (a one-line message, exit status 2).
 """
@@ -63,6 +65,10 @@ class Settings:
     connector_keys: dict[str, list[str]] = field(default_factory=dict)
     extra_flags: dict[str, list[str]] = field(default_factory=dict)
     extra_entry_points: dict[str, list[str]] = field(default_factory=dict)
+    #: how a script no master config reaches is evaluated (recipelint.sweep.points.PROFILES)
+    profile: str = "auto"
+    #: (glob relative to the settings file, env, args): what such a script's caller gives it
+    environments: list = field(default_factory=list)
     #: the keys the settings file set (the others are defaults), for --show-settings
     given: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
@@ -75,6 +81,15 @@ class Settings:
             return safe_resolve(path).relative_to(safe_resolve(self.base)).as_posix()
         except (ValueError, OSError):
             return None
+
+    def environment_for(self, path: Path) -> tuple[dict, list[str] | None]:
+        """(env, args) the first ``environments`` entry whose glob matches ``path`` gives."""
+        rel = self._rel(path) if self.environments else None
+        if rel is not None:
+            for glob, env, args in self.environments:
+                if _glob(rel, glob):
+                    return dict(env), args
+        return {}, None
 
     def excluded(self, path: Path) -> bool:
         if not self.exclude:  # (resolving every path of a big tree costs ~50 ms)
@@ -250,6 +265,14 @@ def _validate(raw: dict, where: str, path: Path) -> Settings:
             s.extra_flags = _extra_flags(value, where)
         elif k == "extra-entry-points":
             s.extra_entry_points = _extra_entry_points(value, where)
+        elif k == "profile":
+            from recipelint.sweep.points import PROFILES
+
+            if value not in PROFILES:
+                raise SettingsError(f"{where}: `profile` must be one of {', '.join(PROFILES)}, got {value!r}")
+            s.profile = value
+        elif k == "environments":
+            s.environments = _environments(value, where)
         else:
             raise SettingsError(f"{where}: unknown key `{key}`")
     return s
@@ -270,6 +293,25 @@ def _extra_flags(value, where) -> dict[str, list[str]]:
             if not re.fullmatch(r"--[A-Za-z0-9][A-Za-z0-9_.-]*", f):
                 raise SettingsError(f"{where}: `extra-flags.{engine}`: '{f}' is not a long option (like --my-flag)")
         out[engine] = flags
+    return out
+
+
+def _environments(value, where) -> list:
+    """``environments = [{files = "scripts/*.sh", env = {MODEL = "org/m"}, args = ["org/m"]}]``."""
+    if not isinstance(value, list) or not all(isinstance(e, dict) for e in value):
+        raise SettingsError(f"{where}: `environments` must be a list of tables with `files`, `env` and `args`")
+    out = []
+    for e in value:
+        unknown_keys = set(e) - {"files", "env", "args"}
+        if unknown_keys or not isinstance(e.get("files"), str):
+            raise SettingsError(f"{where}: `environments`: each entry has `files` (a glob) and may have `env`, `args`")
+        env = e.get("env") or {}
+        if not isinstance(env, dict) or not all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(k)) for k in env):
+            raise SettingsError(f"{where}: `environments`: `env` must be a table of NAME = value")
+        args = e.get("args")
+        if args is not None:
+            args = _strings(args, "environments.args", where)
+        out.append((e["files"], {str(k): str(v) for k, v in env.items()}, args))
     return out
 
 

@@ -35,7 +35,11 @@ class SweepPoint:
         return {
             "label": self.label,
             "config_key": self.config_key,
-            "env": {k: (None if isinstance(v, Opaque) else v) for k, v in sorted(self.env.items()) if v is not None},
+            "env": {
+                k: (None if isinstance(v, Opaque) else v)
+                for k, v in sorted(self.env.items())
+                if v is not None and not k.startswith("\0")  # (not the evaluation's own keys)
+            },
         }
 
 
@@ -152,3 +156,45 @@ def point_from_overrides(path_text: str, overrides: dict[str, str]) -> SweepPoin
         env["GPU_COUNT"] = overrides["TP"]
     label = " ".join(f"{k}={v}" for k, v in overrides.items()) or "default"
     return SweepPoint(label, env, origin="--env")
+
+
+#: the profiles: how a script no master config reaches is evaluated
+PROFILES = ("auto", "inferencex", "environment")
+
+
+def reads_sweep_variables(text: str | None) -> bool:
+    """Whether a script is written against InferenceX's sweep interface: it reads one of the
+    variables only that benchmark's workflow sets (``profile_variables`` in inferencex.yaml)."""
+    from recipelint.engines import facts
+
+    names = facts.load("inferencex").get("profile_variables") or []
+    if not text or not names:
+        return False
+    # (a name, not only `$NAME`: arithmetic reads them bare, `$((2 * CONC / TP))`)
+    return re.search(r"(?<![\w-])(?:" + "|".join(map(re.escape, names)) + r")(?![\w-])", text) is not None
+
+
+def environment_point(env: dict | None = None, args: list[str] | None = None) -> SweepPoint:
+    """The one point of a script outside a benchmark repository: its caller's environment
+    (``values.AMBIENT``: variables it reads without setting are set, not known, unless it gives
+    them a default) and positional parameters not known (or ``args``), plus ``env``."""
+    from recipelint.evaluate.values import AMBIENT, ARGV
+
+    point_env: dict = {AMBIENT: "1", ARGV: tuple(args) if args is not None else None}
+    point_env.update(env or {})
+    label = "caller-env" + "".join(f" {k}={v}" for k, v in (env or {}).items()) + (f" args: {' '.join(args)}" if args else "")
+    return SweepPoint(label, point_env, origin="the caller's environment")
+
+
+def unconfigured_points(path_text: str, text: str | None, profile: str = "auto", configs_found: bool = False, defaults=None):
+    """The points of a script no master config reaches: the default matrix (InferenceX's
+    variables, for a script in a repository with master configs or one that reads them), or its
+    caller's environment (any other script).  ``defaults``: (env, args) the settings give it."""
+    env, args = defaults if defaults is not None else ({}, None)
+    if profile == "inferencex" or (profile == "auto" and (configs_found or reads_sweep_variables(text))):
+        pts = default_points(path_text, text)
+        if env:
+            for p in pts:
+                p.env.update(env)
+        return pts
+    return [environment_point(env, args)]

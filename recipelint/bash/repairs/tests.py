@@ -191,11 +191,23 @@ def _lone_operators(tree, data: bytes):
         up = n.parent
         if up.type == "ERROR" and any(up.child(i).type in _TESTS_OPEN for i in range(up.child_count)):
             continue  # (`[[ a == ]]`, `(( a == ))`: a test's or arithmetic's error)
+        if _in_misread_arithmetic(n, data):
+            continue  # (`! (( (a == 3) ))` read as subshells: `_negated_groups` mends it)
         while up is not None and up.type not in _TESTS_OPEN:
             up = up.parent
         if up is None:
             at += [m.start(), m.start() + 1]
     return _reparse(data, at, b"_") if at else (tree, data)
+
+
+def _in_misread_arithmetic(node, data: bytes) -> bool:
+    """Whether ``node`` lies in subshells that are ``((`` to bash (after a ``!``)."""
+    up = node.parent
+    while up is not None:
+        if up.type == "subshell" and data[up.start_byte : up.start_byte + 2] == b"((":
+            return True
+        up = up.parent
+    return False
 
 
 #: a `$` ending a word (after a word character, a quote or a closing brace) before an operator,
