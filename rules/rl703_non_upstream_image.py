@@ -29,9 +29,10 @@ class NonUpstreamImage(Rule):
     ## Exceptions
     Active in repositories that have `docs/PR_REVIEW_CHECKLIST.md`.  The checklist's own
     exceptions (new hardware, new model architectures) are listed by config key in
-    `image_exceptions` (`rules/data/policy.yaml`).  The engine is a word of the entry's
-    `framework` (`sglang-disagg`, `dynamo-vllm`, `llmd-vllm`); other frameworks (TRT-LLM, ATOM)
-    are not judged.
+    `image_exceptions` (`rules/data/policy.yaml`).  The engine is the first word of the entry's
+    `framework` (`vllm`, `sglang`, `sglang-disagg`); frameworks that compose an engine with their
+    own runtime (`dynamo-vllm`, `llmd-vllm`: their images are the framework's, InferenceX's llm-d
+    image is built on `vllm/vllm-openai`) and other engines (TRT-LLM, ATOM) are not judged.
     """
 
     code = "RL703"
@@ -46,8 +47,10 @@ class NonUpstreamImage(Rule):
         pol = facts.load("policy")
         allowed = pol["upstream_images"]
         for e in project.entries():
-            # `sglang-disagg`, `dynamo-vllm`, `llmd-vllm`: the engine is a word of the framework
-            engine = next((k for k in allowed if k in (e.framework or "").split("-")), None)
+            # `sglang-disagg`: the engine is the framework's first word (`dynamo-vllm`, `llmd-vllm`
+            # run the framework's own image, which carries the engine)
+            first = (e.framework or "").split("-")[0]
+            engine = first if first in allowed else None
             prefixes = allowed.get(engine)
             image = e.image
             if not prefixes or not image or e.key in pol["image_exceptions"]:
