@@ -36,7 +36,9 @@ class UnknownFlag(Rule):
     ## Exceptions
     A flag of the *other* engine is RL202.  When the image is not a release (a nightly, a dev
     build), the flag is judged against every catalogued release in the range the image lies in
-    (or all of them), and the message says so.  A release older than every catalogued one is not
+    (or all of them), and the message says so; with no image known at all (a script outside a
+    benchmark repository), a flag no catalogued release has is a warning, since the script may
+    run an older release.  A release older than every catalogued one is not
     judged (flags it had may have been removed since).  TRT-LLM and ATOM are not catalogued.
     Options a plugin adds to the engine's parser (vllm-omni's `--omni`) are named in the
     settings' `extra-flags`.
@@ -85,4 +87,11 @@ class UnknownFlag(Rule):
                     else:
                         hint = ctx.did_you_mean(key, engine_flags(lc.engine, ev.versions))
                     msg = f"{ev.label} has no flag `{key}`: the server stops with `unrecognized arguments`{hint}"
+                    if ev.image is None and not elsewhere:
+                        # no image: the script may run a release older than every catalogued one,
+                        # which may have had the flag — what is known, said as such
+                        first = versions(lc.engine)[0]
+                        msg += f" (no release from {first} on has it; older releases are not catalogued)"
+                        yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label, severity="warning")
+                        continue
                 yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label)

@@ -54,4 +54,8 @@ class UnknownConfigKey(Rule):
                         continue
                     hint = ctx.did_you_mean(key, keys)
                     msg = f"`{f.base}` has no key `{key}` in {ev.label}: vLLM stops at startup (unexpected keyword){hint}"
+                    if ev.image is None:  # (the script may run a release older than every catalogued one)
+                        msg += f" (from {ev.versions[0]} on; older releases are not catalogued)"
+                        yield ctx.finding(loc, msg, use.point, key=f"{f.base}|{key}", severity="warning")
+                        continue
                     yield ctx.finding(loc, msg, use.point, key=f"{f.base}|{key}")
