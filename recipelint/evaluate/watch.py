@@ -10,6 +10,19 @@ import re
 from recipelint.evaluate.support import _PYTHON
 
 
+class _Unknown:
+    """One word whose value is not known from the syntax (a string, a concatenation), with the
+    text it is written as (`"$DIR/utils/benchmark_serving.py"`: its literal end tells a script's
+    file name).  Any other comparison treats it as unknown (None)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, written: str):
+        self.text = written.strip('"')
+        if "$" in self.text.rsplit("/", 1)[-1] or "`" in self.text:
+            self.text = ""
+
+
 class LaunchWatch:
     """Finding the code that may still launch (see the module docstring)."""
 
@@ -131,7 +144,7 @@ class LaunchWatch:
                 if prefixes is None:
                     words.append(name)
                 else:
-                    words.extend(p[-1] if name == "python" else f"{name} {' '.join(p)}" for p in prefixes)
+                    words.extend(p[-1].removeprefix("*/") if name == "python" else f"{name} {' '.join(p)}" for p in prefixes)
             found = set()
             stack = [self._root] if self._root is not None else []
             while stack:
@@ -160,14 +173,15 @@ class LaunchWatch:
             elif c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect", "comment"):
                 continue
             elif c.type in ("string", "concatenation") and "[@]" not in c.text and "[*]" not in c.text:
-                words.append(None)  # one word, not known here
+                words.append(_Unknown(c.text))  # one word, not known here
             else:
                 words.append(...)  # an expansion that may be any number of words
                 break
         return self._words_watched(words, watch, strict)
 
     def _words_watched(self, words: list, watch, strict: bool = False) -> bool:
-        """``words``: literal text, None (one unknown word) or ... (any number of words)."""
+        """``words``: literal text, None or an ``_Unknown`` (one unknown word) or ... (any number
+        of words)."""
         first = words[0]
         if first is ...:
             return True
@@ -204,7 +218,10 @@ class LaunchWatch:
                     return False
                 if args[i] is ...:
                     return True
-                if args[i] is not None and args[i] != want:
+                if want[:2] == "*/":  # a script path whose file name is NAME, written literally at its end
+                    if os.path.basename(args[i].text if isinstance(args[i], _Unknown) else args[i] or "") != want[2:]:
+                        return False
+                elif args[i] is not None and not isinstance(args[i], _Unknown) and args[i] != want:
                     return False
             return True
 
