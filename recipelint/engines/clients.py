@@ -36,6 +36,8 @@ class ClientCall:
     #: the function calls it ran in, outermost first: (name, argv texts, call Loc)
     stack: tuple = ()
     complete: bool = True  # False when an unknown splice may hide arguments
+    #: a router or proxy (clients.yaml `proxies`), not a client: what starts it serves clients
+    proxy: bool = False
     point: object = None
 
     def value(self, role: str) -> str | None:
@@ -48,15 +50,17 @@ class _Client:
     name: str
     entries: tuple[tuple[str, ...], ...]
     roles: tuple[tuple[str, str], ...]  # (option, role)
+    proxy: bool = False
 
 
 @functools.lru_cache(maxsize=1)
 def _clients() -> tuple[_Client, ...]:
     data = facts.load("clients")
     out = []
-    for name, spec in (data.get("clients") or {}).items():
-        roles = tuple((opt, role) for role, opts in (spec.get("options") or {}).items() for opt in opts)
-        out.append(_Client(name, tuple(tuple(e) for e in spec["entries"]), roles))
+    for kind in ("clients", "proxies"):
+        for name, spec in (data.get(kind) or {}).items():
+            roles = tuple((opt, role) for role, opts in (spec.get("options") or {}).items() for opt in opts)
+            out.append(_Client(name, tuple(tuple(e) for e in spec["entries"]), roles, kind == "proxies"))
     return tuple(out)
 
 
@@ -71,6 +75,8 @@ def client_words() -> dict:
     arguments: the empty prefix)."""
     out: dict = {}
     for c in _clients():
+        if c.proxy:
+            continue  # (started before the client: followed anyway)
         for e in c.entries:
             prefix = tuple(e[1:3]) if e[0] == "python" else tuple(e[1:2])
             out.setdefault(e[0], []).append(prefix)
@@ -174,4 +180,4 @@ def _build(c: _Client, argv: list[Word], i: int, j: int, loc: Loc, stack: tuple)
                     k += 1
         k += 1
     complete = not any(ch.multi for w in argv for ch in w.chunks)
-    return ClientCall(c.name, tuple(argv), i, options, loc, stack, complete)
+    return ClientCall(c.name, tuple(argv), i, options, loc, stack, complete, c.proxy)
