@@ -70,9 +70,10 @@ class RejectedArgument(Rule):
                 then = f"before `{function}` does any of its work"
             if errexit and verb == "returns":
                 then += "; the script then exits under `set -e`"
-            hint = ctx.did_you_mean(word, ev.accepted) if ev.accepted else ""
+            hint = ctx.did_you_mean(word, ev.accepted) if ev.accepted and word.startswith("-") else ""
+            what = "" if word.startswith("-") else " (a word that is no option: left over, or its `--option` is missing)"
             msg = (
-                f"`{function}` does not accept `{word}`: the argument reaches its option loop's catch-all arm "
+                f"`{function}` does not accept `{word}`{what}: the argument reaches its option loop's catch-all arm "
                 f"({where}), which {verb} {ev.status}, {then}{hint}"
             )
             related = [(ev.arm, f"`{function}`'s catch-all arm rejects `{word}` here")]
