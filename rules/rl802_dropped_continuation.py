@@ -38,6 +38,7 @@ class DroppedContinuation(Rule):
     code = "RL802"
     name = "dropped-continuation"
     severity = "error"
+    sweep_independent = True
 
     def check(self, ctx):
         for s in ctx.result.strays:
