@@ -1,7 +1,8 @@
 """The evaluator's state and results: a path's :class:`State` (variables, functions, files,
 options, events), :class:`Var` and its :class:`Kind`, what a path returns (:class:`PathResult`,
-:class:`Exit`, :class:`Decision`, :class:`Guard`, :class:`Inexact`), the :class:`Limits` that
-bound the work, and the exceptions that end a command or a path."""
+:class:`Exit`, :class:`Decision`, :class:`Guard`, :class:`Inexact`, and :class:`Rejected`, the
+one event the evaluator records itself), the :class:`Limits` that bound the work, and the
+exceptions that end a command or a path."""
 
 from __future__ import annotations
 

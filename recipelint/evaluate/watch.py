@@ -1,6 +1,7 @@
 """Which statements may still launch: after a path has launched, or inside a skipped branch,
 the evaluator asks whether the code ahead names a watched command (a serve entry point, a
-launcher variable) before it spends steps on it."""
+launcher variable; after the launch also a benchmark client, when the analysis puts the
+clients in ``launch_watch``) before it spends steps on it."""
 
 from __future__ import annotations
 
@@ -27,10 +28,11 @@ class LaunchWatch:
     """Finding the code that may still launch (see the module docstring)."""
 
     def _rest_may_launch(self, kids, i, st) -> bool:
-        # once this path has recorded an event (the server launch), only statements that name a
-        # watched command (directly or in the functions they call) are still run: the benchmark
-        # client, monitors and waits after the launch run commands through variables
-        # ("${cmd[@]}"), which cannot be told apart from a launch without evaluating them.
+        # once this path has recorded an event (the server launch), only statements up to the
+        # last one that names a watched command (directly or in the functions they call: a
+        # launch, or a benchmark client in ``launch_watch``) are still run: monitors and waits
+        # after the launch run commands through variables ("${cmd[@]}"), which cannot be told
+        # apart from a launch without evaluating them.
         strict = self._launched(st.events)
         if self._fp_ver != st.funcs_ver:  # the function table's content, recomputed when it changed
             self._fp_ver = st.funcs_ver
