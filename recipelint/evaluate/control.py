@@ -276,6 +276,17 @@ class ControlFlow:
         return res
 
     def _case_item_parts(self, item):
+        """(patterns, body, terminator) of a case item (kept per node: an option loop asks for
+        every arm at every argument)."""
+        hit = self._item_parts.get(id(item))
+        if hit is not None and hit[3] is item:
+            return hit[:3]
+        parts = self._item_parts_of(item)
+        self._item_parts[id(item)] = (*parts, item)
+        return parts
+
+    @staticmethod
+    def _item_parts_of(item):
         patterns, body, term = [], [], ";;"
         seen_paren = False
         for c in item.children:
@@ -291,7 +302,7 @@ class ControlFlow:
                 continue
             if c.named:
                 body.append(c)
-        return patterns, body, term
+        return tuple(patterns), tuple(body), term
 
     def _case_match(self, patterns, vtext, st):
         result = False

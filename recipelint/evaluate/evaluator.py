@@ -134,6 +134,7 @@ class Evaluator(
         self._strict_cache: dict = {}
         self._exit_cache: dict = {}
         self._reject_cache: dict = {}
+        self._item_parts: dict = {}
         self._root = None
         self._launch_var_cache = None
         self._fp_ver = None
