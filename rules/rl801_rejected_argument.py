@@ -22,16 +22,16 @@ class RejectedArgument(Rule):
 
     ## Example
     ```bash
-    run_benchmark_serving \
-        --model "$MODEL" \
-        --port "$PORT" \
-        --max-concurrency "$CONC" \
+    run_benchmark_serving \\
+        --model "$MODEL" \\
+        --port "$PORT" \\
+        --max-concurrency "$CONC" \\
         --request-rate 4     # run_benchmark_serving has no --request-rate arm
     ```
 
     ## Use instead
-    Pass only the options the function's loop has an arm for (the message lists the closest
-    one), or add the option to the helper library.
+    Pass only the options the function's loop has an arm for (the message names the closest
+    one, when one is close), or add the option to the helper library.
 
     ## Exceptions
     Only arguments whose text is known at the sweep point are judged, in option loops over
