@@ -6,7 +6,8 @@ class DroppedContinuation(Rule):
     ## What it does
     Reports a line that bash runs as a command named by an option word (`--max-num-seqs 4`):
     the rest of a continued command, cut off because the line above it lacks its trailing
-    `\\`, or because a comment line or a blank line stands inside the continued command.
+    `\\` (or has a blank after it), or because a comment line or a blank line stands inside the
+    continued command.
 
     ## Why is this bad?
     The command above ends one line early: the options from this line on never reach it (a
@@ -52,6 +53,12 @@ class DroppedContinuation(Rule):
             elif s.why == "blank":
                 cause = f"the blank line {s.line} ends {above}"
                 related = [(s.line_loc, "this blank line ends the command")]
+            elif s.why == "space":
+                cause = (
+                    f"line {s.line} ends with `\\` and a blank after it, so the `\\` escapes the blank, not the "
+                    f"newline, and {above} ends there"
+                )
+                related = [(s.line_loc, "the blank after this `\\` ends the command")]
             else:
                 cause = f"line {s.line} does not end with `\\`, so {above} ends there"
                 related = [(s.line_loc, "a `\\` is missing at the end of this line")]

@@ -78,8 +78,10 @@ def _stray(cmd: Node, prev: Node | None, nxt: Node | None, src) -> StrayOption |
         why = "blank"
     elif text.lstrip().startswith("#"):
         why = "comment"
-    elif text.rstrip().endswith("\\"):
+    elif text.endswith("\\"):
         return None  # continued into this line (a grammar misreading, not a missing `\`)
+    elif text.rstrip().endswith("\\"):
+        why = "space"  # `\ ` at the end: the backslash escapes a blank, not the newline
     above, above_line = "", 0
     if prev is not None:
         head = prev
