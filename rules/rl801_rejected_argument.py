@@ -80,8 +80,8 @@ class RejectedArgument(Rule):
             call = _call_site(ev, script)
             if call is not None and call is not anchor:
                 related.append((call, f"`{function}` is called here"))
-            documented = ctx.documented([anchor], [word])
-            yield ctx.finding(anchor, msg, points, related, key=f"{function}|{word}", documented=documented)
+            # (no documented choice: an argument the function rejects is never one)
+            yield ctx.finding(anchor, msg, points, related, key=f"{function}|{word}")
 
 
 def _anchor(ev: Rejected, script: str):
