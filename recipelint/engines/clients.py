@@ -64,6 +64,11 @@ def _clients() -> tuple[_Client, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=1)
+def _starts() -> frozenset:
+    return frozenset(e[0] for c in _clients() for e in c.entries)
+
+
 def functions() -> frozenset:
     """The helper-library functions that run a client."""
     return frozenset(facts.load("clients").get("functions") or ())
@@ -90,8 +95,7 @@ def detect(argv: list[Word], loc: Loc, stack: tuple = ()) -> ClientCall | None:
     if not argv:
         return None
     first = argv[0].text
-    starts = {e[0] for c in _clients() for e in c.entries}
-    if first is not None and not _could_start(os.path.basename(first), starts):
+    if first is not None and not _could_start(os.path.basename(first), _starts()):
         from recipelint.engines.launches import catalog
 
         if os.path.basename(first) not in catalog().launchers:
