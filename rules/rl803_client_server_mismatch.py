@@ -4,8 +4,8 @@ from recipelint.engines.clients import ClientCall
 from recipelint.engines.launches import Launch
 from recipelint.lint.rulebase import Rule
 
-#: the port in a base URL (`http://0.0.0.0:8888`, `http://localhost:8000/v1`)
-_URL_PORT = re.compile(r"^[a-z]+://[^/:]+:(\d+)(?:/.*)?$")
+#: the port in a base URL (`http://0.0.0.0:8888`, `http://localhost:8000/v1`), as written
+_URL_PORT = re.compile(r"^[a-z]+://[^/:]+:([^/]*)(?:/.*)?$")
 
 
 class ClientServerMismatch(Rule):
@@ -13,8 +13,9 @@ class ClientServerMismatch(Rule):
     ## What it does
     Reports a benchmark client call (`run_benchmark_serving`, `vllm bench serve`,
     `python -m sglang.bench_serving`, `benchmark_serving.py`) that talks to another port than
-    the server the recipe started listens on, or — for a vLLM server — asks for a model name
-    the server does not serve (`--served-model-name`, else the model as given to `vllm serve`).
+    the server the recipe started listens on (or whose base URL has no number for its port:
+    `http://0.0.0.0:\\$PORT`), or — for a vLLM server — asks for a model name the server does
+    not serve (`--served-model-name`, else the model as given to `vllm serve`).
 
     ## Why is this bad?
     A client on the wrong port gets "connection refused" for every request; vLLM answers a
@@ -35,8 +36,8 @@ class ClientServerMismatch(Rule):
     Only paths with one server launch and no router or proxy started before the client
     (rules/data/clients.yaml `proxies`) are judged, and only values known at the sweep point
     on both sides; a client without an explicit port or URL takes its default and is not
-    judged.  Model names are compared for vLLM servers only (SGLang serves any name), not with
-    `VLLM_SKIP_MODEL_NAME_VALIDATION` set.
+    judged, nor an empty port (a variable no sweep point sets).  Model names are compared for
+    vLLM servers only (SGLang serves any name), not with `VLLM_SKIP_MODEL_NAME_VALIDATION` set.
     """
 
     code = "RL803"
@@ -70,6 +71,17 @@ class ClientServerMismatch(Rule):
         if url is not None and url[1] is not None and url[1].text is not None:
             m = _URL_PORT.match(url[1].text.strip())
             got = (m.group(1), url[1]) if m else None
+            if got is not None and got[0] and not got[0].isdigit():
+                # `--base-url http://0.0.0.0:\$PORT`: the port is the text `$PORT`
+                msg = (
+                    f"the benchmark client's base URL `{url[1].text.strip()}` has `{got[0]}` for its port, not a number"
+                    + (" (a `$` kept literally: an escaped or single-quoted variable)" if "$" in got[0] else "")
+                    + ": the client cannot connect and the sweep point has no result"
+                )
+                yield (f"url|{client.client}", url[1].value_loc or client.loc, msg, [])
+                got = None
+            elif got is not None and not got[0]:
+                got = None  # an empty port: a variable the sweep point does not set (not judged here)
         elif url is None and port is not None and port[1] is not None and port[1].text is not None:
             got = (port[1].text.strip(), port[1])
         if (
