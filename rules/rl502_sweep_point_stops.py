@@ -1,3 +1,4 @@
+from recipelint.evaluate.state import Rejected
 from recipelint.lint.rulebase import Rule
 
 PER_RANK_KEYS = (
@@ -40,8 +41,8 @@ class SweepPointStops(Rule):
     not compute (a file test, a command's output) are not reported.  Truncation is reported for
     per-rank limits computed from `CONC` (`--max-num-seqs`, `--max-running-requests`, cudagraph
     batch sizes), and only when it changes the result (`$(( CONC*3/2 > 8 ? CONC*3/2 : 8 ))` at
-    `conc: 1` is 8 either way); deliberate rounding of sizes is not.  A rejected option is RL501
-    and a missing variable RL503.
+    `conc: 1` is 8 either way); deliberate rounding of sizes is not.  A rejected option is RL501,
+    a missing variable RL503, and an argument a called function's option loop rejects RL801.
     """
 
     code = "RL502"
@@ -51,7 +52,7 @@ class SweepPointStops(Rule):
     def check(self, ctx):
         for pr, path in ctx.stopped_points():
             kind, text = ctx.classify_stop(path)
-            if kind != "guard":
+            if kind != "guard" or _rejected_call(path):
                 continue
             ex = path.exit
             why = f" (“{ex.message}”)" if ex.message else ""
@@ -89,3 +90,17 @@ class SweepPointStops(Rule):
                     f"truncates it to {hit.value} for `{f.name}`"
                 )
                 yield ctx.finding(hit.loc, msg, pr.point, [(f.word.loc, f"{f.name} is passed here")], key=f"inexact|{f.name}")
+
+
+def _rejected_call(path) -> bool:
+    """Whether the path exits (`set -e`) at a call whose function rejected an argument (RL801)."""
+    ex = path.exit
+    if "set -e" not in ex.reason:
+        return False
+    at = ex.loc.real()
+    for ev in path.events:
+        if isinstance(ev, Rejected) and ev.stack:
+            call = ev.stack[0][2].real()
+            if call.source.path == at.source.path and call.start == at.start:
+                return True
+    return False

@@ -9,7 +9,7 @@ from recipelint.bash.patterns import glob_match
 from recipelint.bash.tree import Node
 from recipelint.evaluate import summaries as memo
 from recipelint.evaluate.joins import _value_key
-from recipelint.evaluate.state import Decision, _CmdError, _Exit
+from recipelint.evaluate.state import Decision, Rejected, _CmdError, _Exit
 from recipelint.evaluate.support import _discard, _short
 from recipelint.evaluate.tilde import _TILDE_WORD
 from recipelint.evaluate.values import EMPTY, Word, display, text_of
@@ -52,6 +52,37 @@ class _VarSnapshot:
                 if was is None or var is None or was.kind != var.kind or _value_key(was) != _value_key(var):
                     return False
         return True
+
+
+#: a ``case`` word that is the first positional parameter: an option loop's
+_POSITIONAL_1 = re.compile(r'"?\$(?:1|\{1\})"?')
+#: patterns of an option parser's catch-all arms
+_CATCH_ALL = frozenset({"*", "-*", "--*", "-?*"})
+
+
+def _reject_status(patterns, body) -> tuple[int, bool] | None:
+    """The non-zero status a catch-all ``case`` arm ends with (``*) echo ...; return 1 ;;``) and
+    whether by ``exit``: one of its own statements (not one nested in an ``if``) is ``return N`` /
+    ``exit N`` with a literal N > 0; else None."""
+    if not patterns or any(p.text not in _CATCH_ALL for p in patterns):
+        return None
+    stack = list(body)
+    while stack:
+        x = stack.pop()
+        if x.type in ("redirected_statement", "compound_statement") or (
+            x.type == "list" and all(c.type == "&&" for c in x.children if not c.named)
+        ):  # (not `cond || return 1`: a return on a condition)
+            stack.extend(c for c in x.children if c.named)
+            continue
+        if x.type != "command":
+            continue
+        nm = x.field("name")
+        args = x.fields_all("argument")
+        if nm is not None and nm.text in ("return", "exit") and len(args) == 1 and args[0].text.isdigit():
+            code = int(args[0].text)
+            if code > 0:
+                return code, nm.text == "exit"
+    return None
 
 
 class ControlFlow:
@@ -178,6 +209,14 @@ class ControlFlow:
                         text=f"case {value_node.text if value_node is not None else ''} in {' | '.join(p.text for p in patterns)})",
                     )
                 if m is True:
+                    if (
+                        s.calls
+                        and s.pos
+                        and vtext is not None
+                        and value_node is not None
+                        and _POSITIONAL_1.fullmatch(value_node.text)
+                    ):
+                        self._note_rejection(items, item, patterns, body, s)
                     res = self._run_case_body(items, idx, s)
                     done.extend(res)
                     if done is nxt_pending:
@@ -206,6 +245,23 @@ class ControlFlow:
             out.append(s)
         return self._join(out, node)
 
+    def _note_rejection(self, items, item, patterns, body, s) -> None:
+        """An option parser's reject arm taken for a known argument (``case "$1" in ... *) echo
+        "Unknown parameter: $1"; return 1 ;;``): a :class:`Rejected` event on the path."""
+        hit = self._reject_cache.get(id(item))
+        if hit is None or hit[2] is not item:
+            status = _reject_status(patterns, body)
+            accepted: list[str] = []
+            if status is not None:
+                for other in items:
+                    if other is not item:
+                        for p in self._case_item_parts(other)[0]:
+                            accepted.extend(t for t in p.text.split("|") if t.startswith("-") and "*" not in t)
+            hit = self._reject_cache[id(item)] = (status, tuple(accepted), item)
+        if hit[0] is not None:
+            ev = Rejected(s.calls[-1][0], s.pos[0], item.loc, hit[0][0], hit[0][1], s.calls, hit[1])
+            s.events = s.events + [self.rebind(ev)]  # (the hook binds it to the sweep point)
+
     def _run_case_body(self, items, idx, s):
         patterns, body, term = self._case_item_parts(items[idx])
         res = self._body_status(body, s)
@@ -220,6 +276,17 @@ class ControlFlow:
         return res
 
     def _case_item_parts(self, item):
+        """(patterns, body, terminator) of a case item (kept per node: an option loop asks for
+        every arm at every argument)."""
+        hit = self._item_parts.get(id(item))
+        if hit is not None and hit[3] is item:
+            return hit[:3]
+        parts = self._item_parts_of(item)
+        self._item_parts[id(item)] = (*parts, item)
+        return parts
+
+    @staticmethod
+    def _item_parts_of(item):
         patterns, body, term = [], [], ";;"
         seen_paren = False
         for c in item.children:
@@ -235,7 +302,7 @@ class ControlFlow:
                 continue
             if c.named:
                 body.append(c)
-        return patterns, body, term
+        return tuple(patterns), tuple(body), term
 
     def _case_match(self, patterns, vtext, st):
         result = False

@@ -133,6 +133,8 @@ class Evaluator(
         self._tail_cache: dict = {}
         self._strict_cache: dict = {}
         self._exit_cache: dict = {}
+        self._reject_cache: dict = {}
+        self._item_parts: dict = {}
         self._root = None
         self._launch_var_cache = None
         self._fp_ver = None
@@ -260,8 +262,9 @@ class Evaluator(
 
     def run_seq(self, nodes, st: State, top: bool = False, reader: int = 0) -> list[State]:
         """Run statements in order.  At the script's top level (``top``), a path is finished
-        once no later statement can launch anything (what follows the launch, such as the
-        benchmark client, is not evaluated).  ``reader``: the statements of a sourced file, an
+        once no later statement names a command of ``launch_watch`` (a serve launch; the analysis
+        adds the benchmark clients, so what follows the launch is evaluated up to the last client
+        call, and no further).  ``reader``: the statements of a sourced file, an
         ``eval`` or ``bash -c`` string (1) or of the script (2), which bash reads one line (one
         list: ``a; b``) at a time — an expansion error (``$((1/0))``) drops the rest of that
         line's list, the functions it is running included, and the next line runs; an error

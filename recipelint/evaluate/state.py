@@ -1,7 +1,8 @@
 """The evaluator's state and results: a path's :class:`State` (variables, functions, files,
 options, events), :class:`Var` and its :class:`Kind`, what a path returns (:class:`PathResult`,
-:class:`Exit`, :class:`Decision`, :class:`Guard`, :class:`Inexact`), the :class:`Limits` that
-bound the work, and the exceptions that end a command or a path."""
+:class:`Exit`, :class:`Decision`, :class:`Guard`, :class:`Inexact`, and :class:`Rejected`, the
+one event the evaluator records itself), the :class:`Limits` that bound the work, and the
+exceptions that end a command or a path."""
 
 from __future__ import annotations
 
@@ -57,6 +58,28 @@ class Command:
     prefix_env: tuple[tuple[str, tuple], ...]
     loc: Loc
     stdin: tuple | None = None  # what it reads on stdin (a heredoc), when known
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """A function's own option parser rejecting one of its arguments: the path took the
+    ``*)`` (or ``-*)``) arm of a ``case "$1" in`` inside the function, an arm that returns or
+    exits non-zero, for an argument whose text is known (``Unknown parameter: --foo``).  An
+    event of the path, recorded where the arm is taken (after the launch too: a benchmark
+    client's wrapper)."""
+
+    function: str
+    #: the argument rejected, as passed (its ``loc``: where the call wrote it)
+    word: Word
+    #: the arm taken, the status it ends with and whether by ``exit`` (else ``return``)
+    arm: Loc
+    status: int
+    exits: bool = False
+    #: the function calls the arm was reached in, outermost first: (name, argv texts, call Loc)
+    stack: tuple = ()
+    #: the options the other arms of the same ``case`` accept (their literal patterns)
+    accepted: tuple = ()
+    point: object = None  # the sweep point (set by the driver's rebind, as for launches)
 
 
 @dataclass(frozen=True, slots=True)

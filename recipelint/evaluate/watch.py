@@ -1,6 +1,7 @@
 """Which statements may still launch: after a path has launched, or inside a skipped branch,
 the evaluator asks whether the code ahead names a watched command (a serve entry point, a
-launcher variable) before it spends steps on it."""
+launcher variable; after the launch also a benchmark client, when the analysis puts the
+clients in ``launch_watch``) before it spends steps on it."""
 
 from __future__ import annotations
 
@@ -10,14 +11,28 @@ import re
 from recipelint.evaluate.support import _PYTHON
 
 
+class _Unknown:
+    """One word whose value is not known from the syntax (a string, a concatenation), with the
+    text it is written as (`"$DIR/utils/benchmark_serving.py"`: its literal end tells a script's
+    file name).  Any other comparison treats it as unknown (None)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, written: str):
+        self.text = written.strip('"')
+        if "$" in self.text.rsplit("/", 1)[-1] or "`" in self.text:
+            self.text = ""
+
+
 class LaunchWatch:
     """Finding the code that may still launch (see the module docstring)."""
 
     def _rest_may_launch(self, kids, i, st) -> bool:
-        # once this path has recorded an event (the server launch), only statements that name a
-        # watched command (directly or in the functions they call) are still run: the benchmark
-        # client, monitors and waits after the launch run commands through variables
-        # ("${cmd[@]}"), which cannot be told apart from a launch without evaluating them.
+        # once this path has recorded an event (the server launch), only statements up to the
+        # last one that names a watched command (directly or in the functions they call: a
+        # launch, or a benchmark client in ``launch_watch``) are still run: monitors and waits
+        # after the launch run commands through variables ("${cmd[@]}"), which cannot be told
+        # apart from a launch without evaluating them.
         strict = self._launched(st.events)
         if self._fp_ver != st.funcs_ver:  # the function table's content, recomputed when it changed
             self._fp_ver = st.funcs_ver
@@ -131,7 +146,7 @@ class LaunchWatch:
                 if prefixes is None:
                     words.append(name)
                 else:
-                    words.extend(p[-1] if name == "python" else f"{name} {' '.join(p)}" for p in prefixes)
+                    words.extend(p[-1].removeprefix("*/") if name == "python" else f"{name} {' '.join(p)}" for p in prefixes)
             found = set()
             stack = [self._root] if self._root is not None else []
             while stack:
@@ -160,14 +175,15 @@ class LaunchWatch:
             elif c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect", "comment"):
                 continue
             elif c.type in ("string", "concatenation") and "[@]" not in c.text and "[*]" not in c.text:
-                words.append(None)  # one word, not known here
+                words.append(_Unknown(c.text))  # one word, not known here
             else:
                 words.append(...)  # an expansion that may be any number of words
                 break
         return self._words_watched(words, watch, strict)
 
     def _words_watched(self, words: list, watch, strict: bool = False) -> bool:
-        """``words``: literal text, None (one unknown word) or ... (any number of words)."""
+        """``words``: literal text, None or an ``_Unknown`` (one unknown word) or ... (any number
+        of words)."""
         first = words[0]
         if first is ...:
             return True
@@ -204,7 +220,10 @@ class LaunchWatch:
                     return False
                 if args[i] is ...:
                     return True
-                if args[i] is not None and args[i] != want:
+                if want[:2] == "*/":  # a script path whose file name is NAME, written literally at its end
+                    if os.path.basename(args[i].text if isinstance(args[i], _Unknown) else args[i] or "") != want[2:]:
+                        return False
+                elif args[i] is not None and not isinstance(args[i], _Unknown) and args[i] != want:
                     return False
             return True
 

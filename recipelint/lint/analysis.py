@@ -6,10 +6,12 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from recipelint.bash.continuations import stray_options
 from recipelint.bash.parse import parse
 from recipelint.bash.source import InputError, SourceFile, read_source
 from recipelint.bash.tree import STATEMENT_TYPES, Parsed, ParseProblem
 from recipelint.engines import changes as commands
+from recipelint.engines import clients
 from recipelint.engines import launches as launches_mod
 from recipelint.engines import sites as sites_mod
 from recipelint.engines.launches import Launch
@@ -53,6 +55,9 @@ class FileResult:
     has_launch: bool | None = None
     #: where the file's text launches a server, read without evaluating it (engines.sites)
     sites: list = field(default_factory=list)
+    #: commands named by an option word: a continued command's lost continuation
+    #: (recipelint.bash.continuations)
+    strays: list = field(default_factory=list)
 
     @property
     def launches(self) -> list[Launch]:
@@ -143,7 +148,8 @@ class Analyzer:
         """``cache_dir``: where the trees of sourced libraries are kept between runs (None: not kept)."""
         self.limits = limits or Limits()
         self.library = library or Library(cache_dir=cache_dir)
-        self.launch_watch = launches_mod.launch_words()
+        # after the launch, the statements up to the last benchmark client call are followed too
+        self.launch_watch = _merge_watch(launches_mod.launch_words(), clients.client_words())
         self.watch = _merge_watch(self.launch_watch, commands.change_words())
 
     def load(self, path: Path, display: str) -> tuple[FileResult, Parsed | None]:
@@ -163,6 +169,7 @@ class Analyzer:
         res.problems = parsed.problems
         if _SITE_HINT.search(res.source.data):
             res.sites = sites_mod.scan(_site_texts(parsed.root, res.source))
+        res.strays = stray_options(parsed)
         if b"recipelint" in res.source.data:  # only suppression comments need statement extents
             res.blocks = _blocks(parsed.root, res.source)
         return res, parsed
@@ -199,6 +206,10 @@ class Analyzer:
                 lc.point = holder.get("point")
                 lc.files = dict(state.files)
                 return lc
+            client = clients.detect(list(cmd.argv), cmd.loc, state.calls)
+            if client is not None:
+                client.point = holder.get("point")
+                return client
             change = commands.classify(list(cmd.argv), cmd.loc, cmd.stdin)
             if change is not None:
                 change.point = holder.get("point")
