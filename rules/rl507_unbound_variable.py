@@ -77,7 +77,9 @@ class UnboundVariable(Rule):
                     # certain: a path without assumptions stops here, or every path of the point does
                     if path.cond and not all(any((n, _at(lc)) == (name, at) for n, lc, _, _ in f) for f in stops):
                         continue
-                    site = sites.setdefault(at, {"name": name, "loc": loc, "exit": ex, "set_u": set_u, "points": []})
+                    site = sites.setdefault(
+                        at, {"name": name, "loc": loc, "exit": ex, "set_u": set_u, "points": [], "guard": _guard_of(path, real)}
+                    )
                     if pr.point not in site["points"]:
                         site["points"].append(pr.point)
         for site in sites.values():
@@ -106,10 +108,12 @@ class UnboundVariable(Rule):
             what = f"bash ends the background job with '{name}: unbound variable' (its command never runs) on"
         else:
             what = f"bash stops the script with '{name}: unbound variable' on"
-        msg = (
-            f"`{shown}` is unset here under `set -u`{where}: {what} {_describe(points)}{also}; "
-            f"set it on this path or use `${{{name}:-}}`"
-        )
+        fix = f"set it on this path or use `${{{name}:-}}`"
+        if site["guard"]:
+            # (`*) echo "unsupported $OLD_NAME" >&2; exit 1`: the point was being rejected anyway)
+            also += f", in the exit branch of `{site['guard']}`, which rejects these points anyway"
+            fix = f"read a variable that is set in the message (`${{{name}:-}}` at least)"
+        msg = f"`{shown}` is unset here under `set -u`{where}: {what} {_describe(points)}{also}; {fix}"
         return ctx.finding(anchor, msg, points, related, key=name)
 
 
@@ -136,6 +140,16 @@ class _Reason:
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
+
+
+def _guard_of(path, read) -> str:
+    """The text of the exit guard the path took whose branch holds the read (a `case` arm
+    `*) echo ... >&2; exit 1`), or ""."""
+    for g in path.guards:
+        gl = g.loc.real()
+        if g.fired and gl.source.path == read.source.path and gl.start <= read.start < gl.end:
+            return g.text
+    return ""
 
 
 def _at(loc) -> tuple:
