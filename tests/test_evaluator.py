@@ -779,6 +779,7 @@ def test_set_u_exit_names_the_set_command():
         "export $(cat /etc/job.env | xargs)",
         'printf -v "$(name)" %s 1',
         "source /run/generated.env",  # a file recipelint cannot find
+        'while read -r k v; do declare "$k=$v"; done < /etc/job.env',  # (a loop whose body is not run)
     ],
 )
 def test_set_u_read_after_unknown_assignments_is_not_known_unset(stmt):
