@@ -1,11 +1,12 @@
-from recipelint.lint.rulebase import Rule
+from recipelint.lint.rulebase import Rule, unbound_name
 
 
 class MissingSweepVariable(Rule):
     """
     ## What it does
-    Reports a variable the recipe requires — listed in `check_env_vars`, used under `set -u`, or
-    `${VAR:?}` — that a master-config sweep point does not set.
+    Reports a variable the recipe requires — listed in `check_env_vars`, `${VAR:?}`, or used
+    under `set -u` while other sweep points of the recipe set it — that a master-config sweep
+    point does not set.
 
     ## Why is this bad?
     The launcher only sets the variables the config gives it (`TP`, `CONC`, `EP_SIZE`,
@@ -23,7 +24,8 @@ class MissingSweepVariable(Rule):
 
     ## Exceptions
     Only points from a master config are judged; the default matrix sets a fixed list of
-    variables.
+    variables.  A read under `set -u` of a variable no sweep point of the recipe sets is the
+    recipe's own bug, RL507.
     """
 
     code = "RL503"
@@ -31,10 +33,14 @@ class MissingSweepVariable(Rule):
     severity = "error"
 
     def check(self, ctx):
+        sweep = ctx.sweep_names()
         for pr, path in ctx.stopped_points():
             kind, text = ctx.classify_stop(path)
             if kind != "missing":
                 continue
+            unset = unbound_name(path.exit)
+            if unset is not None and unset not in sweep:
+                continue  # a name no sweep point of the recipe sets, read under `set -u`: RL507
             ex = path.exit
             names = [n for n in text.split() if not isinstance(pr.point.env.get(n), str) or not pr.point.env.get(n)]
             if not names:

@@ -765,6 +765,38 @@ def test_set_u_unbound_variable_ends_the_path():
     assert [c[0] for c in commands] == [["emit", "a"]]
 
 
+def test_set_u_exit_names_the_set_command():
+    paths, _ = evaluate("set -eo pipefail\nset -o nounset\nemit \"$MISSING\"\n")
+    (p,) = paths
+    assert p.exit.nounset is not None and p.exit.nounset.span.line == 2
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        'eval "$(make-env)"',  # an unknown string may assign anything
+        'declare "$(key)=1"',
+        "export $(cat /etc/job.env | xargs)",
+        'printf -v "$(name)" %s 1',
+        "source /run/generated.env",  # a file recipelint cannot find
+        'while read -r k v; do declare "$k=$v"; done < /etc/job.env',  # (a loop whose body is not run)
+    ],
+)
+def test_set_u_read_after_unknown_assignments_is_not_known_unset(stmt):
+    paths, commands = evaluate(f"set -u\n{stmt}\nemit \"$MAYBE\"\nemit after\n")
+    assert not any(p.exit is not None for p in paths)
+    assert ["emit", "after"] in [c[0] for c in commands]
+
+
+def test_set_u_names_the_environment_may_set_are_unknown():
+    paths, commands = evaluate('set -u\nemit "$SLURM_JOB_ID" "${CUDA_VISIBLE_DEVICES}"\nemit "${SLURM_X:-d}"\nemit after\n')
+    assert not any(p.exit is not None for p in paths)
+    assert [c[0] for c in commands][0] == ["emit", None, None]
+    # without `set -u` they read as empty, as before
+    _, commands = evaluate('emit "[$SLURM_JOB_ID]"\n')
+    assert [c[0] for c in commands] == [["emit", "[]"]]
+
+
 def test_unknown_condition_forks_and_records_the_path_condition():
     src = """
     if [ -d /models/cache ]; then

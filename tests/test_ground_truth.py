@@ -1909,3 +1909,47 @@ def _read_program(draw):
 @given(_read_program())
 def test_generated_reads_match_real_bash(src):
     _agrees_or_reported(src)
+
+
+# -- `set -u`: which reads of an unset name stop the script, checked against bash ------------
+# (RL507 reports the reads that do; `${X[@]}` of an unset X and a background job's read do not
+# stop the script)
+
+_NOUNSET = [
+    'emit "${X:-d}" "${X-}" "${X:+a}" "${X+a}" "${X:=e}"; emit after',
+    'emit "${U[@]}" ${U[*]} "${U[@]%a}" "${#U}"; emit after',
+    'emit "${#U}"; emit after',
+    'emit "$@" "$*"; emit "$1"; emit after',
+    'A=(); emit "${A[@]}" "${#A[@]}"; emit "${A[0]}"; emit after',
+    'declare -A M; emit "${M[k]}"; emit after',
+    '[[ -v U ]] || emit notset; [[ -z $U ]]; emit after',
+    'emit $((U + 1)); emit after',
+    'f() { local L; emit "$L"; }; f; emit after',
+    'emit "$(echo "$U")" ok; emit after',
+    'Y=$(echo "$U") || emit rescued; emit after',
+    'emit "$U" || emit rescued; emit after',
+    'if emit "$U"; then emit then; fi; emit after',
+    'emit a "$U" & wait; emit after',
+    'f() { emit "$U"; }; f & wait; emit after "${U:-none}"',
+    'set +u; emit "[$U]"; set -u; emit "$U"; emit after',
+    'eval "emit \\$U"; emit after',
+    'export U; emit "$U"; emit after',
+    'U=; emit "[$U]"; unset U; emit "$U"; emit after',
+    'case $U in *) emit arm ;; esac; emit after',
+]
+
+
+@pytest.mark.parametrize("src", [pytest.param(s, id=f"nounset-{i}") for i, s in enumerate(_NOUNSET)])
+def test_nounset_stops_match_real_bash(src):
+    src = f"set -u\n{src}\n"
+    assert _evaluated_emits(src) == bash_emits(src)
+    paths, _ = evaluate(src, None, limits=Limits(summaries=False))
+    stopped = [p.exit for p in paths if p.exit is not None]
+    if not any(
+        e[:1] == ["after"] for e in bash_emits(src)
+    ):  # bash stopped on an unset name: the path says which, and where `set -u` is
+        assert stopped and stopped[0].reason.endswith(": unbound variable"), src
+        set_u = stopped[0].nounset
+        assert set_u is not None and set_u.source.data[set_u.start : set_u.end] == b"set -u", src
+    else:
+        assert not any(e.reason.endswith("unbound variable") for e in stopped)

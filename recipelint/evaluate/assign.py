@@ -8,7 +8,7 @@ import re
 from recipelint.bash.tree import Node
 from recipelint.evaluate import summaries as memo
 from recipelint.evaluate.quoting import _QUOTING
-from recipelint.evaluate.state import _NAME, State, _CmdError, _ReadonlyError
+from recipelint.evaluate.state import _NAME, UNKNOWN_NAMES, State, _CmdError, _ReadonlyError
 from recipelint.evaluate.support import _EXPORTED_FUNCTION
 from recipelint.evaluate.tilde import _TILDE_ASSIGN
 from recipelint.evaluate.values import (
@@ -256,6 +256,8 @@ class Assignments:
                 name = nm.text if nm.type != "subscript" else nm.field("name").text
                 self._apply_attrs(st, name, attrs, unset_attrs, local and kw != "export")
                 continue
+            if c.type not in ("variable_name", "word", "variable_assignment"):
+                st.notes.append((c.loc, UNKNOWN_NAMES))  # (`export $(cat env)`, `declare "$k=$v"`)
             if c.type in ("variable_name", "word"):
                 name = c.text
                 if not _NAME.fullmatch(name):
@@ -265,6 +267,7 @@ class Assignments:
                     except _CmdError:
                         txt = None
                     if txt is None:
+                        st.notes.append((c.loc, UNKNOWN_NAMES))
                         continue
                     if "=" in txt:
                         n, v = txt.split("=", 1)

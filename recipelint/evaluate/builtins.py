@@ -10,7 +10,7 @@ from recipelint.bash import arith
 from recipelint.bash.parse import parse
 from recipelint.bash.source import Loc, VirtualSource
 from recipelint.evaluate.fields import _IFS_VAR
-from recipelint.evaluate.state import _NAME, _CmdError
+from recipelint.evaluate.state import _NAME, UNKNOWN_NAMES, _CmdError
 from recipelint.evaluate.support import _EXPORTED_FUNCTION, _short
 from recipelint.evaluate.testcmd import _test_argv
 from recipelint.evaluate.textutils import (
@@ -81,6 +81,12 @@ _SET_OPTIONS = {"errexit": "errexit", "nounset": "nounset", "pipefail": "pipefai
 _SET_LETTERS = {"e": "errexit", "u": "nounset"}
 
 
+def _set_value(opt: str, on: bool, node):
+    """An option's new value: True/False, but `nounset` keeps where it was turned on (a true
+    `Loc`), for a finding to name the `set -u` line (``Exit.nounset``)."""
+    return node.loc if on and opt == "nounset" else on
+
+
 def _b_set(ev, argv, node, st):
     args = argv[1:]
     i = 0
@@ -96,11 +102,11 @@ def _b_set(ev, argv, node, st):
             on = t[0] == "-"
             for ch in t[1:]:
                 if ch in _SET_LETTERS:
-                    setattr(st, _SET_LETTERS[ch], on)
+                    setattr(st, _SET_LETTERS[ch], _set_value(_SET_LETTERS[ch], on, node))
                 elif ch == "o" and i + 1 < len(args):
                     opt = _SET_OPTIONS.get(args[i + 1].text or "")
                     if opt is not None:
-                        setattr(st, opt, on)
+                        setattr(st, opt, _set_value(opt, on, node))
                     i += 1
             i += 1
             continue
@@ -134,6 +140,7 @@ def _b_source(ev, argv, node, st):
     lib = _script_file(ev, argv[1], node, st)
     if lib is None:
         st.notes.append((node.loc, f"sourced file not found: {argv[1].shown}"))
+        st.notes.append((node.loc, UNKNOWN_NAMES))
         st.status = None
         return [st]
     if st.source_depth >= ev.limits.max_source_depth:
@@ -220,8 +227,11 @@ def _b_eval(ev, argv, node, st, subshell=False, process=None):
     src = _virtual_source([w.chunks for w in words], node.loc)  # joined with spaces
     if isinstance(src, Chunk):
         st.notes.append((node.loc, f"eval of an unknown argument list ({src.why}): not followed"))
+        st.notes.append((node.loc, UNKNOWN_NAMES))
         st.status = None
         return [st]
+    if src.unknowns:  # (`eval "$(cmd)"`: what is not known may assign anything)
+        st.notes.append((node.loc, UNKNOWN_NAMES))
     parsed = parse(src)
     if parsed.too_large:
         st.notes.append((node.loc, f"eval string not evaluated: {parsed.too_large}"))

@@ -14,8 +14,8 @@ from recipelint.evaluate.state import (
     Inexact,
     State,
     _CmdError,
-    _Exit,
     _ExpansionError,
+    unset_read,
 )
 from recipelint.evaluate.support import (
     _MADE_UP,
@@ -134,7 +134,8 @@ class Conditions:
                 var = st.lookup(name)
                 if var is None:
                     if st.nounset:
-                        raise _Exit(1, loc, f"{name}: unbound variable")
+                        unset_read(name, loc, st)
+                        return None  # (a name the environment may set: not known)
                     return ""
                 if index is None:
                     v = self.param_value(name, None, _FakeNode(loc), st)

@@ -7,10 +7,14 @@ from __future__ import annotations
 import os
 import re
 
-from recipelint.evaluate.state import _NAME
+from recipelint.evaluate.state import _NAME, UNKNOWN_NAMES
 from recipelint.evaluate.support import _PYTHON
 from recipelint.evaluate.values import unknown
 from recipelint.evaluate.variables import Kind, Var
+
+#: in ``_assigned``'s names: the code may assign names not known (`declare "$k=$v"`, `eval`,
+#: `source`): skipping it notes ``UNKNOWN_NAMES``
+DYNAMIC = "\0names not known"
 
 _SPECIAL_BUILTINS_EFFECT = frozenset(
     {
@@ -125,7 +129,9 @@ class Effects:
         arrays = set()
         for n in nodes:
             for name in self._assigned(n):
-                if name.endswith("[]"):
+                if name == DYNAMIC:
+                    st.notes.append((n.loc, UNKNOWN_NAMES))
+                elif name.endswith("[]"):
                     arrays.add(name[:-2])
                 else:
                     names.add(name)
@@ -173,8 +179,17 @@ class Effects:
                 v = n.field("variable")
                 if v is not None:
                     names.add(v.text)
+            elif n.type == "declaration_command" and any(
+                c.named
+                and c.type != "variable_assignment"
+                and not (c.type in ("word", "variable_name") and (_NAME.fullmatch(c.text) or c.text.startswith(("-", "+"))))
+                for c in n.children[1:]
+            ):
+                names.add(DYNAMIC)  # (`declare "$k=$v"`, `export $(cat env)`)
             elif n.type == "command":
                 nm = n.field("name")
+                if nm is not None and nm.text in ("eval", "source", "."):
+                    names.add(DYNAMIC)
                 if nm is not None and nm.text in ("read", "mapfile", "readarray", "printf", "getopts", "let"):
                     for a in n.fields_all("argument"):
                         if _NAME.fullmatch(a.text):

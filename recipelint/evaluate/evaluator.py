@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from recipelint.bash.source import Loc
 from recipelint.bash.tree import MAX_DEPTH, Node, Parsed
 from recipelint.evaluate.assign import Assignments
 from recipelint.evaluate.commands import Commands
@@ -29,7 +30,7 @@ from recipelint.evaluate.fields import _IFS_VAR
 from recipelint.evaluate.joins import Joins
 from recipelint.evaluate.library import Library
 from recipelint.evaluate.params import Parameters
-from recipelint.evaluate.state import Exit, Limits, PathResult, State, _Exit
+from recipelint.evaluate.state import BACKGROUND_JOB, Exit, Limits, PathResult, State, _Exit
 from recipelint.evaluate.statements import Statements
 from recipelint.evaluate.substitution import Substitutions
 from recipelint.evaluate.support import _note_key
@@ -229,7 +230,9 @@ class Evaluator(
         for s in states:
             ex = None
             if s.ctl is not None and s.ctl[0] == "exit":
-                ex = Exit(s.ctl[1], s.ctl[2], s.ctl[3] if len(s.ctl) > 3 else "", s.ctl[4] if len(s.ctl) > 4 else (), s.last_err)
+                reason = s.ctl[3] if len(s.ctl) > 3 else ""
+                set_u = s.nounset if isinstance(s.nounset, Loc) and reason.endswith(": unbound variable") else None
+                ex = Exit(s.ctl[1], s.ctl[2], reason, s.ctl[4] if len(s.ctl) > 4 else (), s.last_err, set_u)
             results.append(
                 PathResult(
                     s.events,
@@ -273,6 +276,7 @@ class Evaluator(
         ``bash FILE`` is read as a string here: such an error ends it.)"""
         kids = [n for n in nodes if n.named and n.type not in ("comment", "heredoc_body")]
         units = _line_units(kids) if reader else None
+        bg = _backgrounded(nodes)
         states = [st]
         for i, n in enumerate(kids):
             nxt: list[State] = []
@@ -287,8 +291,10 @@ class Evaluator(
                     nxt.append(s)
                     continue
                 res = self._statement(n, s)
+                if id(n) in bg:
+                    _job_ended(res)
                 for r in res:  # (each result by its own `set -e`: a function may have set it)
-                    if r.errexit:
+                    if r.errexit and id(n) not in bg:
                         self._errexit_check(n, r)
                     if (
                         reader
@@ -326,6 +332,33 @@ class Evaluator(
     def _program(self, node, st):
         top = node is self._root and self.on_command is not None and bool(self.watch)
         return self.run_seq(node.children, st, top=top, reader=(2 if node is self._root else 1) if node.type == "program" else 0)
+
+
+def _backgrounded(nodes) -> set[int]:
+    """The statements among ``nodes`` run in the background (`cmd &`), by id."""
+    out: set[int] = set()
+    last = None
+    for n in nodes:
+        if n.named:
+            if n.type not in ("comment", "heredoc_body"):
+                last = n
+        elif n.type == "&" and last is not None:
+            out.add(id(last))
+            last = None
+    return out
+
+
+def _job_ended(states) -> None:
+    """After a statement run in the background: what ended it (`exit`, `set -u` on an unset
+    name, `exec`) ended the job, not the script, which goes on with status 0 (the job's
+    other effects are kept: the launch it made, the variables the model follows)."""
+    for r in states:
+        if r.ctl is not None and r.ctl[0] == "exit":
+            if len(r.ctl) > 3 and str(r.ctl[3]).endswith(": unbound variable"):
+                r.notes.append((r.ctl[2], f"{BACKGROUND_JOB}{r.ctl[3]}"))
+            r.ctl = None
+        if r.ctl is None:
+            r.status = 0
 
 
 def _line_units(kids) -> list[int]:

@@ -26,7 +26,7 @@ from recipelint.evaluate.quoting import (
     _unescape_dq,
     _unescape_unquoted,
 )
-from recipelint.evaluate.state import State, _CmdError, _Exit, _ExpansionError
+from recipelint.evaluate.state import State, _CmdError, _Exit, _ExpansionError, unset_read
 from recipelint.evaluate.support import _MADE_UP, EXPANSION_TYPES, _join_segs, _relocate
 from recipelint.evaluate.tilde import _TILDE_WORD
 from recipelint.evaluate.values import (
@@ -256,9 +256,9 @@ class Parameters:
         if name in ("@", "*") and index is None:
             index = name
         if op is None:
+            if val is None and st.nounset and index not in ("@", "*"):  # (`set -u` lets `${A[@]}` of an unset A be)
+                val = unset_read(name, node.loc, st)
             if val is None:
-                if st.nounset:
-                    raise _Exit(1, node.loc, f"{name}: unbound variable")
                 return
             if isinstance(val, list):
                 self._splice(val, segs, quoted, scalar, node, star=(index == "*"), st=st)
@@ -270,9 +270,9 @@ class Parameters:
         if op in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
             self._param_default(node, st, segs, quoted, scalar, op, name, index, val, operand_nodes, is_list)
             return
+        if val is None and st.nounset and index not in ("@", "*"):
+            val = unset_read(name, node.loc, st)
         if val is None:
-            if st.nounset:
-                raise _Exit(1, node.loc, f"{name}: unbound variable")
             return
         if is_list and op == ":" and name not in ("@", "*") and operand_nodes:
             var = st.lookup(name)
@@ -312,9 +312,7 @@ class Parameters:
             return
         val = self.param_value(name, index, node, st)
         if val is None:
-            if st.nounset:
-                raise _Exit(1, node.loc, f"{name}: unbound variable")
-            val = EMPTY
+            val = unset_read(name, node.loc, st) if st.nounset else EMPTY
         txt = text_of(val)
         segs.append(("t", (Chunk(str(len(txt)), node.loc),) if txt is not None else unknown(node.text, node.loc), quoted, False))
 

@@ -36,6 +36,9 @@ class Exit:
     stack: tuple = ()
     #: the last message the path wrote to stderr before exiting
     message: str = ""
+    #: for an unbound-variable exit, the `set -u` / `set -o nounset` that was in force (None
+    #: when it is not known: a summary replayed from an older version, an option set elsewhere)
+    nounset: Loc | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +130,12 @@ class Limits:
     summaries: bool = True
 
 
+#: the note of a statement that may set variables whose names recipelint does not know
+#: (`declare "$k=$v"`, `export $(cat env)`, `eval` of an unknown string, a sourced file not
+#: found): a later read of a name not set is then not known to be unset
+UNKNOWN_NAMES = "may set variables whose names are not known"
+
+
 class _Exit(Exception):
     """Raised inside an expansion to end the path (``set -u`` on an unset variable, ``${X:?}``)."""
 
@@ -134,6 +143,29 @@ class _Exit(Exception):
         self.code = code
         self.loc = loc
         self.reason = reason
+
+
+#: the start of the note of a background job that `set -u` ended (`cmd "$X" &`): the rest is the
+#: exit's reason (``X: unbound variable``); the script goes on
+BACKGROUND_JOB = "a background job stops: "
+
+
+#: names the scheduler, the container or the login environment may set whatever the recipe and
+#: the sweep point do: under `set -u` a read of one that is not set is not known to stop the
+#: script (its value is unknown, maybe empty); outside `set -u` it reads as empty, as before
+AMBIENT = re.compile(
+    r"(?:SLURM|SLURMD|SBATCH|PMI|PMIX|OMPI|GITHUB|RUNNER|NVIDIA|CUDA|ROCM|ROCR|HIP|HSA|LC|XDG|ENROOT|PYXIS|K8S|KUBERNETES)_\w*"
+    r"|LD_LIBRARY_PATH|LD_PRELOAD|PYTHONPATH|TERM|LANG|LANGUAGE|TMPDIR|TZ|MAIL|OLDPWD|DISPLAY|COLUMNS|LINES|HISTFILE"
+)
+
+
+def unset_read(name: str, loc, st):
+    """A read of ``name``, not set, under `set -u`: bash stops the script (``_Exit``) — unless the
+    environment may set the name (``AMBIENT``) or a statement before it on this path may have
+    (``UNKNOWN_NAMES``): then an unknown value, maybe empty."""
+    if AMBIENT.fullmatch(name) or any(msg == UNKNOWN_NAMES for _, msg in st.notes):
+        return unknown(f"${name}", loc)
+    raise _Exit(1, loc, f"{name}: unbound variable")
 
 
 class _CmdError(Exception):

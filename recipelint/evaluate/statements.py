@@ -181,7 +181,7 @@ class Statements:
         left, right = named
         op = ops[0]
         if op in (";", "&"):
-            return self.run_seq([left, right], st)
+            return self.run_seq([left, kids[kids.index(left) + 1], right] if op == "&" else [left, right], st)
         return self._join(self._and_or(left, right, op, st), node)
 
     def _and_or(self, left, right, op, st):

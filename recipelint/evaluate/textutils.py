@@ -7,6 +7,7 @@ import os
 import re
 
 from recipelint.evaluate.quoting import _ansi_c
+from recipelint.evaluate.state import UNKNOWN_NAMES
 from recipelint.evaluate.support import _short
 from recipelint.evaluate.values import (
     EMPTY,
@@ -65,6 +66,8 @@ def _b_printf(ev, argv, node, st):
     target = None
     if len(args) >= 2 and args[0].text == "-v":
         target = args[1].text
+        if target is None:
+            st.notes.append((node.loc, UNKNOWN_NAMES))
         args = args[2:]
     if args and args[0].text == "--":
         args = args[1:]

@@ -14,7 +14,7 @@ from recipelint.evaluate.quoting import (
     _unescape_unquoted,
     _unmark,
 )
-from recipelint.evaluate.state import State, _Exit
+from recipelint.evaluate.state import State, unset_read
 from recipelint.evaluate.support import EXPANSION_TYPES, _relocate
 from recipelint.evaluate.tilde import (
     _LOGIN_NAME,
@@ -376,9 +376,9 @@ class Words:
             self._positional_all(name, node, st, segs, quoted, scalar)
             return
         val = self.param_value(name, index, node, st)
+        if val is None and st.nounset and index not in ("@", "*"):  # (`set -u` lets `${A[@]}` of an unset A be)
+            val = unset_read(name, node.loc, st)
         if val is None:
-            if st.nounset:
-                raise _Exit(1, node.loc, f"{name}: unbound variable")
             return
         if isinstance(val, list):  # ${A[@]}
             self._splice(val, segs, quoted, scalar, node, star=(index == "*"), st=st)

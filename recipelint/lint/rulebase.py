@@ -242,6 +242,12 @@ class FileContext:
                 out.append((pr, exits[0]))
         return out
 
+    def sweep_names(self) -> set[str]:
+        """The variables some master-config sweep point of this recipe sets (a name not among
+        them that `set -u` stops on is the recipe's own bug, RL507; one among them that this
+        point lacks is a config omission, RL503)."""
+        return {k for pr in self.config_points() for k, v in pr.point.env.items() if v is not None}
+
     def classify_stop(self, path) -> tuple[str, str]:
         """Why a sweep point stops: ("missing", names) — a required variable is not set;
         ("option", guard text) — a `case` default arm or a backend check rejects a value;
@@ -493,6 +499,14 @@ class Project:
 # ---- small queries used by several rules -------------------------------------------------
 
 
+def unbound_name(ex) -> str | None:
+    """The variable `set -u` stopped the script on, for an exit that is one
+    (``X: unbound variable``), else None."""
+    if ex is None or not ex.reason.endswith(": unbound variable"):
+        return None
+    return ex.reason[: -len(": unbound variable")]
+
+
 def int_value(text: str | None) -> int | None:
     if text is None:
         return None
@@ -626,6 +640,7 @@ __all__ = [
     "model_family",
     "related_flag",
     "sglang_attention_dp",
+    "unbound_name",
     "uniq",
     "vllm_dp_size",
     "vllm_world_size",
