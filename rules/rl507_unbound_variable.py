@@ -1,7 +1,7 @@
 import re
 from pathlib import Path
 
-from recipelint.evaluate.state import AMBIENT, BACKGROUND_JOB, UNKNOWN_NAMES
+from recipelint.evaluate.state import BACKGROUND_JOB, ENVIRONMENT_NAMES, UNKNOWN_NAMES
 from recipelint.lint.rulebase import Rule, unbound_name, uniq
 
 #: `export NAME` in a runner's launch script (runners/*.sh of the repository)
@@ -68,7 +68,7 @@ class UnboundVariable(Rule):
             stops = [_stops(p) for p in pr.paths]
             for path, found in zip(pr.paths, stops):
                 for name, loc, ex, set_u in found:
-                    if name in sweep or name in exported or AMBIENT.fullmatch(name):
+                    if name in sweep or name in exported or ENVIRONMENT_NAMES.fullmatch(name):
                         continue
                     real = loc.real()
                     if ex is None and not _same(real.source.path, ctx.path):

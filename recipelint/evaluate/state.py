@@ -153,7 +153,7 @@ BACKGROUND_JOB = "a background job stops: "
 #: names the scheduler, the container or the login environment may set whatever the recipe and
 #: the sweep point do: under `set -u` a read of one that is not set is not known to stop the
 #: script (its value is unknown, maybe empty); outside `set -u` it reads as empty, as before
-AMBIENT = re.compile(
+ENVIRONMENT_NAMES = re.compile(
     r"(?:SLURM|SLURMD|SBATCH|PMI|PMIX|OMPI|GITHUB|RUNNER|NVIDIA|CUDA|ROCM|ROCR|HIP|HSA|LC|XDG|ENROOT|PYXIS|K8S|KUBERNETES)_\w*"
     r"|LD_LIBRARY_PATH|LD_PRELOAD|PYTHONPATH|TERM|LANG|LANGUAGE|TMPDIR|TZ|MAIL|OLDPWD|DISPLAY|COLUMNS|LINES|HISTFILE"
 )
@@ -161,9 +161,9 @@ AMBIENT = re.compile(
 
 def unset_read(name: str, loc, st):
     """A read of ``name``, not set, under `set -u`: bash stops the script (``_Exit``) — unless the
-    environment may set the name (``AMBIENT``) or a statement before it on this path may have
+    environment may set the name (``ENVIRONMENT_NAMES``) or a statement before it on this path may have
     (``UNKNOWN_NAMES``): then an unknown value, maybe empty."""
-    if AMBIENT.fullmatch(name) or any(msg == UNKNOWN_NAMES for _, msg in st.notes):
+    if ENVIRONMENT_NAMES.fullmatch(name) or any(msg == UNKNOWN_NAMES for _, msg in st.notes):
         return unknown(f"${name}", loc)
     raise _Exit(1, loc, f"{name}: unbound variable")
 
