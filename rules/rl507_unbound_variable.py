@@ -121,7 +121,7 @@ def _stops(path) -> list:
     """(name, read Loc, the Exit — None for a background job —, `set -u` Loc or None) of each stop of the path on an
     unset name: background jobs (notes) and the script's own exit; none after a statement that
     may set names recipelint does not know."""
-    out = []
+    out: list = []
     for loc, msg in path.notes:
         if msg == UNKNOWN_NAMES:
             return out

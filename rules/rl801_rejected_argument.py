@@ -38,7 +38,9 @@ class RejectedArgument(Rule):
     `$1` whose catch-all arm (`*`, `-*`, `--*`) itself runs `return N` / `exit N` with N > 0;
     a loop without such an arm (one that skips unknown words) is not a rejection.  After the
     server's launch the evaluator follows the statements up to the last benchmark client call
-    (rules/data/clients.yaml), not further.
+    (rules/data/clients.yaml), not further, and at one sweep point per config entry and kind of
+    run (the topology and the concurrency do not change a client's arguments; following them at
+    every point doubled the evaluation): the finding lists the points it was checked at.
     """
 
     code = "RL801"

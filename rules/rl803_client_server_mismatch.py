@@ -38,6 +38,7 @@ class ClientServerMismatch(Rule):
     on both sides; a client without an explicit port or URL takes its default and is not
     judged, nor an empty port (a variable no sweep point sets).  Model names are compared for
     vLLM servers only (SGLang serves any name), not with `VLLM_SKIP_MODEL_NAME_VALIDATION` set.
+    Clients are followed at one sweep point per config entry and kind of run (see RL801).
     """
 
     code = "RL803"

@@ -102,6 +102,18 @@ def _site_texts(root, source) -> list[tuple[int, int, str, str]]:
     return out
 
 
+#: the environment that makes a benchmark client call what it is: the entry (image, model) and
+#: the kind of run, not the topology or the concurrency (and the names and counts derived from it)
+_CLIENT_SHAPE = ("MODEL", "IMAGE", "PORT", "EVAL_ONLY", "RUN_EVAL", "SCENARIO_TYPE", "SPEC_DECODING", "KV_OFFLOAD_BACKEND")
+
+
+def _client_shape(point: SweepPoint) -> tuple:
+    """Sweep points alike but for the topology and the concurrency: one of them has its
+    clients followed."""
+    env = point.env
+    return (point.config_key, *(_env_key({k: env.get(k)}) for k in _CLIENT_SHAPE))
+
+
 def _blocks(root, source) -> dict:
     out: dict[int, int] = {}
     stack = [root]
@@ -149,8 +161,12 @@ class Analyzer:
         self.limits = limits or Limits()
         self.library = library or Library(cache_dir=cache_dir)
         # after the launch, the statements up to the last benchmark client call are followed too
+        # — at one sweep point per client shape (``_client_shape``): the client's arguments
+        # do not change with the concurrency, and following them costs as much as the launch
         self.launch_watch = _merge_watch(launches_mod.launch_words(), clients.client_words())
         self.watch = _merge_watch(self.launch_watch, commands.change_words())
+        self._lean_launch_watch = launches_mod.launch_words()
+        self._lean_watch = _merge_watch(self._lean_launch_watch, commands.change_words())
 
     def load(self, path: Path, display: str) -> tuple[FileResult, Parsed | None]:
         res = FileResult(path, display)
@@ -182,6 +198,8 @@ class Analyzer:
         if callable(points):
             points = points(res.source.data.decode("utf-8", "replace"))
         ev = self.evaluator(path)
+        lean: Evaluator | None = None
+        followed: set = set()
         done: dict = {}
         for pt in points:
             # two sweep points with the same environment (one job on two clusters) evaluate the
@@ -191,12 +209,20 @@ class Analyzer:
             if same is not None:
                 res.points.append(_rebound(same, pt))
                 continue
-            pr = done[key] = self.evaluate(parsed, path, pt, ev)
+            shape = _client_shape(pt)
+            if shape in followed:  # the clients were followed at a point of this shape
+                lean = lean or self.evaluator(path, follow_clients=False)
+                pr = done[key] = self.evaluate(parsed, path, pt, lean)
+            else:
+                followed.add(shape)
+                pr = done[key] = self.evaluate(parsed, path, pt, ev)
             res.points.append(pr)
         return res
 
-    def evaluator(self, path: Path) -> Evaluator:
-        """One evaluator per file: its caches (keyed by tree nodes) serve every sweep point."""
+    def evaluator(self, path: Path, follow_clients: bool = True) -> Evaluator:
+        """One evaluator per file: its caches (keyed by tree nodes) serve every sweep point.
+        ``follow_clients``: after the launch, also run the statements up to the last benchmark
+        client call (else the path ends once nothing ahead can launch)."""
         holder: dict = {}
 
         def on_command(state, cmd):
@@ -227,9 +253,9 @@ class Analyzer:
             on_command,
             self.limits,
             self.library,
-            self.watch,
+            self.watch if follow_clients else self._lean_watch,
             unwrap,
-            self.launch_watch,
+            self.launch_watch if follow_clients else self._lean_launch_watch,
             lambda e: isinstance(e, launches_mod.Launch),
             rebind,
         )
