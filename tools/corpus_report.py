@@ -1,7 +1,7 @@
 """Report how recipelint does on a corpus of other repositories' launch scripts.
 
-    python tools/corpus_report.py ROOT [--manifest bench/corpus.yaml] [--recipelint PATH]
-                                       [--json OUT] [--verbose]
+    python tools/corpus_report.py ROOT [--manifest bench/corpus.yaml] [--triage bench/corpus-triage.yaml]
+                                       [--recipelint PATH] [--json OUT] [--verbose]
 
 ROOT is one repository's checkout, or a folder of checkouts named ``owner+name`` (as
 ``bench/corpus.yaml`` lists them).  For each repository it runs recipelint as a user would,
@@ -15,7 +15,10 @@ holds a serve command, known or serve-like):
 - SILENT: neither — the file passes although nothing of its launch was checked (a bug).
 
 It prints totals per repository, every finding (for triage), the SILENT scripts and the
-crashes (a traceback, exit status 2, output that is not JSON).  It fetches nothing and never
+crashes (a traceback, exit status 2, output that is not JSON).  With ``--triage`` (verdicts
+keyed by repository, path, code and line), each finding is marked true or false, precision is
+computed, false findings are grouped by cause, and findings no verdict covers are listed
+(UNTRIAGED), as are verdicts no finding matches any more (GONE).  It fetches nothing and never
 executes the scripts: recipelint only reads them.
 
 ``--recipelint`` (default: ``recipelint`` on PATH) picks the build; its launch analysis runs
@@ -58,6 +61,8 @@ class Repo:
     unlisted: list[str] = field(default_factory=list)  # files with a known site the manifest omits
     crashes: list[str] = field(default_factory=list)
     exit_status: int | None = None
+    verdicts: dict = field(default_factory=dict)  # (path, code, line) -> verdict entry
+    gone: list[dict] = field(default_factory=list)  # verdicts no finding matches
 
 
 def _norm(p: str) -> str:
@@ -191,11 +196,42 @@ def classify(repo: Repo) -> None:
         repo.scripts.append(sc)
 
 
+def _load_yaml(path: Path):
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+
+
+def _key(path: str, code: str, line: int) -> tuple[str, str, int]:
+    return (_norm(path), code, int(line))
+
+
+def triage(repos: list[Repo], data: dict) -> None:
+    """Attach each finding's verdict (``finding["verdict"]``, ``finding["cause"]``)."""
+    by_repo: dict[str, dict] = {}
+    for e in data.get("findings") or []:
+        by_repo.setdefault(str(e["repo"]), {})[_key(e["path"], e["code"], e["line"])] = e
+    for r in repos:
+        r.verdicts = by_repo.get(r.name, {})
+        used = set()
+        for f in r.findings:
+            k = _key(f["location"]["path"], f["code"], f["location"]["line"])
+            e = r.verdicts.get(k)
+            if e is not None:
+                used.add(k)
+                f["verdict"] = "true" if e["verdict"] is True or str(e["verdict"]).lower() == "true" else "false"
+                f["cause"] = e.get("cause")
+                f["why"] = e.get("why")
+        r.gone = [e for k, e in r.verdicts.items() if k not in used]
+
+
+def _verdicts(r: Repo, v: str) -> int:
+    return sum(1 for f in r.findings if f.get("verdict") == v)
+
+
 def _repos(root: Path, manifest: Path | None) -> list[Repo]:
     if manifest is not None:
-        from ruamel.yaml import YAML
-
-        data = YAML(typ="safe").load(manifest.read_text(encoding="utf-8"))
+        data = _load_yaml(manifest)
         out = []
         for e in data.get("repos") or []:
             name = str(e["repo"])
@@ -213,24 +249,29 @@ def _count(repo: Repo, status: str) -> int:
     return sum(1 for s in repo.scripts if s.status == status)
 
 
-def render(repos: list[Repo], verbose: bool) -> str:
+def render(repos: list[Repo], verbose: bool, triaged: bool = False) -> str:
     lines = []
-    head = f"{'repository':<34} {'scripts':>7} {'resolved':>8} {'explained':>9} {'silent':>6} {'findings':>8} {'crashes':>7}"
+    cols = (
+        ["scripts", "resolved", "explained", "silent", "findings"]
+        + (["true", "false", "untriaged"] if triaged else [])
+        + ["crashes"]
+    )
+    head = f"{'repository':<34} " + " ".join(f"{c:>9}" for c in cols)
     lines += [head, "-" * len(head)]
-    tot = [0] * 6
+    tot = [0] * len(cols)
     for r in repos:
-        row = [
-            len(r.scripts),
-            _count(r, "RESOLVED"),
-            _count(r, "EXPLAINED"),
-            _count(r, "SILENT"),
-            len(r.findings),
-            len(r.crashes),
-        ]
+        row = [len(r.scripts), _count(r, "RESOLVED"), _count(r, "EXPLAINED"), _count(r, "SILENT"), len(r.findings)]
+        if triaged:
+            t, f = _verdicts(r, "true"), _verdicts(r, "false")
+            row += [t, f, len(r.findings) - t - f]
+        row.append(len(r.crashes))
         tot = [a + b for a, b in zip(tot, row)]
-        lines.append(f"{r.name:<34} {row[0]:>7} {row[1]:>8} {row[2]:>9} {row[3]:>6} {row[4]:>8} {row[5]:>7}")
+        lines.append(f"{r.name:<34} " + " ".join(f"{x:>9}" for x in row))
     lines.append("-" * len(head))
-    lines.append(f"{'total':<34} {tot[0]:>7} {tot[1]:>8} {tot[2]:>9} {tot[3]:>6} {tot[4]:>8} {tot[5]:>7}")
+    lines.append(f"{'total':<34} " + " ".join(f"{x:>9}" for x in tot))
+    if triaged:
+        t, f = tot[5], tot[6]
+        lines.append(f"precision (true / triaged findings): {t}/{t + f} = {100.0 * t / max(t + f, 1):.1f}%")
     for r in repos:
         lines.append("")
         lines.append(f"== {r.name}" + (f" @ {r.commit}" if r.commit else "") + f"  (exit {r.exit_status})")
@@ -242,11 +283,28 @@ def render(repos: list[Repo], verbose: bool) -> str:
                 lines.append(f"      {w}")
         for f in r.findings:
             loc = f["location"]
-            lines.append(f"  finding {loc['path']}:{loc['line']}: {f['code']} {f['name']}: {f['message']}")
+            mark = {"true": "TRUE ", "false": "FALSE"}.get(f.get("verdict", ""), "UNTRIAGED" if triaged else "finding")
+            cause = f" [{f['cause']}]" if f.get("cause") else ""
+            lines.append(f"  {mark}{cause} {loc['path']}:{loc['line']}: {f['code']} {f['name']}: {f['message']}")
+        for e in r.gone:
+            lines.append(f"  GONE {e['path']}:{e['line']}: {e['code']} (verdict {e['verdict']}): no such finding now")
         for p in r.unlisted:
             lines.append(f"  unlisted {p}: its text holds a known serve command the manifest does not list")
         for c in r.crashes:
             lines.append(f"  CRASH {c}")
+    if triaged:
+        causes: dict[str, list[str]] = {}
+        for r in repos:
+            for f in r.findings:
+                if f.get("verdict") == "false":
+                    causes.setdefault(f.get("cause") or "(no cause)", []).append(
+                        f"{r.name}:{f['location']['path']}:{f['location']['line']} {f['code']}"
+                    )
+        lines.append("")
+        lines.append("false findings by cause:")
+        for c, items in sorted(causes.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            lines.append(f"  {c} ({len(items)})")
+            lines += [f"      {x}" for x in items]
     return "\n".join(lines)
 
 
@@ -258,6 +316,7 @@ def to_json(repos: list[Repo]) -> list[dict]:
             "exit_status": r.exit_status,
             "scripts": [{"path": s.path, "status": s.status, "launches": s.launches, "why": s.why} for s in r.scripts],
             "findings": r.findings,
+            "gone": r.gone,
             "unlisted": r.unlisted,
             "crashes": r.crashes,
         }
@@ -271,6 +330,7 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("root", type=Path)
     ap.add_argument("--manifest", type=Path)
+    ap.add_argument("--triage", type=Path, help="verdicts on findings (bench/corpus-triage.yaml)")
     ap.add_argument("--recipelint", default="recipelint")
     ap.add_argument("--json", type=Path, help="also write the report as JSON here")
     ap.add_argument("--verbose", action="store_true", help="list resolved scripts too")
@@ -286,7 +346,9 @@ def main(argv: list[str]) -> int:
             continue
         run_repo(r, a.recipelint, python)
         classify(r)
-    print(render(repos, a.verbose))
+    if a.triage:
+        triage(repos, _load_yaml(a.triage))
+    print(render(repos, a.verbose, triaged=a.triage is not None))
     if a.json:
         a.json.write_text(json.dumps(to_json(repos), indent=1), encoding="utf-8")
     bad = any(r.crashes for r in repos) or any(s.status == "SILENT" for r in repos for s in r.scripts)
