@@ -35,6 +35,8 @@ def corpus(tmp_path):
     _write(repo / "stops.sh", '#!/bin/bash\nexit 1\nvllm serve org/model --port 8000\n')
     # launches a server, but recipelint never looks (hidden directory): silent
     _write(repo / ".ci" / "hidden.sh", "#!/bin/bash\nvllm serve org/model\n")
+    # names a serve command it does not launch (a pkill pattern): kept out on purpose
+    _write(repo / "stop.sh", '#!/bin/bash\npkill -f "vllm serve org/model" || true\n')
     # not a launch (a client): not a script of the manifest, and no site
     _write(repo / "client.sh", "#!/bin/bash\ncurl -s localhost:8000/health\n")
     manifest = tmp_path / "corpus.yaml"
@@ -46,7 +48,8 @@ def corpus(tmp_path):
         "      - path: serve.sh\n"
         "      - path: stops.sh\n"
         "      - path: .ci/hidden.sh\n"
-        "      - path: gone.sh\n",
+        "      - path: gone.sh\n"
+        "    not_scripts: [stop.sh]\n",
         encoding="utf-8",
     )
     return tmp_path / "corpus", manifest
@@ -71,6 +74,7 @@ def test_classifies_each_launch_script(corpus, tmp_path):
     assert any("RL006" in w for w in why["stops.sh"])
     assert any("hidden directory `.ci`" in w for w in why[".ci/hidden.sh"])
     assert repo["crashes"] == []
+    assert repo["unlisted"] == []  # stop.sh is a not_script
     assert any(f["code"] == "RL006" for f in repo["findings"])
     assert rc == 1  # a silent script fails the run
 
@@ -82,7 +86,10 @@ def test_without_manifest_scripts_are_the_files_with_a_serve_command(corpus, tmp
     assert [r.name for r in repos] == ["acme/bench"]
     tool.run_repo(repos[0], _recipelint(), sys.executable)
     tool.classify(repos[0])
-    assert {s.path: s.status for s in repos[0].scripts} == {"serve.sh": "RESOLVED", "stops.sh": "EXPLAINED"}
+    status = {s.path: s.status for s in repos[0].scripts}
+    # (stop.sh's pkill pattern reads as a serve command: without a manifest it is listed too)
+    assert status["serve.sh"] == "RESOLVED" and status["stops.sh"] == "EXPLAINED"
+    assert "client.sh" not in status and ".ci/hidden.sh" not in status
     text = tool.render(repos, verbose=True)
     assert "RESOLVED  serve.sh" in text and "EXPLAINED stops.sh" in text
 

@@ -55,6 +55,7 @@ class Repo:
     folder: Path
     commit: str | None = None
     listed: list[str] | None = None  # the manifest's scripts (None: found from the sites)
+    not_scripts: list[str] = field(default_factory=list)  # files that name a serve command but launch none
     scripts: list[Script] = field(default_factory=list)
     findings: list[dict] = field(default_factory=list)
     files: dict[str, dict] = field(default_factory=dict)
@@ -163,7 +164,8 @@ def classify(repo: Repo) -> None:
         paths = with_sites
     else:
         paths = [_norm(p) for p in repo.listed]
-        repo.unlisted = [p for p in with_sites if p not in paths and any(s["engine"] for s in repo.files[p]["sites"])]
+        skip = set(paths) | {_norm(p) for p in repo.not_scripts}
+        repo.unlisted = [p for p in with_sites if p not in skip and any(s["engine"] for s in repo.files[p]["sites"])]
     for p in paths:
         sc = Script(p)
         info = repo.files.get(p)
@@ -237,7 +239,7 @@ def _repos(root: Path, manifest: Path | None) -> list[Repo]:
             name = str(e["repo"])
             folder = root / name.replace("/", "+")
             scripts = [str(s["path"] if isinstance(s, dict) else s) for s in e.get("scripts") or []]
-            out.append(Repo(name, folder, e.get("commit"), scripts))
+            out.append(Repo(name, folder, e.get("commit"), scripts, [str(p) for p in e.get("not_scripts") or []]))
         return out
     subs = sorted(d for d in root.iterdir() if d.is_dir() and "+" in d.name) if root.is_dir() else []
     if subs:
