@@ -46,11 +46,18 @@ class NoLaunchReached(Rule):
             return  # RL001 says why (bash stops there, recipelint reads no further)
         site = known[0]
         why = self._why(ctx)
-        where = "a here-document the script writes (recipelint does not follow that file)" if site.kind == "heredoc" else ""
+        where = {
+            "heredoc": "it is in a here-document the script writes (recipelint does not follow that file)",
+            "string": "it is a string the script assigns; recipelint saw no path run it (passed to another program?)",
+        }.get(site.kind, "")
         msg = f"no sweep point reaches this {site.engine} launch (`{site.text}`), so none of it is checked: " + (where or why)
         yield ctx.finding(ctx.site_loc(site), msg, [pr.point for pr in res.points], key=f"{site.engine}|{site.text}")
 
     def _why(self, ctx) -> str:
+        ends = [p for pr in ctx.result.points for p in pr.paths]
+        if any(p.exit is None or p.exit.code in (0, None) for p in ends):
+            # (some path ends normally without it: no exit to blame)
+            return "no path runs it (a function no path calls, a branch no sweep point takes, or a loop that never runs)"
         for pr in ctx.result.points:
             for path in pr.paths:
                 if path.exit is None or path.exit.code in (0, None):

@@ -43,9 +43,29 @@ class UnknownEntryPoint(Rule):
             if site.engine is not None or site.text in seen:
                 continue
             seen.add(site.text)
+            low = site.text.lower()
+            engine = "sglang" if "sglang" in low else "trtllm" if "trtllm" in low or "tensorrt" in low else "vllm"
             msg = (
                 f"`{site.text}` looks like a server launch, but recipelint does not know this entry point: "
                 "its flags are not checked; if it takes an engine's flags, name it in the settings' "
-                f'`extra-entry-points` (e.g. `{{vllm = ["{site.text}"]}}`)'
+                f'`extra-entry-points` (e.g. `{{{engine} = ["{site.text}"]}}`)'
             )
             yield ctx.finding(ctx.site_loc(site), msg, key=site.text)
+        # launches the text does not show (the module in a variable: `python -m "$WORKER_MODULE"`)
+        from recipelint.engines.sites import UnknownServe
+
+        lines = {ctx.site_loc(s).real().span.line for s in ctx.result.sites}
+        for pr in ctx.result.points:
+            for path in pr.paths:
+                for ev in path.events:
+                    if not isinstance(ev, UnknownServe) or ev.text in seen:
+                        continue
+                    if ev.loc.real().span.line in lines:
+                        continue
+                    seen.add(ev.text)
+                    msg = (
+                        f"`{ev.text}` (as evaluated here) looks like a server launch, but recipelint does not know "
+                        "this entry point: its flags are not checked; name it in the settings' `extra-entry-points` "
+                        "if it takes an engine's flags"
+                    )
+                    yield ctx.finding(ev.loc, msg, pr.point, key=ev.text)

@@ -102,3 +102,17 @@ def test_settings_choose_the_profile_and_give_callers_values(tmp_path, monkeypat
     (tmp_path / "pyproject.toml").write_text('[tool.recipelint]\nprofile = "other"\n')
     r = runner.invoke(app, ["check", "scripts"])
     assert r.exit_code == 2 and "`profile` must be one of" in r.stderr
+
+
+def test_a_launch_in_a_loop_over_values_not_known_is_followed_once(tmp_path, monkeypatch):
+    # bash runs the body when there is data; recipelint follows one iteration on an assumption
+    # (and none): the launch is reached and checked, not reported as never reached
+    c_for = "#!/usr/bin/env bash\nN=$1\nfor ((i=1; i<=N; i++)); do\n  vllm serve org/m --port $((8000 + i)) &\ndone\n"
+    assert _launches(tmp_path, monkeypatch, "c.sh", c_for) == ["vllm serve org/m --port 8001"]
+    piped = '#!/usr/bin/env bash\njq -c ".[]" t.json | while read -r t; do\n  vllm serve org/m --port 8000 &\ndone\n'
+    assert _launches(tmp_path, monkeypatch, "w.sh", piped) == ["vllm serve org/m --port 8000"]
+    # given the arguments, the loop is known: as many launches as bash starts
+    assert _launches(tmp_path, monkeypatch, "c.sh", c_for, "--arg", "2") == [
+        "vllm serve org/m --port 8001",
+        "vllm serve org/m --port 8002",
+    ]

@@ -584,16 +584,22 @@ def _error_problem(ts_node, src, data: bytes) -> ParseProblem:
         target = ts_node
     text = data[target.start_byte : target.end_byte].decode("utf-8", "replace")
     first = text.strip().split("\n", 1)[0][:40]
-    if first == "${":
-        m = _SUBSTRING_DEFAULT.match(data, target.start_byte)
-        if m is not None:
-            name, word = m.group(1).decode(), m.group(2).decode("utf-8", "replace")
-            msg = (
-                f"`${{{name}:{word}}}` is a substring expansion, not a default: bash reads `{word}` as an "
-                f"arithmetic offset — an error that stops the script when {name} is set, nothing when it is "
-                f"unset; for a default write `${{{name}:-{word}}}`"
-            )
-            return ParseProblem(Loc(src, m.start(), m.end()), msg, "substring")
+    # `${NAME:word}`: where the error starts at its `${`, or the error node holds one that the
+    # error token ends (`${X:org/Model-v0.1}` fails at its `}`)
+    m = _SUBSTRING_DEFAULT.match(data, target.start_byte) if first == "${" else None
+    if m is None and first in ("}", "${"):
+        line_start = data.rfind(b"\n", 0, target.start_byte) + 1
+        for cand in _SUBSTRING_DEFAULT.finditer(data, line_start, target.end_byte):
+            if cand.start() <= target.start_byte < cand.end():
+                m = cand
+    if m is not None:
+        name, word = m.group(1).decode(), m.group(2).decode("utf-8", "replace")
+        msg = (
+            f"`${{{name}:{word}}}` is a substring expansion, not a default: bash reads `{word}` as an "
+            f"arithmetic offset — an error that stops the script when {name} is set, nothing when it is "
+            f"unset; for a default write `${{{name}:-{word}}}`"
+        )
+        return ParseProblem(Loc(src, m.start(), m.end()), msg, "substring")
     msg = f"syntax error near '{first}'" if first else "syntax error"
     return ParseProblem(Loc(src, target.start_byte, target.end_byte), msg)
 

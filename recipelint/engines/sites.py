@@ -57,7 +57,7 @@ def _argv_pattern(argv: list[str]) -> str:
     for i, word in enumerate(argv):
         if word == "python" and i == 0:
             # (any python: a path, a version, or a variable holding one: `"$SGLANG_PYTHON" -m ...`)
-            parts.append(r"(?:(?:^|(?<=[\s/'\"(]))python[0-9.]*|\"?\$\{?[A-Za-z_]\w*\}?\"?)(?:\s+(?:-[XW]\s*\S+|-[A-Za-z]+))*")
+            parts.append(r"(?:(?:^|(?<=[\s/'\"(}=]))python[0-9.]*|\"?\$\{?[A-Za-z_]\w*\}?\"?)(?:\s+(?:-[XW]\s*\S+|-[A-Za-z]+))*")
         elif i == 0:
             parts.append(r"(?:^|(?<=[\s/'\"(]))" + re.escape(word))
         else:
@@ -87,3 +87,26 @@ def scan(texts: list[tuple[int, int, str, str]]) -> list[Site]:
         if u is not None and not any(t in u.group(0) for t in tools):
             out.append(Site(start, end, u.group(0), None, kind))
     return out
+
+
+@dataclass(slots=True)
+class UnknownServe:
+    """An evaluated command that looks like a server launch through an entry point recipelint
+    does not know (``python -m "$WORKER_MODULE"`` with WORKER_MODULE=dynamo.vllm): an event of
+    the path, for RL007, where the text alone did not show it."""
+
+    text: str
+    loc: object
+    point: object = None
+
+
+def unknown_serve(argv_texts: list, loc) -> UnknownServe | None:
+    """The event for a command (its words' texts, None for unknown ones) that looks like a
+    serve launch no entry point matches, or None."""
+    words = [t for t in argv_texts if t is not None]
+    if not words or len(words) != len(argv_texts):
+        return None
+    found = scan([(0, 0, " ".join(words), "command")])
+    if found and found[0].engine is None:
+        return UnknownServe(found[0].text, loc)
+    return None

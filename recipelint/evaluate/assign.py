@@ -42,6 +42,18 @@ def _shadowed_export(st: State, name: str) -> bool:
 _KEPT_ATTRS = frozenset("xri")
 
 
+#: array elements that bash splits into fields when unquoted
+_SPLIT_ELEMENTS = frozenset({"command_substitution", "simple_expansion", "expansion"})
+
+
+def _split_unknown(chunk, spans) -> bool:
+    """Whether ``chunk`` is a value not known that an unquoted element (one of ``spans``) gave."""
+    if chunk.known or chunk.loc is None:
+        return False
+    real = chunk.loc.real() if hasattr(chunk.loc, "real") else chunk.loc
+    return any(a <= real.start < b for a, b in spans)
+
+
 class _Keyed:
     """An indexed array literal with indices in it (``(x [5]=y z)``): what it makes depends on
     where its elements start (Evaluator._indexed)."""
@@ -125,7 +137,10 @@ class Assignments:
                         d[i] = w
                     st.put(name, var.copy(kind=Kind.INDEXED, value=d), local)
                     return
-            if any(any(c.multi for c in w.chunks) for w in elems):
+            spans = [(c.start, c.end) for c in value.children if c.type in _SPLIT_ELEMENTS]
+            if any(any(c.multi or (spans and _split_unknown(c, spans)) for c in w.chunks) for w in elems):
+                # (an unquoted expansion whose value is not known splits into words not known in
+                # number: `a=($(nvidia-smi -L))`, `${#a[@]}` is not known)
                 st.put(
                     name,
                     Var(Kind.UNKNOWN_ARRAY, unknown(f"${{{name}[@]}}", value.loc, multi=True), var.exported if var else False),

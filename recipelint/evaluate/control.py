@@ -418,6 +418,18 @@ class ControlFlow:
                     s.status = 1
                     done.append(s)
                     continue
+                if c is None and not it and any(self._may_launch(n, s) for n in body_nodes) and self._can_fork(s, node):
+                    # (a bound not known — `i<=N`, N from `$1` — with a launch in the body: one
+                    # iteration is followed on an assumption, besides none; see `_while`)
+                    once = s.copy()
+                    self.paths += 1
+                    text = _short(" ; ".join(n.text for n in cond)) or "the loop"
+                    once.cond = once.cond + (Decision(cond[0].loc if cond else node.loc, text, True),)
+                    s.cond = s.cond + (Decision(cond[0].loc if cond else node.loc, text, False),)
+                    for r in self.run_seq(body_nodes, once):
+                        if self._loop_ctl(r) != "stop":
+                            self._havoc(body_nodes + update, r)
+                        done.append(r)
                 if c is None:
                     self._havoc(body_nodes + update, s)
                     s.status = 0
@@ -480,6 +492,17 @@ class ControlFlow:
                         continue
                     status = r.status
                     go = None if status is None else ((status == 0) != bool(until))
+                    if go is None and i == 0 and not quiet and self._can_fork(r, node):
+                        # a loop over values not known whose body may launch (`for ((i=1; i<=N; i++))`
+                        # with N from `$1`, `... | while read -r t`): besides no iteration, one
+                        # iteration is followed, on an assumption (bash runs it when there is data)
+                        once = r.copy()
+                        self.paths += 1
+                        text = _short(" ; ".join(c.text for c in conds)) or "the loop"
+                        once.cond = once.cond + (Decision(conds[0].loc if conds else node.loc, text, True),)
+                        r.cond = r.cond + (Decision(conds[0].loc if conds else node.loc, text, False),)
+                        for b in self.run_seq(body_nodes, once):
+                            (done if self._loop_ctl(b) == "stop" else nxt).append(b)
                     if go is None:
                         self._havoc(body_nodes + conds, r)
                         r.status = 0

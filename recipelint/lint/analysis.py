@@ -72,6 +72,12 @@ class FileResult:
         self.has_launch = value
 
 
+def _ODD_HINT(argv) -> bool:
+    """A cheap test before matching an evaluated command against the serve-like words: a word
+    naming a module or a program that may serve."""
+    return any(w.text is not None and ("serve" in w.text or "launch" in w.text or w.text == "-m") for w in argv)
+
+
 #: a cheap test for text that may hold a serve command (most files hold none)
 _SITE_HINT = re.compile(rb"serve|launch_server|-m\s|tritonserver|text-generation-launcher")
 #: the nodes whose text may hold a serve command, and the kind of site each is
@@ -239,7 +245,11 @@ class Analyzer:
             change = commands.classify(list(cmd.argv), cmd.loc, cmd.stdin)
             if change is not None:
                 change.point = holder.get("point")
-            return change
+                return change
+            odd = sites_mod.unknown_serve([w.text for w in cmd.argv], cmd.loc) if _ODD_HINT(cmd.argv) else None
+            if odd is not None:
+                odd.point = holder.get("point")
+            return odd
 
         def unwrap(argv):
             found = launches_mod.strip_launchers(list(argv))
