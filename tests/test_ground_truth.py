@@ -526,6 +526,8 @@ _SNIPPETS = {
         'emit a \\\n  --tp 8 `# all GPUs` \\\n  --seqs 64 `#per engine` \\\n  --port 1\nemit done',
         # ... and one that is not it (a backquoted command that is not a comment)
         'emit a \\\n  --tp `echo 8` \\\n  --port 1 `# c`',
+        # an empty backquoted command is nothing (`echo``` prints an empty line)
+        'emit``\nemit a`` b',
         # `!` before arithmetic holding parentheses and `==`
         'a=3; b=12; if ! (( a > 3 || (a == 3 && b >= 11) )); then emit no; else emit yes; fi; ! (( (a == 4) )) && emit neg',
         # the `time` keyword runs the command after it, a function too (its output goes to stderr)

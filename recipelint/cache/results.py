@@ -44,7 +44,13 @@ from recipelint.cache.store import (
 SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".md", ".toml")
 
 
-SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".recipelint_cache", ".tox"}
+#: folders no walk enters (version control, environments, tool caches: as ruff's defaults);
+#: other dot-folders are walked (`.buildkite/scripts/*.sh`, `.github/scripts/*.sh` are scripts)
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".direnv", ".tox", ".nox", "node_modules", "__pycache__",
+     "__pypackages__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".pytype", ".eggs", ".ipynb_checkpoints",
+     ".recipelint_cache", ".cache", "site-packages", ".idea", ".vscode"}
+)  # fmt: skip
 
 
 MAX_FILES = 20_000  # a "project" larger than this is not hashed (and not cached)
@@ -78,7 +84,7 @@ def _tree_digest(root: Path, h) -> bool:
     base = os.path.abspath(root)
     cut = len(base) + 1
     for dirpath, dirs, files in os.walk(base, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         for name in sorted(files):
             if not name.endswith(SUFFIXES):
                 continue

@@ -103,8 +103,12 @@ class UnknownServe:
 def unknown_serve(argv_texts: list, loc) -> UnknownServe | None:
     """The event for a command (its words' texts, None for unknown ones) that looks like a
     serve launch no entry point matches, or None."""
-    words = [t for t in argv_texts if t is not None]
-    if not words or len(words) != len(argv_texts):
+    words = []
+    for t in argv_texts:  # (the words known up to the first that is not: the command and its module)
+        if t is None:
+            break
+        words.append(t)
+    if not words:
         return None
     found = scan([(0, 0, " ".join(words), "command")])
     if found and found[0].engine is None:

@@ -8,14 +8,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from recipelint.cache.results import SKIP_DIRS  # (one list for the walk and the cache key)
 from recipelint.lint.findings import Finding, Related, group
 from recipelint.lint.settings import Settings
 
 if TYPE_CHECKING:  # the analysis stack is imported when a run needs it (not on a cache hit)
     from recipelint.lint.analysis import Analyzer, FileResult
     from recipelint.lint.suppress import FileSuppressions
-
-SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".recipelint_cache", ".tox"}
 
 
 class UsageError(Exception):
@@ -81,9 +80,7 @@ def collect(paths: list[Path], settings: Settings | None = None, force_exclude: 
         if p.is_dir():
             for root, dirs, files in os.walk(p, followlinks=False):
                 rootp = Path(root)
-                dirs[:] = sorted(
-                    d for d in dirs if d not in SKIP_DIRS and not d.startswith(".") and not settings.excluded(rootp / d)
-                )
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not settings.excluded(rootp / d))
                 for name in sorted(files):
                     fp = rootp / name
                     # a dangling or looping link found in a walk is not a recipe: skipped

@@ -284,8 +284,9 @@ def _continued_names(body: Node, text: bytes) -> None:
 
 
 #: the inline-comment idiom of a continued command: `` --flag v `# why` \`` — a backquoted
-#: command that is only a comment (after a blank, before a blank or the end of the line)
-_COMMENT_SUBSTITUTION = re.compile(rb"(?<=[ \t])`[ \t]*#[^`\n]*`(?=[ \t]|\\?\n|$)")
+#: command that is only a comment (after a blank, before a blank or the end of the line); and an
+#: empty backquoted command (``echo``\`\```), which is nothing to bash too
+_COMMENT_SUBSTITUTION = re.compile(rb"(?<=[ \t])`[ \t]*#[^`\n]*`(?=[ \t]|\\?\n|$)|(?<![`\\\x22])``(?=[ \t;\n]|$)")
 
 
 def _comment_substitutions(tree, data: bytes):
