@@ -33,8 +33,8 @@ def corpus(tmp_path):
     _write(repo / "serve.sh", '#!/bin/bash\nMODEL="${MODEL:-org/model}"\nvllm serve "$MODEL" --port 8000\n')
     # every path stops before the launch: RL006 says why
     _write(repo / "stops.sh", '#!/bin/bash\nexit 1\nvllm serve org/model --port 8000\n')
-    # launches a server, but recipelint never looks (hidden directory): silent
-    _write(repo / ".ci" / "hidden.sh", "#!/bin/bash\nvllm serve org/model\n")
+    # launches a server, but recipelint never looks (a folder no walk enters): silent
+    _write(repo / "node_modules" / "hidden.sh", "#!/bin/bash\nvllm serve org/model\n")
     # names a serve command it does not launch (a pkill pattern): kept out on purpose
     _write(repo / "stop.sh", '#!/bin/bash\npkill -f "vllm serve org/model" || true\n')
     # not a launch (a client): not a script of the manifest, and no site
@@ -47,7 +47,7 @@ def corpus(tmp_path):
         "    scripts:\n"
         "      - path: serve.sh\n"
         "      - path: stops.sh\n"
-        "      - path: .ci/hidden.sh\n"
+        "      - path: node_modules/hidden.sh\n"
         "      - path: gone.sh\n"
         "    not_scripts: [stop.sh]\n",
         encoding="utf-8",
@@ -69,10 +69,10 @@ def test_classifies_each_launch_script(corpus, tmp_path):
 
     (repo,) = json.loads(out.read_text())
     status = {s["path"]: s["status"] for s in repo["scripts"]}
-    assert status == {"serve.sh": "RESOLVED", "stops.sh": "EXPLAINED", ".ci/hidden.sh": "SILENT", "gone.sh": "MISSING"}
+    assert status == {"serve.sh": "RESOLVED", "stops.sh": "EXPLAINED", "node_modules/hidden.sh": "SILENT", "gone.sh": "MISSING"}
     why = {s["path"]: s["why"] for s in repo["scripts"]}
     assert any("RL006" in w for w in why["stops.sh"])
-    assert any("hidden directory `.ci`" in w for w in why[".ci/hidden.sh"])
+    assert any("skips the folder `node_modules`" in w for w in why["node_modules/hidden.sh"])
     assert repo["crashes"] == []
     assert repo["unlisted"] == []  # stop.sh is a not_script
     assert any(f["code"] == "RL006" for f in repo["findings"])
@@ -89,7 +89,7 @@ def test_without_manifest_scripts_are_the_files_with_a_serve_command(corpus, tmp
     status = {s.path: s.status for s in repos[0].scripts}
     # (stop.sh's pkill pattern reads as a serve command: without a manifest it is listed too)
     assert status["serve.sh"] == "RESOLVED" and status["stops.sh"] == "EXPLAINED"
-    assert "client.sh" not in status and ".ci/hidden.sh" not in status
+    assert "client.sh" not in status and "node_modules/hidden.sh" not in status
     text = tool.render(repos, verbose=True)
     assert "RESOLVED  serve.sh" in text and "EXPLAINED stops.sh" in text
 

@@ -116,3 +116,8 @@ def test_a_launch_in_a_loop_over_values_not_known_is_followed_once(tmp_path, mon
         "vllm serve org/m --port 8001",
         "vllm serve org/m --port 8002",
     ]
+
+
+def test_an_empty_default_is_a_read_not_a_default(tmp_path, monkeypatch):
+    text = '#!/usr/bin/env bash\nset -u\n[[ -z "${WORKERS:-}" ]] && { echo "set WORKERS"; exit 1; }\nvllm serve org/m --port "${PORT:-8000}" &\n'
+    assert _launches(tmp_path, monkeypatch, "e.sh", text) == ["vllm serve org/m --port 8000"]

@@ -171,11 +171,13 @@ def classify(repo: Repo) -> None:
         info = repo.files.get(p)
         if info is None:
             sc.status = "MISSING" if not (repo.folder / p).is_file() else "SILENT"
-            hidden = [d for d in Path(p).parts[:-1] if d.startswith(".")]
+            from recipelint.cache.results import SKIP_DIRS
+
+            skipped = [d for d in Path(p).parts[:-1] if d in SKIP_DIRS]
             if sc.status == "SILENT":
                 sc.why.append(
-                    f"not collected: `recipelint check .` skips the hidden directory `{hidden[0]}`"
-                    if hidden
+                    f"not collected: `recipelint check .` skips the folder `{skipped[0]}`"
+                    if skipped
                     else "not collected by `recipelint check .` (excluded by the settings?)"
                 )
             repo.scripts.append(sc)

@@ -65,6 +65,20 @@ def _argv_pattern(argv: list[str]) -> str:
     return r"\s+".join(parts) + r"(?![\w.-])"
 
 
+#: commands that run the words after them (besides the launchers of engines.yaml)
+_RUNNERS = frozenset({"bash", "sh", "eval", "exec", "command", "builtin", "xargs", "parallel", "ssh", "kubectl"})
+
+
+def _runs_its_words(flat: str, at: int) -> bool:
+    """Whether the command text ``flat`` runs the serve command that starts at ``at``: it is
+    the command itself, or its first word is a launcher or a shell that runs what follows."""
+    if at == 0:
+        return True
+    first = flat.split(None, 1)[0].strip("\"'").rsplit("/", 1)[-1]
+    launchers = facts.load("engines").get("launchers") or {}
+    return first in launchers or first in _RUNNERS or bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", first))
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.replace("\\\n", " ").split())
 
@@ -79,6 +93,8 @@ def scan(texts: list[tuple[int, int, str, str]]) -> list[Site]:
         if not flat or (kind == "command" and flat.split(None, 1)[0].rsplit("/", 1)[-1] in quiet):
             continue
         m = known.search(flat)
+        if m is not None and kind == "command" and not _runs_its_words(flat, m.start()):
+            continue  # (`wait_for_server "$PORT" "vllm serve"`: an argument of another command)
         if m is not None:
             engine = (m.lastgroup or "").rsplit("_", 1)[0] or None
             out.append(Site(start, end, m.group(0), engine, kind))

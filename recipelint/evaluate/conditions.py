@@ -40,6 +40,7 @@ from recipelint.evaluate.values import (
     text_of,
     unknown,
 )
+from recipelint.evaluate.values import ENV_NAME as _ENV_NAME
 from recipelint.evaluate.variables import Kind, Var
 
 _EMPTINESS_OPERAND = re.compile(r'"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{(!?)([A-Za-z_][A-Za-z0-9_]*)(:?-)?\})"')
@@ -219,6 +220,8 @@ class Conditions:
             return None
         var = st.lookup(name, emptiness_only=True)
         if var is None:
+            if self.ambient and _ENV_NAME.fullmatch(name):
+                return None  # (the caller's environment may set it: the general path says how)
             if name in _SYSTEM_NAMES:
                 return False
             return None if st.nounset and default is None else True

@@ -59,9 +59,7 @@ def _assoc_order(d: dict) -> list:
 
 
 _REF = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[(.*)\])?")
-#: the names an ambient environment may hold (environment variables are upper case by
-#: convention; an unset lower-case name stays unset: `--port=$port` is a typo worth finding)
-_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+from recipelint.evaluate.values import ENV_NAME as _ENV_NAME  # noqa: E402
 
 
 def _splittable(segs: list, start: int) -> None:
@@ -318,8 +316,10 @@ class Parameters:
 
     def _param_default(self, node, st, segs, quoted, scalar, op, name, index, val, operand_nodes, is_list):
         """``${X:-w}``, ``${X:=w}``, ``${X:+w}``, ``${X:?w}`` and their forms without the colon."""
-        if not is_list and op[-1] in "-=+" and self.is_ambient(name, val):
-            val = None  # (the script's default is what it runs with when its caller sets nothing)
+        if not is_list and op[-1] in "-=+" and operand_nodes and self.is_ambient(name, val):
+            # the script's default is what it runs with when its caller sets nothing — but an
+            # empty one (`${X:-}`) is `set -u`'s idiom for reading X, not a default
+            val = None
         if is_list:
             sval = None if not val else tuple(c for k, w in enumerate(val) for c in ((Chunk(" ", None),) if k else ()) + w.chunks)
         else:

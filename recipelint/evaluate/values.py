@@ -13,6 +13,7 @@ from (the assignment that computed ``MAX_NUM_SEQS``, a heredoc line).
 from __future__ import annotations
 
 import posixpath
+import re
 import shlex
 
 from recipelint.bash.source import Loc
@@ -251,6 +252,9 @@ def file_key(path: str | None) -> str | None:
 #: where the script gives a default (``${X:-d}``, ``${X-d}``, ``${X:=d}``, ``${X:+alt}``), which
 #: then applies (the script's own default is what it runs with when nothing is exported)
 AMBIENT = "\0ambient"
+#: the names an ambient environment may hold (environment variables are upper case by
+#: convention; an unset lower-case name stays unset: `--port=$port` is a typo worth finding)
+ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 
 #: a sweep point's env holding this key gives the script its positional parameters: a tuple of
 #: texts (``render --arg``), or None for parameters not known (their number neither)
