@@ -421,12 +421,7 @@ class ControlFlow:
                 if c is None and not it and any(self._may_launch(n, s) for n in body_nodes) and self._can_fork(s, node):
                     # (a bound not known — `i<=N`, N from `$1` — with a launch in the body: one
                     # iteration is followed on an assumption, besides none; see `_while`)
-                    once = s.copy()
-                    self.paths += 1
-                    text = _short(" ; ".join(n.text for n in cond)) or "the loop"
-                    once.cond = once.cond + (Decision(cond[0].loc if cond else node.loc, text, True),)
-                    s.cond = s.cond + (Decision(cond[0].loc if cond else node.loc, text, False),)
-                    for r in self.run_seq(body_nodes, once):
+                    for r in self.run_seq(body_nodes, self._once(s, cond, node)):
                         if self._loop_ctl(r) != "stop":
                             self._havoc(body_nodes + update, r)
                         done.append(r)
@@ -496,12 +491,7 @@ class ControlFlow:
                         # a loop over values not known whose body may launch (`for ((i=1; i<=N; i++))`
                         # with N from `$1`, `... | while read -r t`): besides no iteration, one
                         # iteration is followed, on an assumption (bash runs it when there is data)
-                        once = r.copy()
-                        self.paths += 1
-                        text = _short(" ; ".join(c.text for c in conds)) or "the loop"
-                        once.cond = once.cond + (Decision(conds[0].loc if conds else node.loc, text, True),)
-                        r.cond = r.cond + (Decision(conds[0].loc if conds else node.loc, text, False),)
-                        for b in self.run_seq(body_nodes, once):
+                        for b in self.run_seq(body_nodes, self._once(r, conds, node)):
                             (done if self._loop_ctl(b) == "stop" else nxt).append(b)
                     if go is None:
                         self._havoc(body_nodes + conds, r)
@@ -537,6 +527,17 @@ class ControlFlow:
             if quiet and len(done) > 1:
                 done = self._join(done, node, force=True)
         return done
+
+    def _once(self, st, conds, node):
+        """A copy of ``st`` that enters a loop whose condition is not known, on the assumption
+        that it holds (``st`` itself: that it does not)."""
+        once = st.copy()
+        self.paths += 1
+        text = _short(" ; ".join(c.text for c in conds)) or "the loop"
+        at = conds[0].loc if conds else node.loc
+        once.cond = once.cond + (Decision(at, text, True),)
+        st.cond = st.cond + (Decision(at, text, False),)
+        return once
 
     def _counting(self, node, conds, body_nodes) -> bool:
         """Whether a loop's condition reads a name the loop assigns (`while read -r line`

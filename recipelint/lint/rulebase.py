@@ -293,27 +293,6 @@ class FileContext:
         sp = loc.real().span
         return src.line_text(line if line is not None else sp.line) if hasattr(src, "line_text") else ""
 
-    def comment_near(self, locs, words: tuple[str, ...], above: int = 3) -> str | None:
-        """A ``#`` comment mentioning one of ``words`` on the line of one of ``locs`` or in the
-        ``above`` lines just above it."""
-        for loc in locs if isinstance(locs, (list, tuple)) else [locs]:
-            if loc is None:
-                continue
-            real = loc.real()
-            src = real.source
-            if not hasattr(src, "line_text"):
-                continue
-            line = real.span.line
-            for ln in range(line, max(1, line - above) - 1, -1):
-                text = src.line_text(ln)
-                i = text.find("#")
-                if i < 0:
-                    continue
-                comment = text[i + 1 :].lower()
-                if any(w in comment for w in words):
-                    return text[i:].strip()
-        return None
-
     def documented(self, locs, names) -> str | None:
         """The comment that documents a choice, or None: a ``#`` comment naming one of ``names``
         (a flag — also without its dashes and with ``_`` for ``-`` —, a variable, a sibling's
