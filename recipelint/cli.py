@@ -496,6 +496,8 @@ def sweep(
         help="A master config, *-master.yaml (repeatable; --config is an alias). Default: configs/*-master.yaml above the script.",
     ),
     fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    env: list[str] = typer.Option([], "--env", "-e", help="Also set this variable at every point (KEY=VALUE; repeatable)."),
+    arg: list[str] = typer.Option([], "--arg", "-a", help="A positional parameter for the script ($1, $2, ...; repeatable)."),
 ):
     """List the master-config sweep points that run a recipe, with the launch each one makes."""
     from recipelint.lint.analysis import Analyzer, FileResult
@@ -519,6 +521,14 @@ def sweep(
     if point is not None and not 1 <= point <= len(pts):
         _fail(f"--point must be between 1 and {len(pts)}")
     chosen = [pts[point - 1]] if point is not None else pts
+    overrides = _parse_env(env)
+    if overrides or arg:
+        from dataclasses import replace
+
+        from recipelint.evaluate.values import ARGV
+
+        extra: dict = {**overrides, **({ARGV: tuple(arg)} if arg else {})}
+        chosen = [replace(p, env={**p.env, **extra}) for p in chosen]
     res = Analyzer().analyze(script, str(script), chosen)
     if res.error:
         _fail(res.error)

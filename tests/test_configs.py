@@ -219,6 +219,9 @@ def test_sweep_lists_points_and_renders_one():
     r = runner.invoke(app, ["sweep", script, "--point", "13"])
     assert r.exit_code == 0
     assert "--max-num-seqs 144" in r.output and "--data-parallel-size 8" in r.output
+    # --env sets a variable at the chosen points (here the value MAX_NUM_SEQS is computed from)
+    r = runner.invoke(app, ["sweep", script, "--point", "13", "--env", "CONC=10"])
+    assert r.exit_code == 0 and "--max-num-seqs 20" in r.output, r.output
 
 
 def test_sweep_errors(tmp_path):
@@ -539,3 +542,13 @@ def test_the_cache_key_covers_the_older_layouts_configs(tmp_path):
     _old_layout(tmp_path, OLD_TEMPLATE)
     got = {p.relative_to(tmp_path).as_posix() for p in configs.workflow_files(tmp_path)}
     assert got == {".github/configs/nvidia-master.yaml", ".github/configs/runners.yaml", ".github/workflows/benchmark-tmpl.yml"}
+
+
+def test_sweep_takes_positional_arguments(tmp_path):
+    root = repo(tmp_path, entry(), ["fixed_seq_len/m_fp8_b200_vllm.sh"])
+    rec = root / "benchmarks/single_node/fixed_seq_len/m_fp8_b200_vllm.sh"
+    rec.write_text('#!/usr/bin/env bash\nvllm serve m --port "${1:-8000}" --tensor-parallel-size "$TP" &\n')
+    r = runner.invoke(app, ["sweep", str(rec), "--point", "1", "--arg", "9001"])
+    assert r.exit_code == 0 and "--port 9001" in r.output, r.output
+    r = runner.invoke(app, ["sweep", str(rec), "--point", "1"])
+    assert "--port 8000" in r.output, r.output
