@@ -263,7 +263,7 @@ class Evaluator(
             st.ctl = ("exit", e.code, e.loc, e.reason, st.calls)
             return [st]
 
-    def run_seq(self, nodes, st: State, top: bool = False, reader: int = 0) -> list[State]:
+    def run_seq(self, nodes, st: State, top: bool = False, reader: int = 0, fn_tail: int | None = None) -> list[State]:
         """Run statements in order.  At the script's top level (``top``), a path is finished
         once no later statement names a command of ``launch_watch`` (a serve launch; the analysis
         adds the benchmark clients, so what follows the launch is evaluated up to the last client
@@ -273,7 +273,9 @@ class Evaluator(
         line's list, the functions it is running included, and the next line runs; an error
         assigning an integer (``declare -i N=1/0``, ``A[1/0]=x``) drops the lines of every
         sourced file and string being run, up to the script's line.  (A script run as
-        ``bash FILE`` is read as a string here: such an error ends it.)"""
+        ``bash FILE`` is read as a string here: such an error ends it.)  ``fn_tail``: the body of
+        a function called after the launch (the number of events its path had then): it returns
+        once it has made a client call and nothing ahead can launch."""
         kids = [n for n in nodes if n.named and n.type not in ("comment", "heredoc_body")]
         units = _line_units(kids) if reader else None
         bg = _backgrounded(nodes)
@@ -288,6 +290,15 @@ class Evaluator(
                     continue
                 if top and not self._rest_may_launch(kids, i, s):
                     s.ctl = ("stop",)
+                    nxt.append(s)
+                    continue
+                if (
+                    fn_tail is not None
+                    and len(s.events) > fn_tail
+                    and any(type(e).__name__ == "ClientCall" for e in s.events[fn_tail:])
+                    and not self._rest_may_launch(kids, i, s)
+                ):
+                    s.ctl = ("return", s.status if isinstance(s.status, int) else 0)
                     nxt.append(s)
                     continue
                 res = self._statement(n, s)
