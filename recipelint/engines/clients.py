@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from dataclasses import dataclass, field
 
 from recipelint.bash.source import Loc
 from recipelint.engines import facts
-from recipelint.engines.launches import strip_launchers
+from recipelint.engines.launches import _PY, after_python, strip_launchers
 from recipelint.evaluate.values import Word
-
-_PY = re.compile(r"^python(\d+(\.\d+)?)?$")
 
 
 @dataclass(slots=True)
@@ -148,9 +145,7 @@ def _match(entry: tuple[str, ...], texts, tails, i: int) -> int | None:
             if want == "python":
                 if not _PY.match(base):
                     return None
-                j += 1
-                while j < len(texts) and texts[j] is not None and texts[j].startswith("-") and texts[j] != "-m":
-                    j += 1  # interpreter options (-u, -X dev is rare in recipes)
+                j = after_python(texts, j + 1)
                 continue
             if base != want:
                 return None

@@ -335,6 +335,17 @@ def _skip_launcher(spec, texts, i, argv, env):
     return i
 
 
+def after_python(texts, j: int) -> int:
+    """The index after the interpreter options that follow a `python` word at ``j - 1``
+    (`-u`, `-X dev`: those that take a value skip it too), up to `-m` or the script."""
+    values = catalog().python_value_options
+    while j < len(texts) and texts[j] is not None and texts[j].startswith("-") and texts[j] != "-m":
+        if texts[j] in values:
+            j += 1
+        j += 1
+    return j
+
+
 def _match_entry(entry: _Entry, texts, i, cat) -> int | None:
     j = i
     for k, want in enumerate(entry.argv):
@@ -346,12 +357,7 @@ def _match_entry(entry: _Entry, texts, i, cat) -> int | None:
             if want == "python":
                 if not _PY.match(base):
                     return None
-                j += 1
-                # interpreter options before -m
-                while j < len(texts) and texts[j] is not None and texts[j].startswith("-") and texts[j] != "-m":
-                    if texts[j] in cat.python_value_options:
-                        j += 1
-                    j += 1
+                j = after_python(texts, j + 1)
                 continue
             if base != want:
                 return None
