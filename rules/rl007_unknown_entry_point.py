@@ -1,3 +1,5 @@
+import os
+
 from recipelint.lint.rulebase import Rule
 
 
@@ -5,7 +7,9 @@ class UnknownEntryPoint(Rule):
     """
     ## What it does
     Reports a command that looks like a server launch but is no entry point recipelint knows:
-    `python3 -m dynamo.vllm`, `python -m sglang_router.launch_server`, a `*-serve` program.
+    `python3 -m dynamo.vllm`, `python -m sglang_router.launch_server`, a `*-serve` program, or
+    `python3 -m "$MODULE"` with server options (`--model`, `--port`, ...) where the value of
+    the module is unknown (a variable set by a file recipelint could not follow).
 
     ## Why is this bad?
     recipelint checks the flags of launches it recognises; a launch through an entry point it
@@ -63,9 +67,28 @@ class UnknownEntryPoint(Rule):
                     if ev.loc.real().span.line in lines:
                         continue
                     seen.add(ev.text)
+                    if ev.why is not None:
+                        yield ctx.finding(ev.loc, self._unknown_module(ev, path, ctx), pr.point, key=ev.text)
+                        continue
                     msg = (
                         f"`{ev.text}` (as evaluated here) looks like a server launch, but recipelint does not know "
                         "this entry point: its flags are not checked; name it in the settings' `extra-entry-points` "
                         "if it takes an engine's flags"
                     )
                     yield ctx.finding(ev.loc, msg, pr.point, key=ev.text)
+
+    @staticmethod
+    def _unknown_module(ev, path, ctx) -> str:
+        """The message for ``python -m <a module not known>`` with server options."""
+        missing = []
+        for _, m in path.notes:
+            if m.startswith("sourced file not found: "):
+                p = m.split(": ", 1)[1]
+                missing.append(os.path.relpath(os.path.normpath(p), ctx.path.parent) if p.startswith("/") else p)
+        whence = f" (the sourced {', '.join(f'`{m}`' for m in missing[:2])} was not found)" if missing else ""
+        what = "is empty here (nothing this path runs sets it)" if ev.why == "empty" else "is unknown here"
+        return (
+            f"`{ev.text}` takes server options, so it likely launches a server, but its module {what}{whence}: "
+            "this launch is not checked; give the variable a value (`--env NAME=VALUE`, or the settings' `env`) "
+            "or suppress the finding with the reason"
+        )

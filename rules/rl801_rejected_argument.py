@@ -36,7 +36,9 @@ class RejectedArgument(Rule):
     ## Exceptions
     Only arguments whose text is known at the sweep point are judged, in option loops over
     `$1` whose catch-all arm (`*`, `-*`, `--*`) itself runs `return N` / `exit N` with N > 0;
-    a loop without such an arm (one that skips unknown words) is not a rejection.  After the
+    a loop without such an arm (one that skips unknown words) is not a rejection, and neither is
+    an arm reached only on an assumption made inside the function (a condition recipelint could
+    not decide: `expr` arithmetic that skips the first words).  After the
     server's launch the evaluator follows the statements up to the last benchmark client call
     (rules/data/clients.yaml), not further, and at one sweep point per config entry and kind of
     run (the topology and the concurrency do not change a client's arguments; following them at
@@ -53,8 +55,8 @@ class RejectedArgument(Rule):
         for pr in ctx.result.points:
             for path in pr.paths:
                 for ev in path.events:
-                    if not isinstance(ev, Rejected):
-                        continue
+                    if not isinstance(ev, Rejected) or ev.assumed:
+                        continue  # (reached on an assumption made inside the function: maybe not the arm bash takes)
                     anchor = _anchor(ev, script)
                     key = (ev.function, ev.word.text, anchor.real().source.path, anchor.real().start)
                     entry = found.setdefault(key, [ev, [], False, anchor])

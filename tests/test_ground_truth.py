@@ -760,6 +760,13 @@ _SNIPPETS = {
         '[[ -v A[i+5] ]] || emit no7; S=v; [[ -v S[0] ]] && emit s0; [[ -v S[1] ]] || emit s1; B=(); [[ -v B[@] ]] || emit empty',
         'A=([3]=x); [[ -v A[-1] ]] && emit neg; [[ -v A[0] ]] || emit no0; [[ -v U[0] ]] || emit unset; test -v A[3] && emit t',
     ],
+    # `readlink -f` / `realpath` of an absolute path: resolved lexically (no component here is a
+    # symbolic link); `-m` allows missing components; a relative path or `readlink` alone: unknown
+    "canonical-paths": [
+        'emit "$(readlink -f /usr/./share//../share/x)" "$(readlink -m /no/such/../x/)" "$(realpath -m //no/./y/..)"; '
+        'emit "$(realpath /usr/share/../local)" "$(realpath -s /etc//./)" "$(readlink -fq -- /usr/../etc)"',
+        'D=$(dirname "$(readlink -f /usr/share/doc/x)"); emit "$D"; emit $(readlink -f /usr/x /etc/y)',
+    ],
     "process-substitution": [
         # `< <(cmd)`: stdin is what the command writes
         "while read -r l; do emit \"$l\"; done < <(printf 'a\\nb\\n'); mapfile -t A < <(printf 'x\\ny\\n'); emit ${#A[@]} ${A[1]}",

@@ -109,24 +109,57 @@ def scan(texts: list[tuple[int, int, str, str]]) -> list[Site]:
 class UnknownServe:
     """An evaluated command that looks like a server launch through an entry point recipelint
     does not know (``python -m "$WORKER_MODULE"`` with WORKER_MODULE=dynamo.vllm): an event of
-    the path, for RL007, where the text alone did not show it."""
+    the path, for RL007, where the text alone did not show it.  ``why``: set when the module
+    itself is not known (``python -m "$WORKER_MODULE"`` with WORKER_MODULE set by a file
+    recipelint could not follow): ``unknown`` or ``empty``."""
 
     text: str
     loc: object
     point: object = None
+    why: str | None = None
 
 
-def unknown_serve(argv_texts: list, loc) -> UnknownServe | None:
-    """The event for a command (its words' texts, None for unknown ones) that looks like a
-    serve launch no entry point matches, or None."""
+#: options that say a ``python -m <unknown module>`` command starts a server
+_SERVER_OPTIONS = frozenset({"--model", "--model-path", "--model-name", "--served-model-name", "--port", "--host"})
+
+
+def _python(word: str) -> bool:
+    return re.fullmatch(r"python[0-9.]*", word.rsplit("/", 1)[-1]) is not None
+
+
+def _written(word) -> str | None:
+    """A word as the script wrote it (``"$WORKER_MODULE"``), when it is one place of a file."""
+    if word.loc is None:
+        return None
+    loc = word.loc.real()
+    data = getattr(loc.source, "data", None)
+    if data is None or not 0 <= loc.start < loc.end <= len(data) or loc.end - loc.start > 200:
+        return None
+    return data[loc.start : loc.end].decode("utf-8", "replace")
+
+
+def unknown_serve(argv: list) -> tuple[str, str | None] | None:
+    """For a command's words (``text`` None for unknown ones, ``shown`` as displayed): the
+    serve-like text of a launch no entry point matches and, when its module is unknown,
+    what that module is made of; or None."""
     words = []
-    for t in argv_texts:  # (the words known up to the first that is not: the command and its module)
-        if t is None:
+    for w in argv:  # (the words known up to the first that is not: the command and its module)
+        if w.text is None:
             break
-        words.append(t)
+        words.append(w.text)
     if not words:
+        return None
+    at = words.index("-m") + 1 if "-m" in words[1:3] and _python(words[0]) else 0
+    if at and (at == len(words) or words[at] == ""):
+        # (`python3 -m "$WORKER_MODULE" --model-path ...`: the module is not known, or empty —
+        # a variable nothing set —, its options say it serves)
+        rest = {w.text.split("=", 1)[0] for w in argv[at + 1 :] if w.text is not None}
+        if at < len(argv) and rest & _SERVER_OPTIONS:
+            module = argv[at]
+            written = _written(module)
+            return " ".join([*words[:at], written or module.shown]), "unknown" if module.text is None else "empty"
         return None
     found = scan([(0, 0, " ".join(words), "command")])
     if found and found[0].engine is None:
-        return UnknownServe(found[0].text, loc)
+        return found[0].text, None
     return None

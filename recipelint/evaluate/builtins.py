@@ -15,6 +15,7 @@ from recipelint.evaluate.support import _EXPORTED_FUNCTION, _short
 from recipelint.evaluate.testcmd import _test_argv
 from recipelint.evaluate.textutils import (
     _b_basename,
+    _b_canonical,
     _b_cat,
     _b_dirname,
     _b_echo,
@@ -580,6 +581,8 @@ _BUILTINS = {
     "tee": _b_tee,
     "dirname": _b_dirname,
     "basename": _b_basename,
+    "readlink": _b_canonical,
+    "realpath": _b_canonical,
     "sort": _b_sort,
     "paste": _b_paste,
     "seq": _b_seq,

@@ -259,7 +259,12 @@ class ControlFlow:
                             accepted.extend(t for t in p.text.split("|") if t.startswith("-") and "*" not in t)
             hit = self._reject_cache[id(item)] = (status, tuple(accepted), item)
         if hit[0] is not None:
-            ev = Rejected(s.calls[-1][0], s.pos[0], item.loc, hit[0][0], hit[0][1], s.calls, hit[1])
+            name = s.calls[-1][0]
+            body = s.funcs.get(name)
+            assumed = body is not None and any(
+                d.loc.source is body.loc.source and body.loc.start <= d.loc.start < body.loc.end for d in s.cond
+            )
+            ev = Rejected(name, s.pos[0], item.loc, hit[0][0], hit[0][1], s.calls, hit[1], assumed=assumed)
             s.events = s.events + [self.rebind(ev)]  # (the hook binds it to the sweep point)
 
     def _run_case_body(self, items, idx, s):

@@ -83,6 +83,9 @@ class Rejected:
     #: the options the other arms of the same ``case`` accept (their literal patterns)
     accepted: tuple = ()
     point: object = None  # the sweep point (set by the driver's rebind, as for launches)
+    #: the path reached the arm on an assumption made inside the function (a condition whose
+    #: value was unknown: a loop of `expr` arithmetic skipping words): maybe not the arm bash takes
+    assumed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -313,6 +313,45 @@ def _b_basename(ev, argv, node, st):
     return _emit_lines([(Chunk(b, args[0].value_loc),)], st)
 
 
+#: the options of `readlink`/`realpath` that make the path canonical (and need no value)
+_CANONICAL = {"readlink": ("fm", "fmqsvnz"), "realpath": ("ems", "emsqzEPL")}
+
+
+def _b_canonical(ev, argv, node, st):
+    """`readlink -f PATH` / `realpath PATH` (`SCRIPT_DIR=$(dirname "$(readlink -f "$0")")`):
+    the absolute path with `.`, `..` and repeated `/` resolved lexically, which is what they
+    print when no component is a symbolic link (the file system is not read).  Unknown: a
+    relative path (the working directory is not tracked), `readlink` without `-f`/`-m`, `-e`
+    (whether the file exists), long options."""
+    name = os.path.basename(argv[0].text or "")
+    canonical, allowed = _CANONICAL[name]
+    flags, args = set(), []
+    for i, w in enumerate(argv[1:], 1):
+        t = w.text
+        if t == "--":
+            args.extend(argv[i + 1 :])
+            break
+        if t is not None and t.startswith("-") and t != "-" and not args:
+            if t.startswith("--") or any(ch not in allowed for ch in t[1:]):
+                return _unknown_out(argv, node, st)
+            flags.update(t[1:])
+            continue
+        args.append(w)
+    if "z" in flags or "e" in flags or not args or (name == "readlink" and not flags & set(canonical)):
+        return _unknown_out(argv, node, st)
+    if name == "readlink" and len(args) > 1 and "n" in flags:
+        return _unknown_out(argv, node, st)
+    outs = []
+    for w in args:
+        t = w.text
+        if t is None or not t.startswith("/"):
+            outs.append(unknown(f"$({name} {w.shown})", node.loc))
+            continue
+        d = os.path.normpath(t)
+        outs.append((Chunk("/" + d.lstrip("/"), w.value_loc),))  # (normpath keeps a leading `//`)
+    return _emit_lines(outs, st)
+
+
 def _emit_lines(outs, st):
     if st.out is not None:
         data = []

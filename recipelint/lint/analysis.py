@@ -246,10 +246,10 @@ class Analyzer:
             if change is not None:
                 change.point = holder.get("point")
                 return change
-            odd = sites_mod.unknown_serve([w.text for w in cmd.argv], cmd.loc) if _ODD_HINT(cmd.argv) else None
+            odd = sites_mod.unknown_serve(cmd.argv) if _ODD_HINT(cmd.argv) else None
             if odd is not None:
-                odd.point = holder.get("point")
-            return odd
+                return sites_mod.UnknownServe(odd[0], cmd.loc, holder.get("point"), odd[1])
+            return None
 
         def unwrap(argv):
             found = launches_mod.strip_launchers(list(argv))
