@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 STAGES = [  # (module prefix, rank)
     ("recipelint.cache.store", 0),
+    ("recipelint.files", 0),
     ("recipelint.bash", 1),
     ("recipelint.cache.trees", 1),
     ("recipelint.evaluate", 2),

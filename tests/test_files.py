@@ -1,0 +1,65 @@
+"""recipelint.files: the one reader of untrusted files (regular files only, bounded, confined)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from recipelint.files import Refused, confine, read_regular
+
+
+def test_reads_a_regular_file_within_the_limit(tmp_path):
+    f = tmp_path / "a.sh"
+    f.write_bytes(b"echo hi\n")
+    assert read_regular(f, 100) == b"echo hi\n"
+    with pytest.raises(Refused) as e:
+        read_regular(f, 4)
+    assert e.value.kind == "too-large" and "over the 4-byte limit" in str(e.value)
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "f.sh"
+    os.mkfifo(fifo)
+    t = time.monotonic()
+    with pytest.raises(Refused) as e:
+        read_regular(fifo, 1 << 20)
+    assert e.value.kind == "special" and time.monotonic() - t < 5
+
+
+def test_a_link_to_a_device_is_refused(tmp_path):
+    link = tmp_path / "zero.yaml"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(Refused) as e:
+        read_regular(link, 1 << 20)
+    assert e.value.kind == "special"
+    with pytest.raises(Refused) as e:
+        confine(link, [tmp_path])
+    assert e.value.kind == "system"
+
+
+def test_missing_and_directory(tmp_path):
+    with pytest.raises(Refused) as e:
+        read_regular(tmp_path / "nope", 10)
+    assert e.value.kind == "missing"
+    with pytest.raises(Refused) as e:
+        read_regular(tmp_path, 10)
+    assert e.value.kind == "special" and "directory" in str(e.value)
+
+
+def test_confine_resolves_links_and_refuses_what_leaves_the_roots(tmp_path):
+    root = tmp_path / "repo"
+    (root / "lib").mkdir(parents=True)
+    inside = root / "lib" / "a.sh"
+    inside.write_text("x=1\n")
+    assert confine(root / "lib" / ".." / "lib" / "a.sh", [root]) == inside.resolve()
+    outside = tmp_path / "secret.env"
+    outside.write_text("TOKEN=1\n")
+    (root / "link.sh").symlink_to(outside)
+    for p in (root / "link.sh", root / ".." / "secret.env", "/proc/self/environ", "/etc/passwd"):
+        with pytest.raises(Refused) as e:
+            confine(p, [root])
+        assert e.value.kind in ("outside", "system"), p
+    with pytest.raises(Refused):
+        confine("/proc/self/environ", ["/"])
