@@ -402,3 +402,198 @@ def test_hostile_master_configs_give_findings_not_exceptions(master):
             )
         result = lint([root / "benchmarks", root / "configs"], options=Options(jobs=1, cache=False))
         _well_formed(result, 40)
+
+
+# -- master configs and settings mutated as text (lines deleted, duplicated, swapped, re-indented;
+# YAML and TOML tokens inserted): a finding or a one-line error (exit 2), never a traceback ------
+
+_MASTER_TEXTS = [
+    p.read_text(encoding="utf-8")
+    for p in sorted(FIXTURES.rglob("*master*.yaml"))
+    if p.stat().st_size < 20_000 and "broken" not in p.name
+]
+_YAML_TOKENS = [
+    "&a ",
+    "*a",
+    "<<: *a",
+    "!!str ",
+    "!!python/object/apply:os.system ['id']",
+    "? ",
+    "- ",
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    "'",
+    "|",
+    ">-",
+    "---",
+    "...",
+    "%YAML 1.1",
+    "\t",
+    ": ",
+    ",",
+    "#",
+    "~",
+    "null",
+    ".inf",
+    "1e999",
+    "0o17",
+    "-",
+    "\x1b[8m",
+    "\r",
+    "\u202e",
+    "x" * 300,
+    "conc-list: [" + ", ".join(str(i) for i in range(1, 400)) + "]",
+    "scenarios:",
+    "search-space:",
+    "fixed-seq-len:",
+    "agentic-coding:",
+    "tp: 0",
+    "tp: -8",
+    "conc-start: 1\n  conc-end: 99999",
+]
+_SETTINGS_YAML = """\
+select: ["RL"]
+extend-select: ["RL6"]
+ignore: ["RL401"]
+per-file-ignores: {"benchmarks/x/*": ["RL4"]}
+severity: {RL401: info}
+exclude: ["benchmarks/multi_node/**"]
+fail-on: warning
+output-format: full
+configs: ["configs/nvidia-master.yaml"]
+sibling-groups: [["b200", "b300"]]
+hardware-specific-flags: ["--my-flag"]
+connector-keys: {MyConnector: ["key_a"]}
+extra-flags: {vllm: ["--omni"]}
+extra-entry-points: {vllm: ["python -m dynamo.vllm"]}
+profile: auto
+environments: [{files: "benchmarks/*.sh", env: {MODEL: org/m}, args: ["8000"]}]
+"""
+_SETTINGS_TOML = """\
+[tool.recipelint]
+select = ["RL"]
+ignore = ["RL401"]
+per-file-ignores = {"benchmarks/x/*" = ["RL4"]}
+severity = {RL401 = "info"}
+fail-on = "warning"
+configs = ["configs/nvidia-master.yaml"]
+extra-flags = {vllm = ["--omni"]}
+extra-entry-points = {vllm = ["python -m dynamo.vllm"]}
+environments = [{files = "benchmarks/*.sh", env = {MODEL = "org/m"}, args = ["8000"]}]
+"""
+_TOML_TOKENS = [
+    "[",
+    "]",
+    "{",
+    "}",
+    "=",
+    '"',
+    "'''",
+    "[[tool.recipelint]]",
+    "[tool.recipelint.x]",
+    "\\u0000",
+    "inf",
+    "nan",
+    "1979-05-27",
+    "0x10",
+    ",",
+]
+
+
+def _mutate_lines(draw, text: str, tokens: list[str]) -> str:
+    lines = text.split("\n")
+    for _ in range(draw(st.integers(1, 5))):
+        op = draw(st.sampled_from(["delete", "dup", "swap", "indent", "dedent", "insert", "inline", "cut"]))
+        i = draw(st.integers(0, max(0, len(lines) - 1)))
+        if op == "delete" and len(lines) > 1:
+            del lines[i]
+        elif op == "dup":
+            lines.insert(i, lines[i])
+        elif op == "swap":
+            j = draw(st.integers(0, max(0, len(lines) - 1)))
+            lines[i], lines[j] = lines[j], lines[i]
+        elif op == "indent":
+            lines[i] = "  " + lines[i]
+        elif op == "dedent":
+            lines[i] = lines[i][2:] if lines[i].startswith("  ") else lines[i].lstrip()
+        elif op == "insert":
+            lines.insert(i, draw(st.sampled_from(tokens)))
+        elif op == "inline":
+            at = draw(st.integers(0, len(lines[i])))
+            lines[i] = lines[i][:at] + draw(st.sampled_from(tokens)) + lines[i][at:]
+        elif lines[i]:
+            at = draw(st.integers(0, len(lines[i]) - 1))
+            lines[i] = lines[i][:at]
+    return "\n".join(lines)
+
+
+@st.composite
+def mutated_master_config(draw):
+    return _mutate_lines(draw, draw(st.sampled_from(_MASTER_TEXTS)), _YAML_TOKENS)
+
+
+@st.composite
+def mutated_settings(draw):
+    kind = draw(st.sampled_from(["yaml", "toml"]))
+    base, tokens = (_SETTINGS_YAML, _YAML_TOKENS) if kind == "yaml" else (_SETTINGS_TOML, _TOML_TOKENS + _YAML_TOKENS[:20])
+    return kind, _mutate_lines(draw, base, tokens)
+
+
+def _seed_tree(root: Path) -> None:
+    import shutil
+
+    shutil.copytree(FIXTURES / "seed" / "benchmarks", root / "benchmarks")
+    shutil.copytree(FIXTURES / "seed" / "configs", root / "configs")
+    (root / ".git").mkdir()
+
+
+def _run_cli(root: Path, *args: str):
+    from typer.testing import CliRunner
+
+    from recipelint.cli import app
+
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        t0 = time.perf_counter()
+        r = CliRunner().invoke(app, ["check", "benchmarks", "configs", "--no-cache", "-o", "concise", *args])
+        elapsed = time.perf_counter() - t0
+    finally:
+        os.chdir(cwd)
+    assert elapsed < MAX_SECONDS, f"{elapsed:.1f}s"
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert r.exit_code in (0, 1, 2), (r.exit_code, r.output[-2000:])
+    assert "Traceback" not in r.output and "internal error" not in r.output.lower(), r.output[-2000:]
+    if r.exit_code == 2:  # a one-line error
+        lines = [ln for ln in r.output.splitlines() if ln.strip()]
+        assert len(lines) == 1 and lines[0].startswith("recipelint: "), r.output[-2000:]
+    return r
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None, suppress_health_check=list(HealthCheck))
+@given(mutated_master_config())
+def test_mutated_master_configs_give_findings_or_one_line_errors(text):
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        _seed_tree(root)
+        (root / "configs" / "nvidia-master.yaml").write_text(text, encoding="utf-8", errors="surrogateescape")
+        r = _run_cli(root, "--output-format", "json")
+        if r.exit_code != 2:
+            data = json.loads(r.stdout)
+            assert all(re.fullmatch(r"RL\d{3}", f["code"]) for f in data)
+            assert "\x1b" not in r.stdout
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None, suppress_health_check=list(HealthCheck))
+@given(mutated_settings())
+def test_mutated_settings_give_results_or_one_line_errors(case):
+    kind, text = case
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        _seed_tree(root)
+        name = ".recipelint.yaml" if kind == "yaml" else "pyproject.toml"
+        (root / name).write_text(text, encoding="utf-8", errors="surrogateescape")
+        _run_cli(root)

@@ -187,13 +187,24 @@ def load(path: Path | None) -> Settings:
         try:
             raw = YAML(typ="safe").load(text)
         except YAMLError as e:
-            raise SettingsError(f"{name}: invalid YAML: {' '.join(str(e).split())[:200]}") from None
+            raise SettingsError(yaml_error(name, e)) from None
         where = name
         if raw is None:
             raw = {}
     if not isinstance(raw, dict):
         raise SettingsError(f"{where}: settings must be a table of keys")
     return _validate(raw, where, path)
+
+
+def yaml_error(name: str, e: Exception) -> str:
+    """A YAML parser's error as one line: ``FILE:LINE:COL: invalid YAML: what``, without the
+    parser's own advice (ruamel's duplicate-key message tells how to switch the check off)."""
+    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+    problem = getattr(e, "problem", None) or str(e)
+    problem = " ".join(str(problem).split()).split(" To suppress this check")[0]
+    problem = re.sub(r' with value "[^"]*" \(original value: "[^"]*"\)', "", problem)
+    where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark is not None else name
+    return f"{where}: invalid YAML: {problem[:200]}"
 
 
 def _codes(value, key, where) -> list[str]:
