@@ -27,7 +27,7 @@ SYSTEM_TREES = ("/proc", "/dev", "/sys")
 class Refused(Exception):
     """A file recipelint will not read; ``kind``: ``missing``, ``outside`` (not inside a root
     of the run), ``system`` (under /proc, /dev, /sys), ``special`` (not a regular file),
-    ``too-large``, ``unreadable``; ``str()`` is the one-line reason."""
+    ``too-large``, ``unreadable``, ``not-utf8`` (:func:`read_text`); ``str()`` is the one-line reason."""
 
     def __init__(self, kind: str, reason: str):
         super().__init__(reason)
@@ -60,9 +60,38 @@ def confine(path: Path | str, roots) -> Path:
     raise Refused("outside", f"{path}: outside the project root (resolves to {real})")
 
 
+def repository_root(start: Path | str) -> Path | None:
+    """The nearest directory at or above ``start``'s folder (``start`` itself when it is a
+    directory; a link named is not followed: its folder counts) holding ``.git``, resolved; None
+    when there is none."""
+    p = Path(start)
+    try:
+        d = Path(os.path.realpath(p if p.is_dir() and not p.is_symlink() else p.parent if str(p.parent) else "."))
+    except (OSError, ValueError):
+        return None
+    for a in [d, *d.parents]:
+        try:
+            if os.path.lexists(a / ".git"):
+                return a
+        except (OSError, ValueError):
+            return None
+    return None
+
+
 def read_regular(path: Path | str, limit: int) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes; else :class:`Refused`.  Never
-    blocks on a FIFO and never reads more than ``limit + 1`` bytes."""
+    blocks on a FIFO and never reads more than ``limit + 1`` bytes.  A path that is not a
+    regular file is refused before it is opened (opening a device or a FIFO can have effects:
+    a tape rewinds, a FIFO's writer wakes); the descriptor is checked again after the open (a
+    path swapped in between changes nothing)."""
+    try:
+        st0 = os.stat(path)
+    except FileNotFoundError:
+        raise Refused("missing", f"{path}: no such file") from None
+    except (OSError, ValueError) as exc:
+        raise Refused("unreadable", f"{path}: cannot open ({getattr(exc, 'strerror', None) or exc})") from None
+    if not stat.S_ISREG(st0.st_mode):
+        raise Refused("special", f"{path}: {_what(st0.st_mode)}")
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
     try:
         fd = os.open(path, flags)
@@ -75,8 +104,7 @@ def read_regular(path: Path | str, limit: int) -> bytes:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-            raise Refused("special", f"{path}: {what}")
+            raise Refused("special", f"{path}: {_what(st.st_mode)}")
         if st.st_size > limit:
             raise Refused("too-large", f"{path}: file is {st.st_size} bytes, over the {limit}-byte limit")
         chunks, got = [], 0
@@ -93,3 +121,27 @@ def read_regular(path: Path | str, limit: int) -> bytes:
         raise Refused("unreadable", f"{path}: cannot read ({exc.strerror or exc})") from None
     finally:
         os.close(fd)
+
+
+def _what(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "not a regular file (a FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "not a regular file (a device)"
+    if stat.S_ISSOCK(mode):
+        return "not a regular file (a socket)"
+    return "not a regular file"
+
+
+def read_text(path: Path | str, limit: int, roots=None) -> str:
+    """:func:`read_regular` (after :func:`confine` to ``roots`` when given) decoded as UTF-8;
+    :class:`Refused` (``kind`` ``not-utf8`` for bytes that do not decode)."""
+    if roots is not None:
+        confine(path, roots)
+    data = read_regular(path, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Refused("not-utf8", f"{path}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None

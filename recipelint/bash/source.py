@@ -10,7 +10,7 @@ string's pieces were written.
 from __future__ import annotations
 
 import bisect
-import stat
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,27 +157,29 @@ class Loc:
         return f"Loc({self.span})"
 
 
-def read_source(path: Path, display: str | None = None, max_bytes: int = 16 * 1024 * 1024) -> SourceFile:
-    """Read a recipe; raise :class:`InputError` with a one-line reason when it cannot be analysed."""
+def read_source(
+    path: Path, display: str | None = None, max_bytes: int = 16 * 1024 * 1024, roots: list[Path] | None = None
+) -> SourceFile:
+    """Read a recipe; raise :class:`InputError` with a one-line reason when it cannot be analysed.
+    ``roots``: the folders it must resolve into (``recipelint.files.confine``: a recipe linked
+    to a file outside them, or to a system file, is not read); None: anywhere but /proc, /dev, /sys."""
+    from recipelint.files import Refused, confine, read_regular
+
     name = display or str(path)
     try:
-        if path.is_dir():
-            raise InputError(f"{name}: is a directory")
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode):  # a FIFO or a device (or a link to one) would block or never end
-            raise InputError(f"{name}: not a regular file")
-        size = st.st_size
-        if size > max_bytes:
-            raise InputError(f"{name}: file is {size} bytes, over the {max_bytes}-byte limit")
-        data = path.read_bytes()
-    except InputError:
-        raise
-    except FileNotFoundError:
-        raise InputError(f"{name}: no such file") from None
-    except PermissionError:
-        raise InputError(f"{name}: permission denied") from None
-    except OSError as exc:
-        raise InputError(f"{name}: cannot read ({exc.strerror or exc})") from None
+        if roots is not None:
+            try:
+                confine(path, roots)
+            except Refused as r:
+                if r.kind == "outside":
+                    raise Refused(r.kind, f"{path}: links to a file outside the project root ({os.path.realpath(path)}): not read")
+                raise
+        else:
+            confine(path, ["/"])
+        data = read_regular(path, max_bytes)
+    except Refused as r:
+        why = r.reason[len(str(path)) + 2 :] if r.reason.startswith(f"{path}: ") else r.reason
+        raise InputError(f"{name}: {why}") from None
     if b"\x00" in data[:8192]:
         raise InputError(f"{name}: binary file (contains NUL bytes)")
     try:

@@ -13,6 +13,7 @@ from recipelint.evaluate.fields import _IFS_VAR
 from recipelint.evaluate.state import _NAME, UNKNOWN_NAMES, _CmdError
 from recipelint.evaluate.support import _EXPORTED_FUNCTION, _short
 from recipelint.evaluate.testcmd import _test_argv
+from recipelint.files import Refused
 from recipelint.evaluate.textutils import (
     _b_basename,
     _b_canonical,
@@ -144,6 +145,11 @@ def _b_source(ev, argv, node, st):
         st.notes.append((node.loc, UNKNOWN_NAMES))
         st.status = None
         return [st]
+    if isinstance(lib, Refused):  # (outside the roots, a system or special file, too large): unknown content
+        st.notes.append((node.loc, f"{NOT_FOLLOWED}{argv[1].shown}: {lib.reason}"))
+        st.notes.append((node.loc, UNKNOWN_NAMES))
+        st.status = None
+        return [st]
     if st.source_depth >= ev.limits.max_source_depth:
         st.notes.append((node.loc, f"source nesting above {ev.limits.max_source_depth}: {argv[1].shown} not followed"))
         st.status = None
@@ -207,10 +213,16 @@ def _virtual_source(texts, loc):
     return src
 
 
+#: the note a file `source` or `bash FILE` names but recipelint does not read starts with (rule
+#: RL008 reports it): ``NOT_FOLLOWED + "<the word>: <why>"``
+NOT_FOLLOWED = "file not followed: "
+
+
 def _script_file(ev, word, node, st, stub=True):
     """The parsed script a word names, for `source` and `bash FILE`: a file this run wrote
     (`cat > env.sh <<EOF ... source env.sh`) as written, else the file on disk (or, with
-    ``stub``, recipelint's model of a helper library); None when there is neither."""
+    ``stub``, recipelint's model of a helper library); None when there is neither; the
+    :class:`~recipelint.files.Refused` when the file exists but is not read."""
     written = st.files.get(file_key(word.text)) if word.text is not None else None
     if written is not None:
         src = _virtual_source([written], node.loc)
@@ -322,6 +334,9 @@ def _b_bash(ev, argv, node, st, prefix=()):
     if i < len(args) and args[i].text is not None and args[i].text != "-":
         # `bash other.sh args`: follow a script that exists (or that the run wrote), in a subshell
         parsed = _script_file(ev, args[i], node, st, stub=False)
+        if isinstance(parsed, Refused):  # not read: run as a program recipelint does not know
+            st.notes.append((node.loc, f"{NOT_FOLLOWED}{args[i].shown}: {parsed.reason}"))
+            parsed = None
         if parsed is not None:
             script = args[i].text if isinstance(parsed.root.src, VirtualSource) else str(parsed.root.src.path)
 

@@ -1,5 +1,11 @@
 """Sourced libraries: the files a recipe sources, found, read within bounds and parsed once (with
-recipelint's own model of the well-known helper library when the real file is absent)."""
+recipelint's own model of the well-known helper library when the real file is absent).
+
+Only files inside the roots of the run are read (``recipelint.files.confine``: the project root
+and the configured search roots; never /proc, /dev, /sys), only regular files, at most
+``MAX_BYTES``: a file refused is not followed — ``load`` returns the :class:`Refused` saying why,
+which `source` treats as a file of unknown content and rule RL008 reports.  A relative name is
+looked for in the folders from the script's up to its root, never above it."""
 
 from __future__ import annotations
 
@@ -11,6 +17,10 @@ from recipelint.bash.parse import parse
 from recipelint.bash.source import SourceFile
 from recipelint.bash.tree import Parsed
 from recipelint.evaluate.support import _FUNCS_VERSION
+from recipelint.files import Refused, confine, read_regular, repository_root
+
+#: the largest sourced file read (as a recipe's)
+MAX_BYTES = 16 * 1024 * 1024
 
 
 class Library:
@@ -21,8 +31,17 @@ class Library:
     #: same bounds as a recipe's)
     STUB_DIR = Path(str(resources.files("recipelint.evaluate") / "stubs"))
 
-    def __init__(self, search_roots: list[Path] | None = None, cache_dir: Path | None = None):
-        self.cache: dict[str, Parsed | None] = {}
+    def __init__(
+        self, search_roots: list[Path] | None = None, cache_dir: Path | None = None, roots: list[Path] | None = None
+    ):
+        """``roots``: the folders whose files may be read (resolved); None: each script's
+        repository (the nearest folder with ``.git``), else its own folder.  ``search_roots``:
+        further folders, also searched for relative names."""
+        self.cache: dict[str, Parsed | Refused | None] = {}
+        self.roots = roots
+        #: with ``roots`` None, the root of a script's project (set by the analysis: the
+        #: repository, the master configs' folder); default: its repository, else its folder
+        self.root_of = None
         #: where trees of sourced files are kept between runs (recipelint.cache.trees); None: not kept
         self.cache_dir = cache_dir
         self._resolved: dict = {}
@@ -41,8 +60,25 @@ class Library:
         self.funcs0 = next(_FUNCS_VERSION)
         self.fver_shared: set[int] = {self.funcs0}
 
-    def load(self, target: str | None, shown: str, script: Path, stub: bool = True) -> Parsed | None:
+    def roots_for(self, script: Path) -> list[Path]:
+        """The folders a script's sourced files may be in."""
+        if self.roots is not None:
+            base = list(self.roots)
+        else:
+            key = ("roots", script.parent)
+            if key not in self._resolved:
+                find = self.root_of or (lambda s: repository_root(s) or Path(os.path.realpath(s.parent)))
+                self._resolved[key] = find(script)
+            base = [self._resolved[key]]
+        return base + [r for r in self.search_roots if r not in base]
+
+    def load(self, target: str | None, shown: str, script: Path, stub: bool = True) -> Parsed | Refused | None:
+        """The parsed file ``target`` names (sourced or run from ``script``); None when there is
+        no such file (nor, with ``stub``, a model of it); the :class:`Refused` when it exists but
+        is not read (outside the roots, a system or special file, too large, not text)."""
         path = self._resolve(target, script) if target is not None else None
+        if isinstance(path, Refused):
+            return path
         if path is None and not stub:
             return None
         if path is None:
@@ -58,11 +94,18 @@ class Library:
         if key in self.cache:
             return self.cache[key]
         try:
-            data = path.read_bytes()
+            data = read_regular(path, MAX_BYTES)
+        except Refused as r:
+            self.cache[key] = None if r.kind == "missing" else r
+            return self.cache[key]
+        if b"\x00" in data[:8192]:
+            self.cache[key] = Refused("binary", f"{path}: binary file (contains NUL bytes)")
+            return self.cache[key]
+        try:
             text = data.decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            self.cache[key] = None
-            return None
+        except UnicodeDecodeError as exc:
+            self.cache[key] = Refused("not-utf8", f"{path}: not valid UTF-8 (offset {exc.start})")
+            return self.cache[key]
         src = SourceFile(str(path), data)
         if self.cache_dir is not None:
             from recipelint.cache.trees import parse_cached
@@ -70,35 +113,47 @@ class Library:
             parsed = parse_cached(src, text, self.cache_dir)
         else:
             parsed = parse(src)
-        if parsed.too_large:  # taken as absent, like a file that cannot be read (`source` notes it)
-            parsed = None
+        if parsed.too_large:  # not followed, like a file that cannot be read (`source` notes it)
+            self.cache[key] = Refused("too-large", f"{path}: {parsed.too_large}")
+            return self.cache[key]
         self.cache[key] = parsed
-        if parsed is None:
-            return None
         self.sources.add(id(src))
         return parsed
 
-    def _resolve(self, target: str, script: Path) -> Path | None:
+    def _resolve(self, target: str, script: Path) -> Path | Refused | None:
         key = (target, script)
         if key not in self._resolved:  # `source lib.sh` is resolved once per script (every point sources it)
             self._resolved[key] = self._find(target, script)
         return self._resolved[key]
 
-    def _find(self, target: str, script: Path) -> Path | None:
+    def _find(self, target: str, script: Path) -> Path | Refused | None:
+        """The file ``target`` names, resolved and inside the roots; a :class:`Refused` for one
+        that exists but is not (named absolutely or relative to the script's folder: a name
+        only found in an ancestor outside the roots is not looked for there); None when none
+        exists."""
         p = Path(target)
-        candidates = []
-        if p.is_absolute():
-            candidates.append(p)
-        else:
-            candidates.append(script.parent / p)
-            for anc in script.parents:
-                candidates.append(anc / p)
+        roots = self.roots_for(script)
+        candidates = [p if p.is_absolute() else script.parent / p]
+        if not p.is_absolute():
+            top = next((r for r in roots if _within(script.parent, r)), None)
+            for anc in script.parents[1:] if len(script.parents) > 1 else ():
+                if top is not None and _within(anc, top):
+                    candidates.append(anc / p)
             for root in self.search_roots:
                 candidates.append(root / p)
-        for c in candidates:
+        for i, c in enumerate(candidates):
             try:
-                if c.is_file():
-                    return c.resolve()
-            except OSError:
+                if not os.path.exists(c) or os.path.isdir(c):
+                    continue
+                return confine(c, roots)
+            except Refused as r:
+                if i == 0:  # the file the name names: not read
+                    return r
+            except (OSError, ValueError):
                 continue
         return None
+
+
+def _within(path: Path, root: Path) -> bool:
+    a, b = os.path.realpath(path), os.path.realpath(root)
+    return a == b or a.startswith(b.rstrip("/") + "/")

@@ -19,6 +19,7 @@ from recipelint.evaluate.evaluator import Evaluator
 from recipelint.evaluate.library import Library
 from recipelint.evaluate.state import Limits, PathResult
 from recipelint.evaluate.values import Opaque
+from recipelint.sweep.configs import project_root
 from recipelint.sweep.points import SweepPoint
 
 
@@ -162,10 +163,17 @@ def _rebound(pr: PointResult, point: SweepPoint) -> PointResult:
 
 
 class Analyzer:
-    def __init__(self, limits: Limits | None = None, library: Library | None = None, cache_dir=None):
-        """``cache_dir``: where the trees of sourced libraries are kept between runs (None: not kept)."""
+    def __init__(
+        self, limits: Limits | None = None, library: Library | None = None, cache_dir=None, roots: list[Path] | None = None
+    ):
+        """``cache_dir``: where the trees of sourced libraries are kept between runs (None: not kept).
+        ``roots``: the folders the run may read (recipes, sourced files; ``recipelint.files.confine``);
+        None: each recipe's project root (``sweep.configs.project_root``)."""
         self.limits = limits or Limits()
-        self.library = library or Library(cache_dir=cache_dir)
+        self.library = library or Library(cache_dir=cache_dir, roots=roots)
+        self.roots = roots
+        if self.library.roots is None and self.library.root_of is None:
+            self.library.root_of = project_root
         # after the launch, the statements up to the last benchmark client call are followed too
         # — at one sweep point per client shape (``_client_shape``): the client's arguments
         # do not change with the concurrency, and following them costs as much as the launch
@@ -177,7 +185,7 @@ class Analyzer:
     def load(self, path: Path, display: str) -> tuple[FileResult, Parsed | None]:
         res = FileResult(path, display)
         try:
-            res.source = read_source(path, display)
+            res.source = read_source(path, display, roots=self.roots_for(path))
         except InputError as e:
             res.error = str(e)
             return res, None
@@ -195,6 +203,18 @@ class Analyzer:
         if b"recipelint" in res.source.data:  # only suppression comments need statement extents
             res.blocks = _blocks(parsed.root, res.source)
         return res, parsed
+
+    def roots_for(self, path: Path) -> list[Path]:
+        """The folders ``path`` (a recipe) must resolve into to be read."""
+        if self.roots is not None:
+            return list(self.roots)
+        return self.library.roots_for(path)
+
+    def set_roots(self, roots: list[Path]) -> None:
+        """Confine this analyzer (and its library) to ``roots`` (a run's, ``lint.check``)."""
+        self.roots = list(roots)
+        self.library.roots = list(roots)
+        self.library._resolved.clear()
 
     def analyze(self, path: Path, display: str, points) -> FileResult:
         """``points``: a list of sweep points, or a function of the file's text that makes them."""

@@ -66,6 +66,39 @@ class Options:
     progress: Callable[[int, int], None] | None = None
     #: report findings whose choice a comment documents (as info); else they are counted only
     show_documented: bool = False
+    #: folders besides the project roots whose files the run may read (``--search-root``)
+    search_roots: list[Path] = field(default_factory=list)
+
+
+def run_roots(paths: list[Path], search_roots: list[Path] | None = None) -> list[Path]:
+    """The folders a run over ``paths`` may read files in (``recipelint.files.confine``): the
+    project root of each path named (``sweep.configs.project_root``), then the search roots
+    given on the command line, resolved."""
+    from recipelint.sweep.configs import project_root
+
+    out: list[Path] = []
+    for p in list(paths or [Path(".")]):
+        r = project_root(p)
+        if r not in out:
+            out.append(r)
+    for r in search_roots or []:
+        q = Path(os.path.realpath(r))
+        if q not in out:
+            out.append(q)
+    return out
+
+
+def confined_configs(configs: list[Path], roots: list[Path], where: str = "") -> None:
+    """A ``UsageError`` for a master config the settings name outside the roots (or a system or
+    special file): the settings file is part of the checked repository, so what it names is
+    confined like a sourced file."""
+    from recipelint.files import Refused, confine
+
+    for p in configs:
+        try:
+            confine(p, roots)
+        except Refused as r:
+            raise UsageError(f"{where}{r.reason}: not read") from None
 
 
 def collect(paths: list[Path], settings: Settings | None = None, force_exclude: bool = False) -> list[tuple[Path, str]]:
@@ -87,6 +120,7 @@ def collect(paths: list[Path], settings: Settings | None = None, force_exclude: 
                     if name.endswith(".sh") and (key := _key(fp)) is not None and not settings.excluded(fp):
                         _add(out, seen, fp, key)
         else:
+            _named_file(p)
             key = _key(p)
             if key is None:
                 raise UsageError(f"{p}: symbolic link loop")
@@ -94,6 +128,29 @@ def collect(paths: list[Path], settings: Settings | None = None, force_exclude: 
                 continue
             _add(out, seen, p, key)
     return out
+
+
+def _named_file(p: Path) -> None:
+    """A ``UsageError`` for a file named on the command line that recipelint does not read: a
+    system file (``/dev/zero``, a piped ``/dev/stdin``), a FIFO, a device or a socket; checked
+    without opening it."""
+    import stat
+
+    from recipelint.files import SYSTEM_TREES, Refused, confine
+
+    try:
+        confine(p, ["/"])
+    except Refused as r:
+        if r.kind == "system":
+            tree = next((t for t in SYSTEM_TREES if r.reason.endswith(f"under {t} (recipelint does not read system files)")), "")
+            raise UsageError(f"{p}: a system file{f' (under {tree})' if tree else ''}: recipelint reads only regular files") from None
+    try:
+        mode = os.stat(p).st_mode
+    except OSError:
+        return  # (missing, a dangling link, a loop: said below)
+    if not stat.S_ISREG(mode):
+        what = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+        raise UsageError(f"{p}: {what}: recipelint reads only regular files")
 
 
 def _key(p: Path) -> str | None:
@@ -197,8 +254,10 @@ def lint(
     result.skipped = [p for p in paths if _is_yaml(p) and not _is_master_config(p) and p not in workflow_paths]
     yaml_paths = master_paths + workflow_paths
     config_list = list(opt.config_paths or []) + master_paths
+    roots = run_roots(paths, opt.search_roots)
     if not config_list and st.configs:
         config_list = [st.base / c for c in st.configs]
+        confined_configs(config_list, roots, f"{st.path}: `configs`: ")
     for p in config_list:
         if not p.is_file():
             raise UsageError(f"{p}: config file not found")
@@ -236,7 +295,10 @@ def lint(
 
     rules = [r() for r in selected(sel or None, ign)]
     independent = [r for r in rules if r.sweep_independent]
-    analyzer = analyzer or Analyzer(cache_dir=cache_at)
+    if analyzer is None:
+        analyzer = Analyzer(cache_dir=cache_at, roots=roots)
+    elif analyzer.roots is None:
+        analyzer.set_roots(roots)
     cs = configs.ConfigSet(None)
     if opt.use_configs and opt.points_for is None:
         anchor = (recipe_paths or yaml_paths or [Path(".")])[0]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -85,7 +86,29 @@ def find_root(start: Path) -> Path | None:
                     return d.parent if d.name == ".github" and not pattern.startswith(".") else d
             except OSError:
                 continue
+        if os.path.lexists(d / ".git"):  # the repository's root: configs above it belong to something else
+            return None
     return None
+
+
+def project_root(start: Path) -> Path:
+    """The root of the project ``start`` (a recipe or a folder named, or a file it reads) is part
+    of, resolved: the repository holding it (the nearest folder with ``.git``), else the folder
+    with the master configs (``find_root``), else the folder named (a recipe's own folder).  A
+    link named is not followed: where it is decides (a recipe linked to a file outside the
+    project is outside it).  What a run reads is confined to these roots
+    (``recipelint.files.confine``)."""
+    from recipelint.files import repository_root
+
+    repo = repository_root(start)
+    if repo is not None:
+        return repo
+    try:
+        here = start if start.is_dir() and not start.is_symlink() else start.parent
+        found = find_root(here)
+        return found.resolve() if found is not None else Path(os.path.realpath(here))
+    except (OSError, RuntimeError, ValueError):
+        return Path(os.path.abspath(start if start.is_dir() else start.parent))
 
 
 def load(
