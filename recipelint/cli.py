@@ -140,12 +140,20 @@ def _check_master_configs(paths: list[Path], where: str = "", cache: bool = True
     from recipelint.engines import yamlpos
 
     for p in paths:
+        from recipelint.files import Refused, read_text
+        from recipelint.sweep.configs import MAX_CONFIG_BYTES
+
         if not p.is_file():
             _fail(f"{where}{p}: config file not found")
         if not p.name.endswith(("-master.yaml", "-master.yml")):
             _fail(f"{where}{p}: not a master config (configs/*-master.yaml); recipelint's own settings go to --settings")
         try:
-            text = p.read_text(encoding="utf-8")
+            text = read_text(p, MAX_CONFIG_BYTES)
+        except Refused as r:
+            if r.kind in ("not-utf8",):
+                continue  # (RL500 says where)
+            _fail(f"{where}{r.reason}")
+        try:
             if cache:
                 from recipelint.cache.store import cache_dir
 
@@ -262,6 +270,12 @@ def check(
         False, "--show-settings", help="Print the resolved settings and where each value came from, and exit."
     ),
     color: str = typer.Option("auto", "--color", help=_COLOR_HELP),
+    search_root: list[Path] = typer.Option(
+        [],
+        "--search-root",
+        help="A folder besides the project root whose files recipes may source (repeatable; default: none). "
+        "Files outside the roots, and under /proc, /dev, /sys, are not read (RL008).",
+    ),
 ):
     """Lint recipes: rebuild each serve launch under every sweep point and check it with rules."""
     from recipelint.gitdiff import DiffError
@@ -311,7 +325,16 @@ def check(
     for c in sel + ign:
         if c.upper() != "ALL" and not any(k.startswith(c.upper()) for k in known):
             _fail(f"unknown rule code or prefix '{c}' (see `recipelint rule --all`)")
+    from recipelint.lint.check import confined_configs, run_roots
+
+    for r in search_root:
+        if not r.is_dir():
+            _fail(f"--search-root {r}: not a directory")
     _check_master_configs(config, cache=not no_cache)
+    try:  # (the settings file is part of the checked repository: what it names is confined)
+        confined_configs([st.base / c for c in st.configs], run_roots(paths, search_root), f"{st.path}: `configs`: ")
+    except UsageError as e:
+        _fail(str(e))
     _check_master_configs([st.base / c for c in st.configs], f"{st.path}: `configs`: ", cache=not no_cache)
     if show_settings:
         _show_settings(st, settings_file, paths[0], sel, ign, fail_on, output_format, config)
@@ -331,6 +354,7 @@ def check(
         jobs=jobs,
         cache=not no_cache,
         progress=progress,
+        search_roots=list(search_root),
     )
     from recipelint.lint import baseline as baseline_mod
 

@@ -2,6 +2,7 @@ import re
 from pathlib import Path
 
 from recipelint.evaluate.state import BACKGROUND_JOB, ENVIRONMENT_NAMES, UNKNOWN_NAMES
+from recipelint.files import Refused, confine, read_regular
 from recipelint.lint.rulebase import Rule, unbound_name, uniq
 
 #: `export NAME` in a runner's launch script (runners/*.sh of the repository)
@@ -194,9 +195,10 @@ def _runner_exports(ctx) -> set[str]:
     names: set[str] = set()
     d = Path(root) / "runners" if root is not None else None
     for p in sorted(d.glob("*.sh")) if d is not None and d.is_dir() else []:
-        try:
-            names.update(m.decode() for m in _EXPORT.findall(p.read_bytes()[: 1 << 20]))
-        except OSError:
+        try:  # (inside the repository, regular, bounded)
+            confine(p, [root])
+            names.update(m.decode() for m in _EXPORT.findall(read_regular(p, 1 << 20)))
+        except Refused:
             continue
     cache[root] = names
     return names

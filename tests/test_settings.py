@@ -32,8 +32,12 @@ def _fresh_facts():
     facts.reset()
 
 
-def _bench(root: Path) -> Path:
+def _bench(root: Path, git: bool = True) -> Path:
+    """``root/bench/r.sh``; ``git``: ``root`` is a repository (``.git``): settings there apply
+    (without a repository, master configs or settings, the folder named is the project root)."""
     (root / "bench").mkdir(parents=True)
+    if git:
+        (root / ".git").mkdir()
     (root / "bench" / "r.sh").write_text(RECIPE)
     return root / "bench"
 
@@ -78,7 +82,8 @@ def test_broken_pyproject_that_is_not_utf8_with_the_table_is_an_error(tmp_path):
 
 def test_broken_pyproject_without_the_table_is_still_skipped(tmp_path):
     # someone else's broken pyproject.toml is not recipelint's business: the search goes on upward
-    bench = _bench(tmp_path / "outer" / "inner")
+    bench = _bench(tmp_path / "outer" / "inner", git=False)
+    (tmp_path / "outer" / ".git").mkdir()
     (tmp_path / "outer" / "inner" / "pyproject.toml").write_text('[project]\nname = "x\n')
     (tmp_path / "outer" / ".recipelint.yaml").write_text("select: [RL3]\n")
     assert _codes(bench) == {"RL302"}
@@ -93,8 +98,10 @@ def test_settings_search_stops_at_the_git_root(tmp_path, git):
     (outer / "pyproject.toml").parent.mkdir()
     (outer / "pyproject.toml").write_text('[tool.recipelint]\nselect = ["RL3"]\n')
     repo = outer / "repo"
-    bench = _bench(repo)
-    assert _codes(bench) == {"RL302"}  # no project root yet: the settings above are read
+    bench = _bench(repo, git=False)
+    # no repository: the project root is the folder named, the settings above it are not read
+    # (a settings file in a shared parent, the system temp dir, must not silence a project)
+    assert _codes(bench) == {"RL101", "RL302"}
     if git == "dir":
         (repo / ".git").mkdir()
     else:

@@ -172,7 +172,9 @@ def read_source(
                 confine(path, roots)
             except Refused as r:
                 if r.kind == "outside":
-                    raise Refused(r.kind, f"{path}: links to a file outside the project root ({os.path.realpath(path)}): not read")
+                    raise Refused(
+                        r.kind, f"{path}: links to a file outside the project root ({os.path.realpath(path)}): not read"
+                    ) from None
                 raise
         else:
             confine(path, ["/"])

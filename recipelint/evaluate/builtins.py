@@ -13,7 +13,6 @@ from recipelint.evaluate.fields import _IFS_VAR
 from recipelint.evaluate.state import _NAME, UNKNOWN_NAMES, _CmdError
 from recipelint.evaluate.support import _EXPORTED_FUNCTION, _short
 from recipelint.evaluate.testcmd import _test_argv
-from recipelint.files import Refused
 from recipelint.evaluate.textutils import (
     _b_basename,
     _b_canonical,
@@ -42,6 +41,7 @@ from recipelint.evaluate.values import (
     unknown,
 )
 from recipelint.evaluate.variables import Kind, Var
+from recipelint.files import Refused
 
 _INT = re.compile(r"-?\d+")
 

@@ -31,9 +31,7 @@ class Library:
     #: same bounds as a recipe's)
     STUB_DIR = Path(str(resources.files("recipelint.evaluate") / "stubs"))
 
-    def __init__(
-        self, search_roots: list[Path] | None = None, cache_dir: Path | None = None, roots: list[Path] | None = None
-    ):
+    def __init__(self, search_roots: list[Path] | None = None, cache_dir: Path | None = None, roots: list[Path] | None = None):
         """``roots``: the folders whose files may be read (resolved); None: each script's
         repository (the nearest folder with ``.git``), else its own folder.  ``search_roots``:
         further folders, also searched for relative names."""

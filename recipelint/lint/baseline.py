@@ -50,14 +50,17 @@ def write(path: Path, findings: list[Finding]) -> int:
 
 
 def load(path: Path) -> list[Finding]:
+    from recipelint.files import Refused, read_text
+
     try:
-        if Path(path).stat().st_size > MAX_BYTES:
-            raise BaselineError(f"{path}: baseline over {MAX_BYTES >> 20} MiB")
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BaselineError(f"{path}: baseline file not found (write one with --write-baseline)") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise BaselineError(f"{path}: cannot read the baseline ({e})") from None
+        doc = json.loads(read_text(path, MAX_BYTES))
+    except Refused as e:
+        if e.kind == "missing":
+            raise BaselineError(f"{path}: baseline file not found (write one with --write-baseline)") from None
+        if e.kind == "too-large":
+            raise BaselineError(f"{path}: baseline over {MAX_BYTES >> 20} MiB") from None
+        why = e.reason[len(str(path)) + 2 :] if e.reason.startswith(f"{path}: ") else e.reason
+        raise BaselineError(f"{path}: cannot read the baseline ({why})") from None
     except ValueError as e:
         raise BaselineError(f"{path}: not a recipelint baseline (invalid JSON: {e})") from None
     if not isinstance(doc, dict) or doc.get("recipelint-baseline") != FORMAT or not isinstance(doc.get("findings"), list):

@@ -143,13 +143,23 @@ def _named_file(p: Path) -> None:
     except Refused as r:
         if r.kind == "system":
             tree = next((t for t in SYSTEM_TREES if r.reason.endswith(f"under {t} (recipelint does not read system files)")), "")
-            raise UsageError(f"{p}: a system file{f' (under {tree})' if tree else ''}: recipelint reads only regular files") from None
+            raise UsageError(
+                f"{p}: a system file{f' (under {tree})' if tree else ''}: recipelint reads only regular files"
+            ) from None
     try:
         mode = os.stat(p).st_mode
     except OSError:
         return  # (missing, a dangling link, a loop: said below)
     if not stat.S_ISREG(mode):
-        what = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+        what = (
+            "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "not a regular file"
+        )
         raise UsageError(f"{p}: {what}: recipelint reads only regular files")
 
 
@@ -307,7 +317,7 @@ def lint(
             # only recipe files (a pre-commit hook's changed recipes): entries that cannot run
             # them are not parsed; a directory or a master config given means every entry
             only = [p for p, _ in files] if files and not yaml_paths and all(p.is_file() for p in recipe_paths) else None
-            cs = configs.load(root, config_list or None, cache_at, recipes=only)
+            cs = configs.load(root, config_list or None, cache_at, recipes=only, roots=roots)
         if yaml_paths:
             # a changed master config: lint the recipes it runs
             have = {str(p.resolve()) for p, _ in files}

@@ -25,6 +25,9 @@ from recipelint.lint.analysis import FileResult
 from recipelint.lint.findings import Finding, Related, span_of
 from recipelint.sweep.points import SweepPoint
 
+#: the largest waiver or checklist file read
+MAX_DOC_BYTES = 1 << 20
+
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Exceptions")
 
 #: the most distinct words one rule suggests a correction for in one file: difflib compares a
@@ -418,10 +421,13 @@ class Project:
         if root not in cache:
             out = []
             d = root / facts.load("policy")["waiver_dir"]
+            from recipelint.files import Refused, confine, read_regular
+
             for p in sorted(d.glob("*.md")) if d.is_dir() else []:
-                try:
-                    out.append((p, p.read_text(encoding="utf-8", errors="replace")))
-                except OSError:
+                try:  # (inside the repository, regular, bounded: a waiver linked elsewhere is not read)
+                    confine(p, [root])
+                    out.append((p, read_regular(p, MAX_DOC_BYTES).decode("utf-8", errors="replace")))
+                except Refused:
                     continue
             cache[root] = out
         return cache[root]

@@ -1,7 +1,9 @@
 """Project settings: ``[tool.recipelint]`` in ``pyproject.toml`` or ``.recipelint.yaml``.
 
 Found by walking up from the first scanned path to the project root — the first directory holding
-``.git``; nothing above it is read (the nearest file wins; a ``pyproject.toml`` without a
+``.git``, else the folder with the master configs (``configs/*-master.yaml``), else the folder named
+(a file's own folder); nothing above it is read, so a settings file in a shared parent (the system
+temp dir, a home directory) never applies to a project below it (the nearest file wins; a ``pyproject.toml`` without a
 ``[tool.recipelint]`` table is skipped, one that holds the table but is not valid TOML is an error).
 Command-line options override settings; ``recipelint check --show-settings`` prints what was
 resolved and where each value came from.
@@ -31,6 +33,7 @@ Unknown keys and bad values are errors (a one-line message, exit status 2).
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -38,6 +41,8 @@ from pathlib import Path
 from recipelint.bash.source import safe_resolve
 
 SEVERITIES = ("info", "warning", "error")
+#: the largest settings file read
+MAX_BYTES = 4 * 1024 * 1024
 FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif")
 CODE = re.compile(r"^(ALL|RL\d{0,3})$")
 #: a `[tool.recipelint]` (or `[tool.recipelint.x]`) table header, in a file that may not parse
@@ -126,12 +131,14 @@ def find(start: Path) -> Path | None:
     ``pyproject.toml`` with a ``[tool.recipelint]`` table, at or above it and not above the project
     root (the first directory holding ``.git``).  A ``pyproject.toml`` that holds the table but does
     not parse is a ``SettingsError`` (it used to be skipped, and its settings silently ignored)."""
+    from recipelint.sweep.configs import project_root
+
     try:
-        cur = start.resolve()
-    except (OSError, RuntimeError):  # a symbolic-link loop
+        here = start if start.is_dir() and not start.is_symlink() else start.parent
+        cur = Path(os.path.realpath(here))
+        top = project_root(start)
+    except (OSError, RuntimeError, ValueError):
         return None
-    if not cur.is_dir():
-        cur = cur.parent
     for d in [cur, *cur.parents]:
         y = d / ".recipelint.yaml"
         if y.is_file():
@@ -139,7 +146,7 @@ def find(start: Path) -> Path | None:
         t = d / "pyproject.toml"
         if t.is_file() and _has_table(t):
             return t
-        if (d / ".git").exists():  # the project root: settings above it belong to something else
+        if d == top or not str(d).startswith(str(top)):  # the project root: settings above it belong to something else
             break
     return None
 
@@ -147,9 +154,11 @@ def find(start: Path) -> Path | None:
 def _has_table(path: Path) -> bool:
     import tomllib
 
+    from recipelint.files import Refused, read_regular
+
     try:
-        raw = path.read_bytes()
-    except OSError:
+        raw = read_regular(path, MAX_BYTES)
+    except Refused:
         return False
     try:
         data = tomllib.loads(raw.decode("utf-8"))
@@ -165,10 +174,13 @@ def load(path: Path | None) -> Settings:
     if path is None:
         return Settings()
     name = str(path)
+    from recipelint.files import Refused, read_text
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise SettingsError(f"{name}: cannot read settings ({e})") from None
+        text = read_text(path, MAX_BYTES)
+    except Refused as e:
+        why = e.reason[len(name) + 2 :] if e.reason.startswith(f"{name}: ") else e.reason
+        raise SettingsError(f"{name}: cannot read settings ({why})") from None
     if path.suffix == ".toml":
         import tomllib
 

@@ -17,11 +17,19 @@ __all__ = ["render_full", "summary"]
 POINT_GROUPS_MAX = 8
 
 
+#: the largest file code frames are read from (a recipe's limit)
+MAX_FRAME_BYTES = 16 * 1024 * 1024
+
+
 def _source_lines(path: str, cache: dict) -> list[str]:
     if path not in cache:
-        try:
-            cache[path] = Path(path).read_text(encoding="utf-8", errors="replace").split("\n")
-        except OSError:
+        from recipelint.files import Refused, confine, read_regular
+        from recipelint.sweep.configs import project_root
+
+        try:  # (a finding on a recipe linked outside its project shows no line of the target)
+            confine(path, [project_root(Path(path))])
+            cache[path] = read_regular(path, MAX_FRAME_BYTES).decode("utf-8", errors="replace").split("\n")
+        except Refused:
             cache[path] = []
     return cache[path]
 

@@ -24,6 +24,8 @@ from recipelint.evaluate.values import Opaque
 from recipelint.sweep.points import SweepPoint
 
 MAX_POINTS_PER_ITEM = 4096
+#: the largest master config, runners file or workflow read
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(slots=True)
@@ -56,6 +58,10 @@ class ConfigSet:
     problems: list[ConfigProblem] = field(default_factory=list)
     entries: list[ConfigEntry] = field(default_factory=list)
     by_script: dict[str, list[SweepPoint]] = field(default_factory=dict)  # resolved path -> points
+    #: the folders the files read must resolve into (``recipelint.files.confine``); None: anywhere
+    roots: list[Path] | None = None
+    #: files read wherever they are (named by the caller)
+    trusted: set[str] = field(default_factory=set)
 
     def points_for(self, path: Path) -> list[SweepPoint] | None:
         try:
@@ -112,11 +118,18 @@ def project_root(start: Path) -> Path:
 
 
 def load(
-    root: Path | None, explicit: list[Path] | None = None, cache_dir: Path | None = None, recipes: list[Path] | None = None
+    root: Path | None,
+    explicit: list[Path] | None = None,
+    cache_dir: Path | None = None,
+    recipes: list[Path] | None = None,
+    roots: list[Path] | None = None,
 ) -> ConfigSet:
     """Master configs → entries and sweep points.  ``cache_dir``: keep parsed YAML there.
     ``recipes``: the run checks only these recipes — entries that cannot run any of them (their
-    model prefix does not start a recipe's name) are skipped before parsing (``sparse``)."""
+    model prefix does not start a recipe's name) are skipped before parsing (``sparse``).
+    ``roots``: the folders the files found (configs, runners, workflows) must resolve into (a
+    config linked to a file outside is not read: RL500 says so); default: ``root``.  The
+    ``explicit`` configs were named by the caller (and checked by it)."""
     wanted = None
     if recipes is not None:
         names = [p.name for p in recipes]
@@ -136,11 +149,13 @@ def load(
     cs = ConfigSet(root)
     if not files:
         return cs
+    cs.trusted = {str(f) for f in explicit or []}
     if root is None:
         root = files[0].resolve().parent.parent
         if root.name == ".github":  # the older layout, .github/configs/
             root = root.parent
         cs.root = root
+    cs.roots = list(roots) if roots is not None else [root]
     # runners.yaml beside the configs; for a config named from elsewhere, the layouts' folders
     near = [files[0].parent] + [root / Path(pat).parent for pat in spec["configs"]]
     where = next((d / spec["runners"] for d in near if (d / spec["runners"]).is_file()), near[0] / spec["runners"])
@@ -207,11 +222,12 @@ def _legacy_env(root: Path | None, spec: dict) -> dict[str, str]:
     if root is None or not legacy or not name:
         return {}
     p = root / name
+    from recipelint.files import Refused, confine, read_regular
+
     try:
-        if not p.is_file() or p.stat().st_size > 1 << 20:
-            return {}
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        confine(p, [root])
+        text = read_regular(p, 1 << 20).decode("utf-8", errors="replace")
+    except Refused:
         return {}
     m = re.search(r"^env:\s*\n((?:[ \t].*\n|\s*\n)*)", text, re.M)
     declared = set(_ENV_KEY.findall(m.group(1))) if m else set()
@@ -402,15 +418,19 @@ def sparse(text: str, wanted) -> str | None:
 
 def _load_yaml(path: Path, cs: ConfigSet, required: bool, cache_dir: Path | None = None, wanted=None):
     from recipelint.engines import yamlpos
+    from recipelint.files import Refused, confine, read_text
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        if required:
-            cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), "config file not found"))
-        return None
-    except (OSError, UnicodeDecodeError) as e:
-        cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), f"cannot read config: {_why(e)}"))
+        if cs.roots is not None and str(path) not in cs.trusted:
+            confine(path, cs.roots)
+        text = read_text(path, MAX_CONFIG_BYTES)
+    except Refused as r:
+        if r.kind == "missing":
+            if required:
+                cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), "config file not found"))
+        else:
+            why = r.reason[len(str(path)) + 2 :] if r.reason.startswith(f"{path}: ") else r.reason
+            cs.problems.append(ConfigProblem(Span(str(path), 1, 1, 1, 1), f"cannot read config: {why}: not read"))
         return None
     if wanted is not None:
         cut = sparse(text, wanted)
