@@ -10,6 +10,7 @@ from recipelint.bash import arith
 from recipelint.bash.parse import parse
 from recipelint.bash.source import Loc, VirtualSource
 from recipelint.evaluate.fields import _IFS_VAR
+from recipelint.evaluate.library import MACHINE_FILES
 from recipelint.evaluate.state import _NAME, UNKNOWN_NAMES, _CmdError
 from recipelint.evaluate.support import _EXPORTED_FUNCTION, _short
 from recipelint.evaluate.testcmd import _test_argv
@@ -146,7 +147,8 @@ def _b_source(ev, argv, node, st):
         st.status = None
         return [st]
     if isinstance(lib, Refused):  # (outside the roots, a system or special file, too large): unknown content
-        st.notes.append((node.loc, f"{NOT_FOLLOWED}{argv[1].shown}: {lib.reason}"))
+        if not (lib.kind == "outside" and argv[1].text in MACHINE_FILES):
+            st.notes.append((node.loc, f"{NOT_FOLLOWED}{argv[1].shown}: {lib.reason}"))
         st.notes.append((node.loc, UNKNOWN_NAMES))
         st.status = None
         return [st]

@@ -21,6 +21,10 @@ from recipelint.files import Refused, confine, read_regular, repository_root
 
 #: the largest sourced file read (as a recipe's)
 MAX_BYTES = 16 * 1024 * 1024
+#: files of the machine a script sources to learn its distribution (`. /etc/os-release`): outside
+#: every project and never part of a recipe, they set names the distribution defines (ID,
+#: VERSION_ID, ...); not read, their content unknown, and not reported (RL008's exceptions)
+MACHINE_FILES = frozenset({"/etc/os-release", "/usr/lib/os-release", "/etc/lsb-release"})
 
 
 class Library:
