@@ -237,6 +237,9 @@ vllm serve org/m "${PARALLEL[@]}" --max-num-seqs "$MAX_NUM_SEQS" --kv-transfer-c
 
 
 def _tree(tmp_path: Path, settings: str | None = None, name: str = "pyproject.toml") -> Path:
+    """A repository (``.git``: its settings apply to the folders below; settings are looked up no
+    higher than the project root) with ``bench/r.sh`` and ``bench/sub/s.sh``."""
+    (tmp_path / ".git").mkdir(exist_ok=True)
     (tmp_path / "bench" / "sub").mkdir(parents=True)
     (tmp_path / "bench" / "r.sh").write_text(RECIPE)
     (tmp_path / "bench" / "sub" / "s.sh").write_text(RECIPE)

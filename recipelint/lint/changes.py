@@ -99,13 +99,14 @@ def changes(paths: list[Path], spec: str, cache: bool = True) -> tuple[str, list
     from recipelint.cache.store import cache_dir
     from recipelint.gitdiff import base_tree
     from recipelint.lint.analysis import Analyzer
-    from recipelint.lint.check import collect
+    from recipelint.lint.check import collect, run_roots
     from recipelint.sweep import configs
     from recipelint.sweep.points import unconfigured_points
 
     bt = base_tree(spec, (paths or [Path(".")])[0], cache_dir() if cache else None)
     try:
-        analyzer = Analyzer(cache_dir=cache_dir() if cache else None)
+        # the work tree's roots, and the export of the base (laid out like the work tree's top)
+        analyzer = Analyzer(cache_dir=cache_dir() if cache else None, roots=[*run_roots(paths), bt.dir])
         sets: dict[str, configs.ConfigSet] = {}
 
         def points_of(path: Path, display: str):

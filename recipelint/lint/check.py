@@ -422,6 +422,8 @@ def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt)
         diff_base=None,
         config_paths=base_configs or None,
         settings=replace(st, path=mapped_settings) if mapped_settings is not None else st,
+        # (the export of the base is laid out like the work tree's top: read it as the work tree is read)
+        search_roots=[*opt.search_roots, bt.dir],
     )
     base = lint(base_paths, options=base_opt).findings if base_paths else []
     renamed = bt.renamed
