@@ -119,7 +119,8 @@ def test_environ_secret_never_in_statistics_and_cached_runs(tmp_path):
 
 def test_environ_secret_never_in_render_sweep_changes(tmp_path):
     root = repo(tmp_path, master=True)
-    recipe = root / "benchmarks" / "r_fp8_h100.sh"
+    recipe = root / "benchmarks" / "single_node" / "fixed_seq_len" / "r_fp8_h100.sh"
+    recipe.parent.mkdir(parents=True)
     recipe.write_text(RECIPE)
     for fmt in ("text", "json"):
         r = run("render", recipe, "--format", fmt, cwd=root)
@@ -127,6 +128,10 @@ def test_environ_secret_never_in_render_sweep_changes(tmp_path):
         assert "--tool-call-parser" in r.stdout  # the launch is rendered, its value unknown
         r = run("sweep", recipe, "--format", fmt, cwd=root)
         no_secret(r)
+        assert r.returncode == 0 and "vllm" in r.stdout, (r.stdout, r.stderr)
+        r = run("sweep", recipe, "--point", "1", cwd=root)
+        no_secret(r)
+        assert "--tool-call-parser" in r.stdout, r.stdout
     git = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
     (root / ".git").rmdir()
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
@@ -135,6 +140,7 @@ def test_environ_secret_never_in_render_sweep_changes(tmp_path):
     recipe.write_text(RECIPE.replace("--tensor-parallel-size 8", '--tensor-parallel-size 8 --served-model-name "$HF_TOKEN"'))
     r = run("changes", ".", "--base", "HEAD", "--no-cache", cwd=root)
     no_secret(r)
+    assert r.returncode == 0 and "--served-model-name" in r.stdout, (r.stdout, r.stderr)
     summary = tmp_path / "summary.md"
     r = run("check", ".", "--diff-base", "HEAD", "--no-cache", "--summary-file", summary, cwd=root)
     no_secret(r, summary)
