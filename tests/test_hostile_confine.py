@@ -305,3 +305,23 @@ def test_settings_in_a_shared_parent_do_not_silence_a_project(tmp_path):
     (shared / "proj" / ".git").mkdir()
     r = run("check", "bench", "--no-cache", "-o", "concise", cwd=shared / "proj")
     assert "RL008" in r.stdout, r.stdout
+
+
+def test_fifo_as_settings_or_baseline_is_a_one_line_error(tmp_path):
+    root = repo(tmp_path)
+    os.mkfifo(root / "s.yaml")
+    os.mkfifo(root / "base.json")
+    assert "FIFO" in one_line_error(run("check", ".", "--no-cache", "--settings", "s.yaml", cwd=root))
+    assert "FIFO" in one_line_error(run("check", ".", "--no-cache", "--baseline", "base.json", cwd=root))
+    os.unlink(root / "s.yaml")
+    os.mkfifo(root / ".recipelint.yaml")  # found, not given: the same
+    assert "FIFO" in one_line_error(run("check", ".", "--no-cache", cwd=root))
+
+
+def test_settings_linked_outside_are_not_read(tmp_path):
+    root = repo(tmp_path)
+    (tmp_path / "outside" / "s.yaml").write_text(f"{SECRET}: 1\n")  # (an unknown key is quoted by the error)
+    (root / ".recipelint.yaml").symlink_to(tmp_path / "outside" / "s.yaml")
+    r = run("check", ".", "--no-cache", cwd=root)
+    no_secret(r)
+    assert "outside the project root" in one_line_error(r)

@@ -141,14 +141,26 @@ def find(start: Path) -> Path | None:
         return None
     for d in [cur, *cur.parents]:
         y = d / ".recipelint.yaml"
-        if y.is_file():
-            return y
+        if y.is_file() or (os.path.lexists(y) and not y.is_dir()):  # (a FIFO or a dangling link: load says so)
+            return _confined(y, top)
         t = d / "pyproject.toml"
-        if t.is_file() and _has_table(t):
+        if t.is_file() and _has_table(_confined(t, top)):
             return t
         if d == top or not str(d).startswith(str(top)):  # the project root: settings above it belong to something else
             break
     return None
+
+
+def _confined(path: Path, top: Path) -> Path:
+    """``path`` when it resolves inside the project root ``top``; a ``SettingsError`` when it is
+    a link out of it (its keys and values would be quoted by errors: it is not read)."""
+    from recipelint.files import Refused, confine
+
+    try:
+        confine(path, [top])
+    except Refused as e:
+        raise SettingsError(f"{e.reason}: settings not read") from None
+    return path
 
 
 def _has_table(path: Path) -> bool:
