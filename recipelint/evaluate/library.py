@@ -3,6 +3,7 @@ recipelint's own model of the well-known helper library when the real file is ab
 
 from __future__ import annotations
 
+import hashlib
 import os
 from importlib import resources
 from pathlib import Path
@@ -40,11 +41,26 @@ class Library:
         self.fver_steps: dict = {}
         self.funcs0 = next(_FUNCS_VERSION)
         self.fver_shared: set[int] = {self.funcs0}
+        #: for the result cache (recipelint.cache.results), what analyses with this library read:
+        #: the files read (path → (size, SHA-256 hex) of the bytes read; None: could not be read)
+        #: and the paths a sourced file was looked for at and not found
+        self.read_files: dict[str, tuple[int, str] | None] = {}
+        self.absent: set[str] = set()
+
+    def record(self) -> tuple[dict[str, tuple[int, str] | None], set[str]]:
+        """What this library read and did not find (for a worker to hand to its parent)."""
+        return dict(self.read_files), set(self.absent)
+
+    def merge(self, record: tuple[dict[str, tuple[int, str] | None], set[str]]) -> None:
+        """Add what another process's library read and did not find."""
+        self.read_files.update(record[0])
+        self.absent |= record[1]
 
     def load(self, target: str | None, shown: str, script: Path, stub: bool = True) -> Parsed | None:
         path = self._resolve(target, script) if target is not None else None
         if path is None and not stub:
             return None
+        stubbed = path is None
         if path is None:
             name = os.path.basename(target if target is not None else shown.replace("⟨", "").replace("⟩", ""))
             stub = self.STUB_DIR / name
@@ -57,12 +73,18 @@ class Library:
         key = str(path)
         if key in self.cache:
             return self.cache[key]
+        data = None
         try:
             data = path.read_bytes()
             text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             self.cache[key] = None
             return None
+        finally:
+            if not stubbed:  # (recipelint's own models are covered by its code fingerprint)
+                self.read_files[os.path.abspath(key)] = (
+                    (len(data), hashlib.sha256(data).hexdigest()) if data is not None else None
+                )
         src = SourceFile(str(path), data)
         if self.cache_dir is not None:
             from recipelint.cache.trees import parse_cached
@@ -100,5 +122,6 @@ class Library:
                 if c.is_file():
                     return c.resolve()
             except OSError:
-                continue
+                pass
+            self.absent.add(os.path.abspath(c))  # (a file put there later would be the one sourced)
         return None

@@ -206,12 +206,11 @@ def lint(
     cache_key = None
     from recipelint.engines import facts
 
+    cache_at = None
     if opt.cache:
         from recipelint.cache.store import cache_dir
 
-        cache_at = cache_dir()
-    else:
-        cache_at = None
+        cache_at = cache_dir()  # (None: no place for a cache, nothing cached)
     facts.cache_in(cache_at)
     if opt.cache and opt.points_for is None:
         from recipelint.cache import results as cache
@@ -291,7 +290,7 @@ def lint(
     raw: list[Finding] = []
     jobs = _jobs(opt.jobs, len(files))
     if jobs > 1:
-        found, result.files = _parallel(check_files, files, jobs, Project([], cs).sibling_key, opt.progress)
+        found, result.files = _parallel(check_files, files, jobs, Project([], cs).sibling_key, opt.progress, analyzer.library)
     else:
         found, result.files = check_files(files, opt.progress)
     project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs))
@@ -311,7 +310,8 @@ def lint(
         grouped = sorted(grouped + unused_found, key=Finding.sort_key)
     result.file_count = len(result.files)
     if cache_key:
-        cache.store(cache_key, grouped, result.file_count, result.suppressed, result.unrun)
+        lib = analyzer.library  # (what the analysis read beyond the key's files: checked when the entry is loaded)
+        cache.store(cache_key, grouped, result.file_count, result.suppressed, result.unrun, lib.read_files, lib.absent)
     result.findings, result.documented = _documented(grouped, opt.show_documented)
     result.all_findings = list(result.findings)
     return result
@@ -415,7 +415,8 @@ def _run_chunk(chunk):
         res.launched = bool(res.launches)
         for pr in res.points:
             pr.paths = []
-    return found, results
+    # and the files the worker's library read (the result cache checks them)
+    return found, results, _LIBRARY.record() if _LIBRARY is not None else None
 
 
 def _run_indexed(item):
@@ -423,11 +424,14 @@ def _run_indexed(item):
     return i, _run_chunk(chunk)
 
 
-def _parallel(work, files, jobs, sibling_key, progress=None):
+_LIBRARY = None
+
+
+def _parallel(work, files, jobs, sibling_key, progress=None, library=None):
     """Analyse and check files in ``jobs`` forked workers.  Files are handed out in small chunks
     that keep siblings (B200/B300 variants of one recipe) together, so that a worker does not
     analyse a sibling another worker has; findings and slim file results come back in order."""
-    global _WORK
+    global _WORK, _LIBRARY
     import multiprocessing
 
     groups: dict[str, list] = {}
@@ -442,7 +446,7 @@ def _parallel(work, files, jobs, sibling_key, progress=None):
     # the largest chunks first, so that no worker is left with a long one at the end (the size of
     # a recipe is a fair guess of its cost: long recipes launch several servers)
     chunks.sort(key=lambda c: -sum(_size(p) for p, _ in c))
-    _WORK = work
+    _WORK, _LIBRARY = work, library
     import gc
 
     gc.freeze()  # the parent's objects (configs, caches) are not scanned, so not copied, by the workers' collector
@@ -457,12 +461,14 @@ def _parallel(work, files, jobs, sibling_key, progress=None):
                 if progress is not None:
                     progress(done, len(files))
     finally:
-        _WORK = None
+        _WORK = _LIBRARY = None
         gc.unfreeze()
     found, results = [], []
-    for f, r in parts:
+    for f, r, read in parts:
         found.extend(f)
         results.extend(r)
+        if library is not None and read is not None:
+            library.merge(read)
     # back in the order the files were given (chunks regrouped them)
     pos = {str(path): i for i, (path, _) in enumerate(files)}
     results.sort(key=lambda r: pos.get(str(r.path), 0))
