@@ -115,7 +115,7 @@ def test_extended_glob_replacement(tmp_path):
 
 @pytest.mark.parametrize(
     "unit",
-    ["[[", "[[ ", "[[ x ", "[ ", "[ \\", "<<a ", "<<a x ", "${A:-", "${A:-$((1)) "],
+    ["[[", "[[ ", "[[ x ", "[ ", "[ \\", "<<a ", "<<a x ", "${A:-", "${A:-$((1)) ", "`"],
     ids=[
         "dbracket",
         "dbracket-blank",
@@ -126,6 +126,7 @@ def test_extended_glob_replacement(tmp_path):
         "heredoc-rest",
         "expansion",
         "arith",
+        "backquotes",
     ],
 )
 def test_a_100_kb_line(tmp_path, unit):

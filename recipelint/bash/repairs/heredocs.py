@@ -235,19 +235,20 @@ _BACKQUOTE_BLANK = re.compile(rb"`[ \t\n]")
 
 def _backquote_symptom(root, data: bytes) -> bool:
     """Whether tree-sitter's tree has a backquoted command inside another (unescaped: bash
-    cannot nest them so) or an error holding a backquote."""
-    for c in tree_sitter.QueryCursor(_query("substitutions", "(command_substitution) @c")).captures(root).get("c", []):
-        if data[c.start_byte : c.start_byte + 1] != b"`" or data[c.start_byte - 1 : c.start_byte] == b"\\":
-            continue
-        up = c.parent
-        while up is not None:
-            if up.type == "command_substitution" and data[up.start_byte : up.start_byte + 1] == b"`":
+    cannot nest them so) or an error holding a backquote.  One walk down the tree (a query's
+    captures, and walking up from each, take time quadratic in a line of 50,000 backquotes)."""
+    stack = [(root, False)]  # (node, whether it is inside a backquoted command)
+    while stack:
+        n, inside = stack.pop()
+        kids = n.children
+        if n.type == "ERROR" and any(k.type == "`" for k in kids):
+            return True
+        if n.type == "command_substitution" and data[n.start_byte : n.start_byte + 1] == b"`":
+            if inside and data[n.start_byte - 1 : n.start_byte] != b"\\":
                 return True
-            up = up.parent
-    return any(
-        any(k.type == "`" for k in e.children)
-        for e in tree_sitter.QueryCursor(_query("errors", "(ERROR) @e")).captures(root).get("e", [])
-    )
+            inside = True
+        stack.extend((k, inside) for k in kids if k.child_count)
+    return False
 
 
 def _heredoc_line_rests(tree, data: bytes):

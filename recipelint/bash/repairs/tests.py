@@ -279,16 +279,29 @@ def _bracket_commands(tree, data: bytes, every: bool = False):
     for _ in range(8):  # a repaired statement may show the next one
         ats = _misread_brackets(tree.root_node) if every or _hint(data, _BRACKET, _BRACKET_LATER, b"\n]") else []
         if tree.root_node.has_error:
-            q = _query("brackets", '(ERROR "[" @b) (test_command "[" @b (MISSING "]"))')
-            ats += [
-                n.start_byte
-                for n in tree_sitter.QueryCursor(q).captures(tree.root_node).get("b", [])
-                if data[n.end_byte : n.end_byte + 1] in (b" ", b"\t")
-            ]
+            ats += [n.start_byte for n in _stray_brackets(tree.root_node) if data[n.end_byte : n.end_byte + 1] in (b" ", b"\t")]
         if not ats:
             return tree, data
         tree, data = _reparse(data, ats, b"t")
     return tree, data
+
+
+def _stray_brackets(root) -> list:
+    """The ``[`` tokens in an ERROR, or before a missing ``]`` in a test: what the query
+    ``(ERROR "[" @b) (test_command "[" @b (MISSING "]"))`` captures, in one walk down the tree
+    (the query takes time quadratic in a line of 50,000 of them)."""
+    out = []
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        kids = n.children
+        if n.type == "ERROR":
+            out.extend(k for k in kids if k.type == "[")
+        elif n.type == "test_command":
+            last = max((i for i, k in enumerate(kids) if k.is_missing and k.type == "]"), default=-1)
+            out.extend(k for k in kids[:last] if k.type == "[")
+        stack.extend(k for k in kids if k.child_count)
+    return sorted(out, key=lambda k: k.start_byte)
 
 
 #: a `[ ` with, later on its line, a blank and a `<` or `>`, or a backslash (the cheap test
