@@ -9,7 +9,7 @@ import re
 import tree_sitter
 
 from recipelint.bash.convert import _EXPANSIONS, _HEREDOC_TAIL, _convert
-from recipelint.bash.repairs.common import _links, _nodes_of, _parser, _query, _reparse
+from recipelint.bash.repairs.common import _hint, _links, _nodes_of, _parser, _query, _reparse
 from recipelint.bash.source import Loc
 from recipelint.bash.tree import Node, ParseProblem
 
@@ -117,8 +117,10 @@ def _rebuilt(items: list[Node], neg: Node | None) -> Node | None:
     return out
 
 
-#: a line holding a here-document's start and ending in a pipe, `&&` or `||` (the cheap test)
-_HEREDOC_LINE_OP = re.compile(rb"<<-?[ \t]*[^\s<].*(?:&&|\|)[ \t]*\r?\n")
+#: a line holding a here-document's start and ending in a pipe, `&&` or `||` (the cheap test,
+#: ``common._hint``: linear in the line, as the regex ``<<-?[ \t]*[^\s<].*(?:&&|\|)[ \t]*\r?\n`` is not)
+_HEREDOC_START = re.compile(rb"<<-?[ \t]*[^\s<]")
+_ENDS_IN_OP = re.compile(rb"(?:&&|\|)[ \t]*\r?$")
 
 
 _LINE_OP_TYPES = {b"&&": "&&", b"||": "||", b"|&": "|&", b"|": "|"}
@@ -150,7 +152,7 @@ def _heredoc_line_ops(tree, data: bytes):
     newline ``EOF`` newline ``tr a b``: ``cat | ab``, and ``tr a b`` alone).  The operator is
     parsed again as blanks, one byte for one (``_join_line_ops`` joins the statements again).
     Returns the tree, the text it parsed and the operators blanked: (type, start, end)."""
-    if not _HEREDOC_LINE_OP.search(data):
+    if not _hint(data, _HEREDOC_START, _ENDS_IN_OP):
         return tree, data, []
     found = []
     for n, end in _heredoc_lines(tree, data):
@@ -188,8 +190,10 @@ _SEPARATOR = re.compile(rb"(?<![&;|<>])[;&](?![&;>])")
 _GLUED_SEPARATOR = re.compile(rb"-?\s*[A-Za-z0-9_.-]+([;&])(?!&)")
 
 
-#: a line with a here-document's start and a `;` or `&` after it (the cheap test)
-_REST_HINT = re.compile(rb"<<-?[ \t]*[^\s<;&|][^\n]*?(?<![&|<>])[;&](?![&>])")
+#: a line with a here-document's start and a `;` or `&` after it (the cheap test, ``common._hint``:
+#: linear in the line, as the regex ``<<-?[ \t]*[^\s<;&|][^\n]*?(?<![&|<>])[;&](?![&>])`` is not)
+_REST_START = re.compile(rb"<<-?[ \t]*[^\s<;&|]")
+_REST_SEPARATOR = re.compile(rb"(?<![&|<>])[;&](?![&>])")
 
 
 def _backquote_blanks(tree, data: bytes):
@@ -231,19 +235,20 @@ _BACKQUOTE_BLANK = re.compile(rb"`[ \t\n]")
 
 def _backquote_symptom(root, data: bytes) -> bool:
     """Whether tree-sitter's tree has a backquoted command inside another (unescaped: bash
-    cannot nest them so) or an error holding a backquote."""
-    for c in tree_sitter.QueryCursor(_query("substitutions", "(command_substitution) @c")).captures(root).get("c", []):
-        if data[c.start_byte : c.start_byte + 1] != b"`" or data[c.start_byte - 1 : c.start_byte] == b"\\":
-            continue
-        up = c.parent
-        while up is not None:
-            if up.type == "command_substitution" and data[up.start_byte : up.start_byte + 1] == b"`":
+    cannot nest them so) or an error holding a backquote.  One walk down the tree (a query's
+    captures, and walking up from each, take time quadratic in a line of 50,000 backquotes)."""
+    stack = [(root, False)]  # (node, whether it is inside a backquoted command)
+    while stack:
+        n, inside = stack.pop()
+        kids = n.children
+        if n.type == "ERROR" and any(k.type == "`" for k in kids):
+            return True
+        if n.type == "command_substitution" and data[n.start_byte : n.start_byte + 1] == b"`":
+            if inside and data[n.start_byte - 1 : n.start_byte] != b"\\":
                 return True
-            up = up.parent
-    return any(
-        any(k.type == "`" for k in e.children)
-        for e in tree_sitter.QueryCursor(_query("errors", "(ERROR) @e")).captures(root).get("e", [])
-    )
+            inside = True
+        stack.extend((k, inside) for k in kids if k.child_count)
+    return False
 
 
 def _heredoc_line_rests(tree, data: bytes):
@@ -252,7 +257,7 @@ def _heredoc_line_rests(tree, data: bytes):
     again as blanks, one byte for one (``_insert_line_rests`` parses it apart and puts its
     statements after the here-document's).  Returns the tree, the text it parsed and the spans
     blanked (from the ``;`` or ``&`` to the line's end)."""
-    if not _REST_HINT.search(data):
+    if not _hint(data, _REST_START, _REST_SEPARATOR):
         return tree, data, []
     found = []
     for start, end in _heredoc_lines(tree, data):
