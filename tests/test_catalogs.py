@@ -45,6 +45,7 @@ def test_history_schema(path):
         "reasoning_parsers",
         "json_keys",
         "catalogued",
+        "defaults",
     }
     assert path.stem == f"{data['engine']}-history" and data["generator"] == "tools/gen_catalogs.py"
     releases = data["releases"]
@@ -70,6 +71,26 @@ def test_history_schema(path):
     for flag, keys in (data.get("json_keys") or {}).items():
         assert flag in data["flags"]
         check_table(keys)
+    for flag, values in (data.get("defaults") or {}).items():
+        assert flag in data["flags"] and all(json.loads(v) is not ... for v in values)
+        check_table(values)
+
+
+def test_defaults_read_from_the_history():
+    """Literal defaults, read by hand: vllm/config/cache.py CacheConfig.gpu_memory_utilization
+    is 0.92 in 0.25.1 and ``Field(default=None)`` in 0.34.0; ``--port`` 8000 (FrontendArgs);
+    SGLang ServerArgs.port 30000, allow_auto_truncate False; a computed default is not read."""
+    from recipelint.engines.catalog import NOT_READ, default
+
+    assert default("vllm", "--gpu-memory-utilization", "0.25.1") == 0.92
+    assert default("vllm", "--gpu-memory-utilization", "0.34.0") is None
+    assert default("vllm", "--gpu-memory-utilization", "0.8.0") == 0.9
+    assert default("vllm", "--port", "0.10.2") == 8000
+    assert default("vllm", "--kv-cache-dtype", "0.25.1") == "auto"
+    assert default("sglang", "--port", "0.5.23") == 30000
+    assert default("sglang", "--allow-auto-truncate", "0.5.12") is False
+    assert default("vllm", "--no-such-flag", "0.25.1") is NOT_READ
+    assert default("vllm", "--port", "0.0.1") is NOT_READ
 
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang"])
@@ -486,3 +507,37 @@ def test_image_tags_resolve_to_releases():
     assert old.versions == () and old.older == "0.3.6" and "older than every catalogued release" in old.label
     unknown = resolve("vllm", "rocm/vllm:custom-build")
     assert unknown.versions == resolve("vllm", None).versions and unknown.older is None
+
+
+def test_history_defaults_agree_with_engine_defaults_read_by_hand():
+    """rules/data/engine_defaults.yaml's defaults (read by hand, each with its versions) are
+    what the generated history says wherever it read one."""
+    from ruamel.yaml import YAML
+
+    from recipelint.engines.catalog import NOT_READ, default
+
+    data = YAML(typ="safe").load((ROOT / "rules" / "data" / "engine_defaults.yaml").read_text())
+    checked, differ = 0, []
+
+    def walk(engine, table):
+        nonlocal checked
+        for flag, spec in table.items():
+            if not (isinstance(spec, dict) and "default" in spec and str(flag).startswith("--")):
+                continue
+            for v in spec.get("versions", []):
+                got = default(engine, flag, str(v))
+                if got is NOT_READ:
+                    continue
+                checked += 1
+                if got != spec["default"] and str(got) != str(spec["default"]):
+                    differ.append((engine, flag, v, spec["default"], got))
+
+    def tables(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in ("vllm", "sglang") and isinstance(v, dict):
+                    walk(k, v)
+                tables(v)
+
+    tables(data)
+    assert checked >= 40 and not differ, differ

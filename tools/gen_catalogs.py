@@ -11,7 +11,10 @@ same release; rc/dev builds are left out) and writes ``<engine>-history.json``: 
 ``releases``, each release's archive and SHA-256 (``sources``), and for every flag, parser
 name and JSON config key the releases that have it, as runs (``"0.8.0..0.10.2,0.12.0"``);
 ``catalogued`` says for which releases a parser table / config class was read (outside them a
-name of that kind is not judged).  ``recipelint.engines.catalog`` derives each release's view.
+name of that kind is not judged); ``defaults`` gives each flag's default where the source
+writes a literal (``default=``, the dataclass field behind ``get_kwargs``, ``field(default=)``,
+pydantic ``Field(default=)``, ``Cls.field`` references followed; ``null``: the engine decides at
+run time; a computed default is not recorded) as ``{JSON value: releases}``.  ``recipelint.engines.catalog`` derives each release's view.
 The same archives give a byte-identical history (names sorted, nothing from the clock or the
 file system's order).  Used for the committed histories: vLLM sdists 0.8.0–0.34.0 (0.15.0 and
 0.15.1 have no sdist: their wheels), SGLang sdists 0.4.0–0.5.10.post1 and wheels 0.5.11–0.5.23.
@@ -292,11 +295,87 @@ def is_bool_field(ann: str) -> bool:
     return "bool" in ann and "Literal" not in ann and "str" not in ann
 
 
+def class_field_value(idx: ClassIndex, cname: str, field: str, depth: int = 0) -> ast.AST | None:
+    """The default expression of ``cname.field`` (through base classes; ``field(default=x)``
+    gives ``x``; a ``default_factory`` gives none)."""
+    cls = idx.cls(cname)
+    if cls is None or depth > 8:
+        return None
+    for stmt in cls.body:
+        if isinstance(stmt, (ast.AnnAssign, ast.Assign)):
+            targets = [stmt.target] if isinstance(stmt, ast.AnnAssign) else stmt.targets
+            if any(isinstance(t, ast.Name) and t.id == field for t in targets):
+                return _unwrap_field(stmt.value)
+    for bname in idx._bases(cls):
+        found = class_field_value(idx, bname, field, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _unwrap_field(v: ast.AST | None) -> ast.AST | None:
+    """``field(default=x)`` / pydantic ``Field(x)`` / ``Field(default=x)`` -> ``x`` (a
+    ``default_factory`` -> None); anything else as it is."""
+    if isinstance(v, ast.Call) and call_name(v) in ("field", "Field"):
+        kw = next((k.value for k in v.keywords if k.arg == "default"), None)
+        if kw is None and call_name(v) == "Field" and v.args:
+            kw = v.args[0]
+        return kw
+    return v
+
+
+def literal_default(node: ast.AST | None, idx: ClassIndex, depth: int = 0) -> str | None:
+    """A default as JSON text when it is a literal — a constant, a negative number, a list or
+    tuple of constants, or ``Cls.field`` naming another class's literal default — else None
+    (computed at run time: not readable here)."""
+    if node is None or depth > 4:
+        return None
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return literal_default(class_field_value(idx, node.value.id, node.attr), idx, depth + 1)
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if isinstance(value, (set, frozenset, bytes, complex)) or (isinstance(value, dict) and value):
+        return None
+    if isinstance(value, float) and value != value:
+        return None
+    return json.dumps(list(value) if isinstance(value, tuple) else value, sort_keys=True)
+
+
+def _call_default(node: ast.Call, idx: ClassIndex, kwargs_class: dict[str, str]) -> str | None:
+    """The default an ``add_argument(...)`` call gives: ``default=``, a ``"default"`` key of a
+    ``**{...}`` dict, or the field default behind ``**cfg_kwargs["field"]`` (get_kwargs); a
+    store_true action without one defaults to false."""
+    explicit = next((k.value for k in node.keywords if k.arg == "default"), None)
+    if explicit is not None:
+        return literal_default(explicit, idx)
+    for kw in node.keywords:
+        if kw.arg is not None:
+            continue
+        if isinstance(kw.value, ast.Dict):
+            for k, v in zip(kw.value.keys, kw.value.values):
+                if k is not None and str_const(k) == "default":
+                    return literal_default(v, idx)
+        for sub in ast.walk(kw.value):
+            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
+                cname = kwargs_class.get(sub.value.id)
+                field = str_const(sub.slice)
+                if cname and field:
+                    return literal_default(class_field_value(idx, cname, field), idx)
+    action = next((k.value for k in node.keywords if k.arg == "action"), None)
+    if action is not None and str_const(action) == "store_true":
+        return "false"
+    return None
+
+
 # ---------------------------------------------------------------------------------------------
 # vLLM
 
 
-def vllm_flags(w: Wheel) -> list[str]:
+def vllm_flags(w: Wheel, defaults: dict[str, str] | None = None) -> list[str]:
+    """Flags of ``vllm serve``; ``defaults`` (when given) gets each flag's literal default."""
+    defaults = {} if defaults is None else defaults
     idx = ClassIndex(w, ("vllm/config/", "vllm/config.py", "vllm/entrypoints/", "vllm/engine/", "vllm/"))
     enable_disable = "class EnableDisableAction" in (w.source("vllm/utils/argparse_utils.py") or "")
     flags: set[str] = set()
@@ -319,6 +398,11 @@ def vllm_flags(w: Wheel) -> list[str]:
                 continue
             lits = [s for s in (str_const(a) for a in node.args) if s and s.startswith("--")]
             flags.update(lits)
+            if lits:
+                d = _call_default(node, idx, kwargs_class)
+                if d is not None:
+                    for lit in lits:
+                        defaults.setdefault(lit, d)
             is_bool = False
             for kw in node.keywords:
                 if kw.arg == "action" and "BooleanOptionalAction" in ast.unparse(kw.value):
@@ -339,6 +423,9 @@ def vllm_flags(w: Wheel) -> list[str]:
             for field, ann in idx.fields(cls).items():
                 flag = "--" + field.replace("_", "-")
                 flags.add(flag)
+                d = literal_default(class_field_value(idx, cls, field), idx)
+                if d is not None:
+                    defaults.setdefault(flag, d)
                 if is_bool_field(ann):
                     bool_flags.add(flag)
     for flag in list(bool_flags):
@@ -438,9 +525,12 @@ def vllm_json_keys(w: Wheel) -> dict[str, list[str]]:
 # SGLang
 
 
-def sglang_flags(w: Wheel) -> list[str]:
+def sglang_flags(w: Wheel, defaults: dict[str, str] | None = None) -> list[str]:
+    """Flags of ``sglang.launch_server``; ``defaults`` (when given) gets each flag's literal default."""
+    defaults = {} if defaults is None else defaults
     flags: set[str] = {"--help"}
     files = ["sglang/srt/server_args.py", *w.py_files("sglang/srt/arg_groups/")]
+    idx = ClassIndex(w, ("sglang/srt/",))
     for name in files:
         tree = w.tree(name)
         if tree is None:
@@ -449,6 +539,9 @@ def sglang_flags(w: Wheel) -> list[str]:
             if isinstance(node, ast.Call) and call_name(node) == "add_argument":
                 lits = [s for s in (str_const(a) for a in node.args) if s and s.startswith("--")]
                 flags.update(lits)
+                d = _call_default(node, idx, {}) if lits else None
+                for lit in lits if d is not None else ():
+                    defaults.setdefault(lit, d)
                 if any(kw.arg == "action" and "BooleanOptionalAction" in ast.unparse(kw.value) for kw in node.keywords):
                     flags.update("--no-" + f[2:] for f in lits)
             # field(metadata={"cli_aliases": ["--tp"]}) / {"aliases": [...]} / {"flag": "--x"}
@@ -460,10 +553,14 @@ def sglang_flags(w: Wheel) -> list[str]:
                             s = str_const(sub)
                             if s and s.startswith("--"):
                                 flags.add(s)
-    idx = ClassIndex(w, ("sglang/srt/",))
     for cname in sglang_cli_dataclasses(w):
         for field, ann in idx.annotations(cname).items():
-            flags.update(_dataclass_arg_flags(field, ann))
+            names = _dataclass_arg_flags(field, ann)
+            flags.update(names)
+            d = literal_default(class_field_value(idx, cname, field), idx) if names else None
+            for n in names if d is not None else ():
+                if not n.startswith("--no-"):
+                    defaults.setdefault(n, d)
     # 0.5.23 on: ServerArgs collects its input fields from the namespace classes (`_NS_PATH`)
     for name in w.py_files("sglang/srt/arg_groups/fields/"):
         tree = w.tree(name)
@@ -473,8 +570,18 @@ def sglang_flags(w: Wheel) -> list[str]:
             if isinstance(node, ast.ClassDef) and any(
                 isinstance(st, (ast.Assign, ast.AnnAssign)) and "_NS_PATH" in ast.unparse(st).split("=")[0] for st in node.body
             ):
+                values = {
+                    st.target.id: st.value
+                    for st in node.body
+                    if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)
+                }
                 for field, ann in annotated_fields(node).items():
-                    flags.update(_dataclass_arg_flags(field, ann))
+                    names = _dataclass_arg_flags(field, ann)
+                    flags.update(names)
+                    d = literal_default(_unwrap_field(values.get(field)), idx) if names else None
+                    for n in names if d is not None else ():
+                        if not n.startswith("--no-"):
+                            defaults.setdefault(n, d)
     return sorted(flags)
 
 
@@ -605,17 +712,24 @@ _ARCHIVE = re.compile(r"^(?P<pkg>[A-Za-z0-9_.-]+?)-(?P<ver>\d+(?:\.\d+)*(?:\.pos
 
 def extract(engine: str, w: Archive) -> dict:
     """One release's names: flags, parser tables, JSON config keys."""
+    defaults: dict[str, str] = {}
     if engine == "vllm":
         tools, reasoning = vllm_parsers(w)
         return {
-            "flags": vllm_flags(w),
+            "flags": vllm_flags(w, defaults),
+            "defaults": defaults,
             "tool_call_parsers": tools,
             "reasoning_parsers": reasoning,
             "json_keys": vllm_json_keys(w),
         }
     if engine == "sglang":
         tools, reasoning = sglang_parsers(w)
-        return {"flags": sglang_flags(w), "tool_call_parsers": tools, "reasoning_parsers": reasoning}
+        return {
+            "flags": sglang_flags(w, defaults),
+            "defaults": defaults,
+            "tool_call_parsers": tools,
+            "reasoning_parsers": reasoning,
+        }
     return {"flags": trtllm_flags(w), "abbreviations": False}
 
 
@@ -686,6 +800,17 @@ def build_history(engine: str, per_release: dict[str, dict], sources: dict[str, 
         for flag in json_flags:
             catalogued[flag] = _ranges([pos[v] for v in releases if flag in per_release[v].get("json_keys", {})], releases)
             hist["json_keys"][flag] = table(lambda d, f=flag: d.get("json_keys", {}).get(f, []))
+    # literal defaults: flag -> {JSON value: releases}; a release without one is not readable
+    defaults: dict[str, dict[str, list[int]]] = {}
+    for v in releases:
+        for flag, value in per_release[v].get("defaults", {}).items():
+            if flag in per_release[v]["flags"]:
+                defaults.setdefault(flag, {}).setdefault(value, []).append(pos[v])
+    if defaults:
+        hist["defaults"] = {
+            flag: {value: _ranges(idx, releases) for value, idx in sorted(vals.items())}
+            for flag, vals in sorted(defaults.items())
+        }
     # where a table was read: outside these releases a parser name or JSON key is not judged
     hist["catalogued"] = catalogued
     return hist

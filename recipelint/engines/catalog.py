@@ -35,6 +35,11 @@ class History:
         for flag, keys in (data.get("json_keys") or {}).items():
             self.tables["json:" + flag] = {n: self._runs(r) for n, r in keys.items()}
         self.catalogued = {k: self._runs(r) for k, r in (data.get("catalogued") or {}).items()}
+        # flag -> ((JSON value, runs), ...): literal defaults where the source gives one
+        self.defaults = {
+            flag: tuple((value, self._runs(r)) for value, r in vals.items())
+            for flag, vals in (data.get("defaults") or {}).items()
+        }
 
     def _runs(self, text: str) -> tuple[tuple[int, int], ...]:
         out = []
@@ -294,3 +299,25 @@ def catalogued_from(engine: str, kind: str) -> str | None:
     key = kind[5:] if kind.startswith("json:") else kind
     runs = h.catalogued.get(key) if kind != "flags" else ((0, 0),)
     return h.releases[runs[0][0]] if runs else None
+
+
+_NO_DEFAULT = object()
+
+
+def default(engine: str, flag: str, version: str):
+    """The literal default ``flag`` has in ``version`` (parsed JSON: ``None`` means the engine
+    decides at run time), or ``NOT_READ`` when the source gives none readable there (computed,
+    a factory) or the release / flag is not in the history."""
+    h = histories().get(engine)
+    if h is None or version not in h.pos:
+        return NOT_READ
+    import json
+
+    i = h.pos[version]
+    for value, runs in h.defaults.get(flag, ()):
+        if any(a <= i <= b for a, b in runs):
+            return json.loads(value)
+    return NOT_READ
+
+
+NOT_READ = _NO_DEFAULT
