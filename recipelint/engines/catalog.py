@@ -58,19 +58,33 @@ class History:
         key = kind[5:] if kind.startswith("json:") else kind
         return any(a <= i <= b for a, b in self.catalogued.get(key, ()))
 
+    @functools.cached_property
+    def _members(self) -> dict[str, list[list[str]]]:
+        """table -> per release index, its names (sorted): one pass over every run."""
+        out: dict[str, list[list[str]]] = {}
+        for kind, table in self.tables.items():
+            per: list[list[str]] = [[] for _ in self.releases]
+            for name, runs in table.items():  # (names are sorted in the file; kept sorted here)
+                for a, b in runs:
+                    for i in range(a, b + 1):
+                        per[i].append(name)
+            out[kind] = per
+        return out
+
     def view(self, version: str) -> dict:
         """The per-version catalog dict of the older layout."""
         i = self.pos[version]
         cat: dict = {"engine": self.engine, "version": version}
         if not self.abbreviations:
             cat["abbreviations"] = False
+        members = self._members
         for kind in _TABLES:
             if kind in self.tables and self.read(kind, i):
-                cat[kind] = sorted(n for n, runs in self.tables[kind].items() if any(a <= i <= b for a, b in runs))
+                cat[kind] = sorted(members[kind][i])
         jk = {}
-        for kind, table in self.tables.items():
+        for kind in self.tables:
             if kind.startswith("json:") and self.read(kind, i):
-                jk[kind[5:]] = sorted(n for n, runs in table.items() if any(a <= i <= b for a, b in runs))
+                jk[kind[5:]] = sorted(members[kind][i])
         if jk:
             cat["json_keys"] = jk
         return cat
