@@ -1,0 +1,145 @@
+"""Issue 33, items 4 and 5: scripts bash does not run as they read (CRLF, a here-document
+terminator bash does not take) are findings, checked against real bash; output and process
+hygiene (control characters escaped, workers that exit quietly, CLI edge cases)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import bash_emits, emits
+
+BASH = shutil.which("bash")
+RECIPELINT = [sys.executable, "-m", "recipelint"]
+
+
+def _limit():
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+def run(*args, cwd=None, timeout=60, **kw):
+    return subprocess.run([*RECIPELINT, *map(str, args)], cwd=cwd, capture_output=True, timeout=timeout, preexec_fn=_limit, **kw)
+
+
+def codes(out: str) -> list[str]:
+    return re.findall(r"^\S.*?:\d+:\d+: \w+\[(RL\d{3})\] ", out, re.M)
+
+
+def real_bash(data: bytes, tmp_path: Path, direct: bool = False) -> subprocess.CompletedProcess:
+    p = tmp_path / "real.sh"
+    p.write_bytes(data)
+    p.chmod(0o755)
+    return subprocess.run([BASH, "-c", str(p)] if direct else [BASH, str(p)], capture_output=True, timeout=20, cwd=tmp_path)
+
+
+# --- 1. CRLF: RL009 -----------------------------------------------------------------------
+
+
+def test_crlf_recipe_is_rl009_once_with_the_count(tmp_path):
+    data = b"#!/bin/bash\nTP=8\r\nif [ -n \"$TP\" ]; then\r\n  vllm serve m --tensor-parallel-size $TP\r\nfi\r\n"
+    # bash: `then` CR is not `then`, and the script does not parse
+    r = real_bash(data, tmp_path)
+    assert r.returncode != 0 and b"syntax error" in r.stderr
+    p = tmp_path / "crlf.sh"
+    p.write_bytes(data)
+    out = run("check", "--no-cache", "-o", "concise", p).stdout.decode()
+    assert codes(out) == ["RL009"], out
+    assert "crlf.sh:2:5:" in out and "4 in code, on 4 lines" in out
+
+
+def test_crlf_values_carry_the_carriage_return_in_bash(tmp_path):
+    # what the message claims: `TP=8` CR sets `8` and a CR
+    r = real_bash(b"TP=8\r\nprintf '%q' \"$TP\"\n", tmp_path)
+    assert r.stdout == b"$'8\\r'"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"X='a\r\nb'\nprintf '%q' \"$X\"\n",  # single quotes
+        b'X="a\rb"\nprintf \'%q\' "$X"\n',  # double quotes
+        b"cat <<EOF\nbody\r\nEOF\n",  # a here-document's body
+        b"# a comment\r\necho ok\n",  # a comment's line ending
+        b"# a\recho hidden\necho ok\n",  # bash: all of it is the comment
+    ],
+    ids=["single", "double", "heredoc", "comment", "mid-comment"],
+)
+def test_carriage_return_as_data_is_not_rl009(tmp_path, data):
+    r = real_bash(data, tmp_path)  # bash runs it without an error: the CR is data
+    assert r.returncode == 0 and not r.stderr and b"hidden" not in r.stdout
+    p = tmp_path / "data.sh"
+    p.write_bytes(data)
+    out = run("check", "--no-cache", "-o", "concise", p).stdout.decode()
+    assert "RL009" not in out, out
+
+
+def test_crlf_shebang_is_rl009(tmp_path):
+    data = b"#!/bin/bash\r\necho ok\n"
+    r = real_bash(data, tmp_path, direct=True)
+    assert r.returncode == 127 and b"cannot execute" in r.stderr or b"bad interpreter" in r.stderr
+    p = tmp_path / "shebang.sh"
+    p.write_bytes(data)
+    out = run("check", "--no-cache", "-o", "concise", p).stdout.decode()
+    assert codes(out) == ["RL009"] and "shebang.sh:1:12:" in out, out
+
+
+def test_crlf_file_is_analysed_as_after_tr(tmp_path):
+    # the other findings are those of the script as it means (tr -d '\r'): the flag is checked
+    p = tmp_path / "flag.sh"
+    p.write_bytes(b"vllm serve m --bogus-flag 1\r\n")
+    out = run("check", "--no-cache", "-o", "concise", p).stdout.decode()
+    assert sorted(codes(out)) == ["RL009", "RL601"], out
+    assert "`--bogus-flag`" in out
+
+
+# --- 2. `<<-` terminator indented with spaces: RL010 -------------------------------------------
+
+HEREDOCS = [
+    "cat <<-EOF\n\tbody\n  EOF\nemit after\n",  # spaces after <<-: to the end of the file
+    "cat <<EOF\nbody\n\tEOF\nemit after\n",  # any indentation after <<
+    "cat <<EOF\nbody\nEOF  \nemit after\n",  # blanks after the delimiter
+    "cat <<EOF\nbody\nEOF\r\nemit after\n",  # a carriage return after it
+    "cat <<-EOF\n\tbody\n  EOF\nemit mid\n\tEOF\nemit after\n",  # a later real terminator
+    "cat <<-'EOF'\n\tbody\n \tEOF\nemit mid\nEOF\nemit after\n",  # quoted delimiter, space then tab
+    "emit before\ncat <<-EOF\n\tbody\n\tEOF\nemit after\n",  # tabs: a terminator (no finding)
+]
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+@pytest.mark.parametrize("src", HEREDOCS)
+def test_heredoc_end_matches_real_bash(src):
+    # the evaluation ends the document where bash does: the statements after a terminator bash
+    # does not take are text of the document
+    assert emits(src) == bash_emits(src)
+
+
+@pytest.mark.parametrize("src", HEREDOCS)
+def test_heredoc_terminator_is_rl010(tmp_path, src):
+    p = tmp_path / "doc.sh"
+    p.write_bytes(src.encode())
+    r = real_bash(src.replace("emit", "echo").encode(), tmp_path)
+    out = run("check", "--no-cache", "-o", "concise", p).stdout.decode()
+    if "emit before" in src:
+        assert "RL010" not in out and not r.stderr
+        return
+    assert codes(out) == ["RL010"], out
+    line = src.count("\n", 0, src.index("<<")) + 1
+    assert f"doc.sh:{line}:" in out and "does not end at line 3" in out
+    if "mid" in src:
+        assert "on to line 5" in out and b"delimited by end-of-file" not in r.stderr
+    else:
+        assert "to the end of the file" in out and b"delimited by end-of-file" in r.stderr
+
+
+def test_heredoc_swallowing_the_launch(tmp_path):
+    # the launch after the space-indented terminator never runs: no RL601 about its flag
+    p = tmp_path / "swallow.sh"
+    p.write_bytes(b"cat > c.yaml <<-EOF\n\tx: 1\n    EOF\nvllm serve m --bogus-flag 1\n")
+    out = run("check", "--no-cache", "-o", "concise", p).stdout.decode()
+    assert "RL010" in codes(out) and "RL601" not in codes(out), out
