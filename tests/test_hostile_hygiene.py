@@ -4,6 +4,7 @@ hygiene (control characters escaped, workers that exit quietly, CLI edge cases).
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -143,3 +144,54 @@ def test_heredoc_swallowing_the_launch(tmp_path):
     p.write_bytes(b"cat > c.yaml <<-EOF\n\tx: 1\n    EOF\nvllm serve m --bogus-flag 1\n")
     out = run("check", "--no-cache", "-o", "concise", p).stdout.decode()
     assert "RL010" in codes(out) and "RL601" not in codes(out), out
+
+
+# --- 3. control characters escaped in every output format -------------------------------------
+
+ESC_RECIPE = b'vllm serve m "--bad\x1b[8mflag" 1  # \x1b]0;retitled\x07 \xc2\x9b2J \xe2\x80\xae\n'
+
+
+def _strings(doc):
+    if isinstance(doc, str):
+        yield doc
+    elif isinstance(doc, dict | list):
+        for v in doc.values() if isinstance(doc, dict) else doc:
+            yield from _strings(v)
+
+
+@pytest.mark.parametrize("fmt", ["full", "concise", "github", "json", "json-lines", "sarif"])
+def test_control_characters_never_reach_the_output_raw(tmp_path, fmt):
+    (tmp_path / "r\x1b[8m.sh").write_bytes(ESC_RECIPE)
+    summary = tmp_path / "summary.md"
+    r = run("check", "--no-cache", "-o", fmt, "--color", "never", "--summary-file", summary, ".", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    for out in (r.stdout, r.stderr, summary.read_bytes()):
+        assert b"\x1b" not in out and b"\x07" not in out and "\x9b".encode() not in out and "\u202e".encode() not in out
+    text = r.stdout.decode()
+    if fmt in ("json", "json-lines", "sarif"):  # valid JSON, the message carries the character escaped by JSON
+        docs = [json.loads(line) for line in text.splitlines()] if fmt == "json-lines" else [json.loads(text)]
+        assert any("--bad\x1b[8mflag" in t for t in _strings(docs))  # (written `\\u001b` by the JSON encoder)
+    else:
+        assert "--bad\\x1b[8mflag" in text and "r\\x1b[8m.sh" in text
+    if fmt == "full":  # the caret still under the word, counted in escaped characters
+        frame = text.splitlines()
+        i = next(k for k, ln in enumerate(frame) if ln.startswith("1 | "))
+        assert frame[i + 1].index("^") == frame[i].index('"--bad')
+        assert "\\x1b]0;retitled\\x07" in frame[i] and "\\x9b2J" in frame[i] and "\\u202e" in frame[i]
+
+
+def test_control_characters_escaped_with_colour_and_in_render(tmp_path):
+    p = tmp_path / "r.sh"
+    p.write_bytes(ESC_RECIPE)
+    r = run("check", "--no-cache", "--color", "always", p)
+    assert b"\x1b[8m" not in r.stdout and b"\x1b[1;33m" in r.stdout  # recipelint's colours only
+    r = run("render", p)
+    assert b"\x1b" not in r.stdout + r.stderr and b"--bad\\x1b[8mflag" in r.stdout
+
+
+def test_github_annotation_escapes():
+    from recipelint.report.github import _esc_data, _esc_prop
+
+    assert _esc_data("100% a\nb\r") == "100%25 a%0Ab\\x0d"
+    assert _esc_prop("a:b,c%") == "a%3Ab%2Cc%25"
+    assert _esc_data("\x1b[8m") == "\\x1b[8m"
