@@ -622,6 +622,15 @@ def main() -> None:
     os._exit(code)
 
 
+def _quiet_stdout() -> None:
+    """stdout's reader has gone: what is still buffered goes nowhere (not into a second error)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def _run() -> int:
     """Run the command line; the exit status (never a traceback)."""
     try:
@@ -634,6 +643,9 @@ def _run() -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # stdout closed (`recipelint check ... | head -1`): nothing more to say
+        _quiet_stdout()
+        return 141
     except RecursionError:
         _echo("recipelint: internal error: input nested too deeply", err=True)
         return 2

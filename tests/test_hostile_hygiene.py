@@ -5,6 +5,7 @@ hygiene (control characters escaped, workers that exit quietly, CLI edge cases).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -195,3 +196,75 @@ def test_github_annotation_escapes():
     assert _esc_data("100% a\nb\r") == "100%25 a%0Ab\\x0d"
     assert _esc_prop("a:b,c%") == "a%3Ab%2Cc%25"
     assert _esc_data("\x1b[8m") == "\\x1b[8m"
+
+
+# --- 4. workers exit quietly when the parent goes -----------------------------------------------
+
+IX = Path("/work/ix/git/benchmarks")
+
+
+@pytest.fixture(scope="module")
+def big_tree(tmp_path_factory):
+    if not IX.is_dir():
+        pytest.skip("needs the InferenceX checkout (/work/ix/git)")
+    root = tmp_path_factory.mktemp("big")
+    shutil.copytree(IX, root / "benchmarks")
+    (root / ".git").mkdir()
+    return root
+
+
+def _start(root, *args):
+    return subprocess.Popen(
+        [*RECIPELINT, "check", "--no-cache", "--jobs", "2", *args, "benchmarks"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # (its own process group: the workers are found, and gone, by it)
+        preexec_fn=_limit,
+    )
+
+
+def _group_gone(pgid: int, within: float = 10.0) -> bool:
+    import time
+
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_signal_mid_run_ends_quietly(big_tree, sig):
+    import signal
+    import time
+
+    proc = _start(big_tree, "-o", "concise")
+    time.sleep(1.0)  # (workers started, mid-run)
+    assert proc.poll() is None, "the run ended before the signal: the tree is too small for this test"
+    # SIGINT as a terminal sends it: to the whole process group; SIGTERM to the parent only
+    if sig == "SIGINT":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert b"Traceback" not in err and b"Error" not in err, err.decode()[-2000:]
+    assert proc.returncode == (143 if sig == "SIGTERM" else 130)
+    assert _group_gone(proc.pid), "workers left running"
+
+
+def test_closed_stdout_pipe_is_quiet(big_tree):
+    # `recipelint check ... | head -1`: the reader leaves after one line
+    r = subprocess.run(
+        f"{sys.executable} -m recipelint check --no-cache --jobs 2 -o full benchmarks | head -1",
+        shell=True,
+        cwd=big_tree,
+        capture_output=True,
+        timeout=300,
+        preexec_fn=_limit,
+    )
+    assert len(r.stdout.splitlines()) == 1
+    assert b"Traceback" not in r.stderr and b"Error" not in r.stderr, r.stderr.decode()[-2000:]

@@ -409,6 +409,35 @@ def _jobs(requested: int, n_files: int) -> int:
     return max(1, min(requested or cpus, cpus, n_files // 8))
 
 
+def _worker_init() -> None:
+    """A worker leaves when its parent does, quietly: Ctrl-C (sent to the whole process group)
+    is the parent's to handle, SIGTERM (the parent's ``Pool.terminate``) ends it at once, as
+    the parent's death does (``PR_SET_PDEATHSIG`` on Linux), so that it never writes a result
+    into a pipe nobody reads (``BrokenPipeError`` tracebacks)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:  # (the parent left before the line above)
+            os._exit(0)
+    except (OSError, AttributeError):  # not Linux: SIGTERM from the parent's terminate() still ends it
+        pass
+
+
+class Terminated(SystemExit):
+    """SIGTERM reached a run with workers: they are stopped, and the run ends with status 143
+    (128 + SIGTERM), as it would without them."""
+
+
+def _on_term(signum, frame):
+    raise Terminated(143)
+
+
 def _run_chunk(chunk):
     found, results = _WORK(chunk)
     for res in results:  # what the parent needs: sources (suppressions), points (--diff-base)
@@ -444,12 +473,18 @@ def _parallel(work, files, jobs, sibling_key, progress=None):
     chunks.sort(key=lambda c: -sum(_size(p) for p, _ in c))
     _WORK = work
     import gc
+    import signal
+    import threading
 
     gc.freeze()  # the parent's objects (configs, caches) are not scanned, so not copied, by the workers' collector
+    # SIGTERM ends the run through the pool's exit (its workers terminated, never left writing to
+    # a closed pipe), not by killing the parent under them
+    main = threading.current_thread() is threading.main_thread()
+    term = signal.signal(signal.SIGTERM, _on_term) if main else None
     try:
         parts: list = [None] * len(chunks)
         done = 0
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        with multiprocessing.get_context("fork").Pool(jobs, initializer=_worker_init) as pool:
             # as chunks finish (for the progress), put back in their order (for the output)
             for i, part in pool.imap_unordered(_run_indexed, enumerate(chunks), chunksize=1):
                 parts[i] = part
@@ -459,6 +494,8 @@ def _parallel(work, files, jobs, sibling_key, progress=None):
     finally:
         _WORK = None
         gc.unfreeze()
+        if main:
+            signal.signal(signal.SIGTERM, term)
     found, results = [], []
     for f, r in parts:
         found.extend(f)
