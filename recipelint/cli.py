@@ -289,6 +289,9 @@ def check(
     from recipelint.report.progress import Progress
     from recipelint.report.statistics import render_statistics
 
+    if diff_base is not None and not diff_base.strip():
+        # (an empty value would silently check the whole tree: a CI job's unset variable)
+        _fail("--diff-base: empty revision (leave the option out to check the whole tree)")
     if pre_commit:
         from recipelint.gitdiff import pre_commit_plan
 
@@ -575,6 +578,8 @@ def changes_cmd(
     from recipelint.lint.check import UsageError
     from recipelint.report.changes import render
 
+    if not base.strip():
+        _fail("--base: empty revision")
     try:
         commit, found = changes(list(paths or [Path(".")]), base, cache=not no_cache)
     except (DiffError, UsageError) as e:

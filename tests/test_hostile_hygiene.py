@@ -268,3 +268,66 @@ def test_closed_stdout_pipe_is_quiet(big_tree):
     )
     assert len(r.stdout.splitlines()) == 1
     assert b"Traceback" not in r.stderr and b"Error" not in r.stderr, r.stderr.decode()[-2000:]
+
+
+# --- 5. CLI edge cases ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [["check", "--diff-base", ""], ["check", "--diff-base", "  "], ["changes", "--base", ""]])
+def test_empty_revision_is_a_one_line_error(tmp_path, args):
+    (tmp_path / "r.sh").write_text("vllm serve m\n")
+    r = run(*args, "r.sh", cwd=tmp_path)
+    lines = r.stderr.decode().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("recipelint: --") and "empty revision" in lines[0]
+    assert not r.stdout
+
+
+def test_action_passes_no_empty_diff_base():
+    # the Action's default (`github.event.pull_request.base.sha`) is empty off a pull request: it
+    # must leave the option out then, not pass `--diff-base ''` (now an error)
+    text = (Path(__file__).resolve().parents[1] / "action.yml").read_text()
+    i = text.index('args+=(--diff-base "$RL_DIFF_BASE")')
+    assert 'if [ -n "$RL_DIFF_BASE" ]; then' in text[:i].rsplit("\n        fi", 1)[-1]
+
+
+# --- tools/word_diff.py runs only safe fragments, under a guard ---------------------------------
+
+ATTACKS = [
+    "[[ $'a[\\x24(touch {m})]' -eq 0 ]]",  # ANSI-C quoting hides the `$(`
+    "[[ a[\\$\\(touch\\ {m}\\)] -eq 0 ]]",  # escaped
+    "[[ '$'\"(touch {m})\" -eq 0 ]]",  # quoted apart
+    "[[ ${{X:=\\\\x24\\\\x28touch {m}\\\\x29}}${{X@E}} -eq 0 ]]",  # an escape transformation
+    "[[ $\"a[\\x24(touch {m})]\" -eq 0 ]]",  # locale quoting
+]
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_word_diff_refuses_words_that_could_run_a_command(tmp_path, attack):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import word_diff
+
+    marker = tmp_path / "ran"
+    src = attack.format(m=marker)
+    assert word_diff.unsafe(src)
+    script = tmp_path / "a.sh"
+    script.write_text(f"if {src}; then echo; fi\n")
+    r = subprocess.run(
+        [sys.executable, "tools/word_diff.py", str(script)],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        timeout=120,
+    )
+    assert b"fragments compared: 0" in r.stdout and not marker.exists()
+
+
+def test_word_diff_guard_stops_a_command_substitution(tmp_path):
+    # should a word pass `unsafe`, bash runs it under GUARD: the subshell ends before its command
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import word_diff
+
+    marker = tmp_path / "ran"
+    src = f"[[ $'a[\\x24(touch {marker})]' -eq 0 ]]; emit after\n"
+    assert bash_emits(word_diff.GUARD + src) == [["after"]] and not marker.exists()
+    bash_emits(src)  # (the attack itself, unguarded: it does run)
+    assert marker.exists()
+    assert not word_diff.unsafe('"${X:-d}" ${A[@]} $1 "$@" ${#X} ${X@Q}')  # ordinary expansions pass
