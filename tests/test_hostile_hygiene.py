@@ -256,6 +256,21 @@ def test_signal_mid_run_ends_quietly(big_tree, sig):
     assert _group_gone(proc.pid), "workers left running"
 
 
+def test_parent_killed_mid_run_leaves_quiet_workers(big_tree):
+    # SIGKILL: the parent cannot stop its workers; each ends at its next result (a closed pipe),
+    # saying nothing
+    import signal
+    import time
+
+    proc = _start(big_tree, "-o", "concise")
+    time.sleep(1.0)
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGKILL)
+    _, err = proc.communicate(timeout=120)  # (until every worker has closed its stderr)
+    assert b"Traceback" not in err and b"Error" not in err, err.decode()[-2000:]
+    assert _group_gone(proc.pid, within=60)
+
+
 def test_closed_stdout_pipe_is_quiet(big_tree):
     # `recipelint check ... | head -1`: the reader leaves after one line
     r = subprocess.run(

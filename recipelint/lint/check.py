@@ -411,22 +411,12 @@ def _jobs(requested: int, n_files: int) -> int:
 
 def _worker_init() -> None:
     """A worker leaves when its parent does, quietly: Ctrl-C (sent to the whole process group)
-    is the parent's to handle, SIGTERM (the parent's ``Pool.terminate``) ends it at once, as
-    the parent's death does (``PR_SET_PDEATHSIG`` on Linux), so that it never writes a result
-    into a pipe nobody reads (``BrokenPipeError`` tracebacks)."""
+    is the parent's to handle, and SIGTERM (the parent's ``Pool.terminate``) ends it at once
+    (a parent killed outright leaves workers that end at their next result, quietly: tested)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-        if os.getppid() == 1:  # (the parent left before the line above)
-            os._exit(0)
-    except (OSError, AttributeError):  # not Linux: SIGTERM from the parent's terminate() still ends it
-        pass
 
 
 class Terminated(SystemExit):
