@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -409,14 +410,32 @@ def _jobs(requested: int, n_files: int) -> int:
     return max(1, min(requested or cpus, cpus, n_files // 8))
 
 
+class _QuietOrphan:
+    """A worker's stderr that says nothing once its parent has gone (killed outright: SIGKILL,
+    the OOM killer): the worker's next result meets a closed pipe and the worker ends, and the
+    ``BrokenPipeError`` traceback multiprocessing prints for it goes nowhere."""
+
+    def __init__(self, stream, parent: int):
+        self._stream, self._parent = stream, parent
+
+    def write(self, s: str) -> int:
+        if os.getppid() != self._parent:
+            return len(s)
+        return self._stream.write(s)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def _worker_init() -> None:
     """A worker leaves when its parent does, quietly: Ctrl-C (sent to the whole process group)
-    is the parent's to handle, and SIGTERM (the parent's ``Pool.terminate``) ends it at once
-    (a parent killed outright leaves workers that end at their next result, quietly: tested)."""
+    is the parent's to handle, SIGTERM (the parent's ``Pool.terminate``) ends it at once, and
+    once the parent has gone nothing it prints reaches the terminal (``_QuietOrphan``)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    sys.stderr = _QuietOrphan(sys.stderr, os.getppid())
 
 
 class Terminated(SystemExit):
