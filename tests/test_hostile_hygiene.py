@@ -346,3 +346,27 @@ def test_word_diff_guard_stops_a_command_substitution(tmp_path):
     bash_emits(src)  # (the attack itself, unguarded: it does run)
     assert marker.exists()
     assert not word_diff.unsafe('"${X:-d}" ${A[@]} $1 "$@" ${#X} ${X@Q}')  # ordinary expansions pass
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"echo" + b" \r" * (4 << 20) + b"\n", b"echo a\r\n" * 100_000, b"X='" + b"\r" * (8 << 20) + b"'\nvllm serve m\r\n"],
+    ids=["one-line", "crlf-lines", "quoted"],
+)
+def test_many_carriage_returns_stay_bounded(tmp_path, data):
+    # one finding whatever the count (no offset kept per carriage return), under 2 GiB
+    p = tmp_path / "many.sh"
+    p.write_bytes(data)
+    r = run("check", "--no-cache", "-o", "concise", p, timeout=120)
+    out = r.stdout.decode()
+    assert r.returncode == 1 and codes(out).count("RL009") == 1, (r.returncode, out[-500:], r.stderr[-500:])
+
+
+def test_many_space_indented_terminators_stay_bounded(tmp_path):
+    # 40,000 documents, each with a terminator bash does not take: the first swallows the rest
+    # (one scan of the file, not one per document), one finding
+    p = tmp_path / "docs.sh"
+    p.write_bytes(b"cat <<-EOF\n\tx\n  EOF\n" * 40_000 + b"vllm serve m\n")
+    r = run("check", "--no-cache", "-o", "concise", p, timeout=120)
+    out = r.stdout.decode()
+    assert r.returncode == 1 and codes(out).count("RL010") == 1 and "lines 4–120001 are text" in out, out[-500:]

@@ -9,8 +9,6 @@ holding one still parses)."""
 
 from __future__ import annotations
 
-import bisect
-
 from recipelint.bash.repairs.heredocs import ends_heredoc, heredoc_delimiter, seems_to_end_heredoc
 from recipelint.bash.source import Loc, SourceFile
 from recipelint.bash.tree import Node, ParseProblem
@@ -25,60 +23,58 @@ _CODE = frozenset({"command_substitution", "process_substitution", "arithmetic_e
 def carriage_returns(root: Node, src: SourceFile) -> ParseProblem | None:
     """The first carriage return in code (not in a quoted string, a here-document's body or a
     comment; the shebang line counts: the kernel reads it), with how many there are; None when
-    there is none."""
+    there is none.  Linear in the file, whatever its carriage returns (only the spans of code
+    that hold one are kept, never an offset per carriage return)."""
     data = src.data
     if b"\r" not in data:
         return None
-    crs = []
-    i = data.find(b"\r")
-    while i >= 0:
-        crs.append(i)
-        i = data.find(b"\r", i + 1)
-    code: list[int] = []
+    code: list[tuple[int, int]] = []  # spans of code holding a carriage return
     stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
         n, in_data = stack.pop()
+        if data.find(b"\r", n.start, n.end) < 0:
+            continue
         in_data = (in_data or n.type in _DATA) and n.type not in _CODE
         if n.type == "comment" and n.start == 0 and data.startswith(b"#!"):
             in_data = False  # (`#!/bin/bash` CR: the kernel looks for `/bin/bash` CR, `cannot execute`)
-        lo = bisect.bisect_left(crs, n.start)
-        hi = bisect.bisect_left(crs, n.end)
-        if lo == hi:
-            continue
-        covered = []
+        at, prev = n.start, None
         for c in n.children:
-            if bisect.bisect_left(crs, c.start) < bisect.bisect_left(crs, c.end):
-                stack.append((c, in_data))
-            covered.append((c.start, c.end))
-        if in_data:
-            continue
-        # the carriage returns of this node's own bytes (between its children)
-        j = 0
-        for k in range(lo, hi):
-            at = crs[k]
-            while j < len(covered) and covered[j][1] <= at:
-                j += 1
-            if j < len(covered) and covered[j][0] <= at:
-                continue
-            before = n.children[j - 1] if j > 0 else None
-            if before is not None and before.type == "comment" and before.start > 0 and not data[before.end : at].strip(b"\r"):
-                continue  # (a comment's line ending, should the comment end before it)
-            code.append(at)
+            if not in_data and c.start > at:
+                code.append(_gap(data, prev, at, c.start))
+            stack.append((c, in_data))
+            at, prev = max(at, c.end), c
+        if not in_data and n.end > at:
+            code.append(_gap(data, prev, at, n.end))
+    code = sorted(span for span in code if data.find(b"\r", *span) >= 0)
     if not code:
         return None
-    code.sort()
-    first = code[0]
-    lines, prev = 1, first
-    for at in code[1:]:  # (the lines holding one: counted in one pass)
-        lines += data.find(b"\n", prev, at) >= 0
-        prev = at
-    shown = f"{len(code)} in code" + (f", on {lines} lines" if lines > 1 else "")
+    first = data.find(b"\r", *code[0])
+    count = sum(data.count(b"\r", a, b) for a, b in code)
+    lines, last = 0, -1
+    for a, b in code:  # (the lines holding one: one pass, the spans are apart and in order)
+        i = data.find(b"\r", a, b)
+        while i >= 0:
+            if last < 0 or data.find(b"\n", last, i) >= 0:
+                lines += 1
+            last = i
+            nl = data.find(b"\n", i, b)
+            i = data.find(b"\r", nl, b) if nl >= 0 else -1
+    shown = f"{count} in code" + (f", on {lines} lines" if lines > 1 else "")
     msg = (
         "literal carriage return (CRLF line endings): to bash it is part of the word before it "
         "(`then\\r` is not `then`, `TP=8\\r` sets `8\\r`); "
         f"{shown}; run the script through `tr -d '\\r'` (or `dos2unix`)"
     )
     return ParseProblem(Loc(src, first, first + 1), msg, "crlf")
+
+
+def _gap(data: bytes, prev: Node | None, a: int, b: int) -> tuple[int, int]:
+    """The span ``a``..``b`` of a node's own bytes after its child ``prev``; after a comment
+    (but the shebang), without the carriage returns that end its line."""
+    if prev is not None and prev.type == "comment" and prev.start > 0:
+        while a < b and data[a] == 13:
+            a += 1
+    return a, b
 
 
 def heredoc_terminators(root: Node, src: SourceFile) -> list[ParseProblem]:
