@@ -71,7 +71,10 @@ def _remap(root: Node, problems: list, joins: list[int], shown: bytes, spans: li
         stack.extend(n.children)
         stack.extend(n.extra)
     return (
-        [ParseProblem(Loc(src, start(p.loc.start), max(start(p.loc.start), end(p.loc.end))), p.message) for p in problems],
+        [
+            ParseProblem(Loc(src, start(p.loc.start), max(start(p.loc.start), end(p.loc.end))), p.message, p.kind)
+            for p in problems
+        ],
         [(start(a), end(b)) for a, b in spans],
     )
 

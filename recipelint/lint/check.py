@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -409,6 +410,43 @@ def _jobs(requested: int, n_files: int) -> int:
     return max(1, min(requested or cpus, cpus, n_files // 8))
 
 
+class _QuietOrphan:
+    """A worker's stderr that says nothing once its parent has gone (killed outright: SIGKILL,
+    the OOM killer): the worker's next result meets a closed pipe and the worker ends, and the
+    ``BrokenPipeError`` traceback multiprocessing prints for it goes nowhere."""
+
+    def __init__(self, stream, parent: int):
+        self._stream, self._parent = stream, parent
+
+    def write(self, s: str) -> int:
+        if os.getppid() != self._parent:
+            return len(s)
+        return self._stream.write(s)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _worker_init() -> None:
+    """A worker leaves when its parent does, quietly: Ctrl-C (sent to the whole process group)
+    is the parent's to handle, SIGTERM (the parent's ``Pool.terminate``) ends it at once, and
+    once the parent has gone nothing it prints reaches the terminal (``_QuietOrphan``)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    sys.stderr = _QuietOrphan(sys.stderr, os.getppid())
+
+
+class Terminated(SystemExit):
+    """SIGTERM reached a run with workers: they are stopped, and the run ends with status 143
+    (128 + SIGTERM), as it would without them."""
+
+
+def _on_term(signum, frame):
+    raise Terminated(143)
+
+
 def _run_chunk(chunk):
     found, results = _WORK(chunk)
     for res in results:  # what the parent needs: sources (suppressions), points (--diff-base)
@@ -448,12 +486,18 @@ def _parallel(work, files, jobs, sibling_key, progress=None, library=None):
     chunks.sort(key=lambda c: -sum(_size(p) for p, _ in c))
     _WORK, _LIBRARY = work, library
     import gc
+    import signal
+    import threading
 
     gc.freeze()  # the parent's objects (configs, caches) are not scanned, so not copied, by the workers' collector
+    # SIGTERM ends the run through the pool's exit (its workers terminated, never left writing to
+    # a closed pipe), not by killing the parent under them
+    main = threading.current_thread() is threading.main_thread()
+    term = signal.signal(signal.SIGTERM, _on_term) if main else None
     try:
         parts: list = [None] * len(chunks)
         done = 0
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        with multiprocessing.get_context("fork").Pool(jobs, initializer=_worker_init) as pool:
             # as chunks finish (for the progress), put back in their order (for the output)
             for i, part in pool.imap_unordered(_run_indexed, enumerate(chunks), chunksize=1):
                 parts[i] = part
@@ -463,6 +507,8 @@ def _parallel(work, files, jobs, sibling_key, progress=None, library=None):
     finally:
         _WORK = _LIBRARY = None
         gc.unfreeze()
+        if main:
+            signal.signal(signal.SIGTERM, term)
     found, results = [], []
     for f, r, read in parts:
         found.extend(f)

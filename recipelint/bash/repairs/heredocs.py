@@ -555,3 +555,72 @@ def _heredoc_text_quotes(text: bytes, a: int, b: int) -> list[int]:
             stack.pop()
         i += 1
     return out
+
+
+def heredoc_delimiter(data: bytes, start: int, end: int) -> bytes:
+    """The line that ends a here-document whose start word is ``data[start:end]``, to bash: the
+    word without its quotes, and with the carriage returns right after it (to bash a carriage
+    return is part of a word, to tree-sitter-bash a blank: ``<<EOF`` then CR-LF wants ``EOF``
+    then CR)."""
+    while data[end : end + 1] == b"\r":
+        end += 1
+    return re.sub(rb"['\"\\\\]", b"", data[start:end])
+
+
+def ends_heredoc(line: bytes, delimiter: bytes, dash: bool) -> bool:
+    """Whether bash ends a here-document at ``line`` (without its newline): the line is the
+    delimiter, after its leading tabs for ``<<-`` (tabs only, never spaces, and nothing after)."""
+    return (line.lstrip(b"\t") if dash else line) == delimiter
+
+
+def seems_to_end_heredoc(line: bytes, delimiter: bytes) -> bool:
+    """Whether tree-sitter-bash ends a here-document at ``line``: the delimiter between any blanks
+    (spaces, tabs, carriage returns), for ``<<`` as for ``<<-``."""
+    plain = delimiter.rstrip(b"\r")
+    return bool(plain) and line.strip(b" \t\r") == plain
+
+
+def _heredoc_ends(tree, data: bytes):
+    """A here-document's terminator with blanks bash does not strip (``<<-`` then a line
+    ``  EOF`` indented with spaces; ``<<`` then an indented ``EOF``; ``EOF`` then blanks or a
+    carriage return): tree-sitter-bash ends the document there, bash reads on to the first line
+    that is exactly its delimiter, or to the end of the file (``warning: here-document
+    delimited by end-of-file``), and what lies between is text of the document, never run.  Each
+    line of that stretch tree-sitter-bash would end it at is parsed again with its delimiter's
+    first byte changed, one byte for one, so that the document ends where bash ends it (RL010
+    reports it).  Returns the tree, the text it parsed and the offsets changed."""
+    if b"<<" not in data:
+        return tree, data, []
+    found: list[int] = []
+    reach = 0  # (documents starting before it are text of an earlier one)
+    heredocs = tree_sitter.QueryCursor(_query("heredoc_redirects", "(heredoc_redirect) @h")).captures(tree.root_node)
+    for h in sorted(heredocs.get("h", []), key=lambda n: n.start_byte):
+        if h.start_byte < reach:
+            continue
+        start = next((c for c in h.children if c.type == "heredoc_start"), None)
+        end = next((c for c in h.children if c.type == "heredoc_end"), None)
+        if start is None or end is None or end.is_missing or end.end_byte <= end.start_byte:
+            continue
+        dash = any(c.type == "<<-" for c in h.children)
+        delimiter = heredoc_delimiter(data, start.start_byte, start.end_byte)
+        a = data.rfind(b"\n", 0, end.start_byte) + 1
+        b = data.find(b"\n", end.end_byte)
+        if ends_heredoc(data[a : b if b >= 0 else len(data)], delimiter, dash):
+            continue
+        while a < len(data):  # bash reads on, line by line
+            b = data.find(b"\n", a)
+            b = len(data) if b < 0 else b
+            line = data[a:b]
+            if ends_heredoc(line, delimiter, dash):
+                break
+            if seems_to_end_heredoc(line, delimiter):
+                found.append(a + len(line) - len(line.lstrip(b" \t\r")))
+            a = b + 1
+        reach = a
+    if not found:
+        return tree, data, []
+    buf = bytearray(data)
+    for i in found:
+        buf[i] = ord("x") if buf[i] != ord("x") else ord("y")
+    data = bytes(buf)
+    return _parser().parse(data), data, found
