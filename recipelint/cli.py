@@ -12,6 +12,7 @@ from typing import Optional
 import typer
 
 from recipelint import __version__
+from recipelint.report.style import printable
 
 app = typer.Typer(
     add_completion=False,
@@ -22,14 +23,20 @@ app = typer.Typer(
 )
 
 
+def _echo(message: str = "", err: bool = False, nl: bool = True) -> None:
+    """``typer.echo`` of text that may hold a recipe's (a path, a message, a value): its control
+    characters escaped (``report.style.printable``; JSON is ASCII and passes unchanged)."""
+    typer.echo(printable(message), err=err, nl=nl)
+
+
 def _fail(msg: str, code: int = 2) -> None:
-    typer.echo(f"recipelint: {msg}", err=True)
+    _echo(f"recipelint: {msg}", err=True)
     raise typer.Exit(code)
 
 
 def _version(value: bool):
     if value:
-        typer.echo(f"recipelint {__version__}")
+        _echo(f"recipelint {__version__}")
         raise typer.Exit(0)
 
 
@@ -94,11 +101,11 @@ def render(
     if res.error:
         _fail(res.error)
     if fmt == "json":
-        typer.echo(json.dumps(render_json(res), indent=2))
+        _echo(json.dumps(render_json(res), indent=2))
     else:
         render_text(res, color=colour)
     if not res.launches:
-        typer.echo(f"recipelint: {display}: no serve launch found", err=True)
+        _echo(f"recipelint: {display}: no serve launch found", err=True)
         raise typer.Exit(2)
 
 
@@ -183,7 +190,7 @@ def _show_settings(st, settings_file, first: Path, sel, ign, fail_on, output_for
         [_rel(str(p)) for pat in configs_mod.facts.load("inferencex")["configs"] for p in sorted(root.glob(pat))] if root else []
     )
     notes = {"configs": f"configs/*-master.yaml above {first} ({', '.join(found) or 'none found'})", "select": "every rule"}
-    typer.echo(show(st, cli, how, notes), nl=False)
+    _echo(show(st, cli, how, notes), nl=False)
     raise typer.Exit(0)
 
 
@@ -296,6 +303,9 @@ def check(
     from recipelint.report.progress import Progress
     from recipelint.report.statistics import render_statistics
 
+    if diff_base is not None and not diff_base.strip():
+        # (an empty value would silently check the whole tree: a CI job's unset variable)
+        _fail("--diff-base: empty revision (leave the option out to check the whole tree)")
     if pre_commit:
         from recipelint.gitdiff import pre_commit_plan
 
@@ -364,7 +374,7 @@ def check(
     except (UsageError, DiffError, baseline_mod.BaselineError) as e:
         _fail(str(e))
     for p in result.skipped:
-        typer.echo(f"recipelint: {p}: not a recipe, master config or dispatch workflow: skipped", err=True)
+        _echo(f"recipelint: {p}: not a recipe, master config or dispatch workflow: skipped", err=True)
     if add_suppressions:
         _add_suppressions(result, paths, opts)
     if write_baseline is not None:
@@ -372,24 +382,24 @@ def check(
             n = baseline_mod.write(write_baseline, result.findings)
         except baseline_mod.BaselineError as e:
             _fail(str(e))
-        typer.echo(f"recipelint: wrote {n} finding{'s' if n != 1 else ''} to the baseline {write_baseline}", err=True)
+        _echo(f"recipelint: wrote {n} finding{'s' if n != 1 else ''} to the baseline {write_baseline}", err=True)
         raise typer.Exit(0)
     if result.stale_baseline:
         n = len(result.stale_baseline)
-        typer.echo(
+        _echo(
             f"recipelint: {baseline}: {n} baselined finding{'s' if n != 1 else ''} no longer occur "
             "(rewrite it with --write-baseline to drop them):",
             err=True,
         )
         for f in result.stale_baseline[:20]:
-            typer.echo(f"  {f.span.path}:{f.span.line}: {f.code} {f.message}", err=True)
+            _echo(f"  {f.span.path}:{f.span.line}: {f.code} {f.message}", err=True)
         if n > 20:
-            typer.echo(f"  ... and {n - 20} more", err=True)
+            _echo(f"  ... and {n - 20} more", err=True)
     if result.unrun and fmt in ("full", "concise") and output_file is None:
-        typer.echo(_unrun_note(result.unrun), err=True)
+        _echo(_unrun_note(result.unrun), err=True)
     if result.documented and fmt in ("full", "concise") and output_file is None:
         n = result.documented
-        typer.echo(
+        _echo(
             f"recipelint: {n} finding{'s' if n != 1 else ''} about choices documented in comments not shown "
             "(--show-documented shows them)",
             err=True,
@@ -417,7 +427,7 @@ def check(
         except OSError as e:
             _fail(f"{output_file}: cannot write ({e.strerror or e})")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(text)  # (escaped by its format: `printable` would escape the colours too)
     _write_ci_files(result, sarif_file, summary_file, diff_base, paths, cache=not no_cache)
     rank = SEVERITIES.index(level)
     failing = [f for f in findings if SEVERITIES.index(f.severity) >= rank]
@@ -455,22 +465,20 @@ def _add_suppressions(result, paths: list[Path], opts) -> None:
         after = lint(paths, options=opts)
         addsuppress.verify(out, result.findings, after.findings)
     n, files = out.comments, len(out.edits)
-    typer.echo(
+    _echo(
         f"recipelint: added suppression comments on {n} line{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}"
         f" (replace {addsuppress.REASON!r} with the reason)",
         err=True,
     )
     for path in out.reverted:
-        typer.echo(f"recipelint: {path}: left unchanged (the comments did not suppress exactly its findings)", err=True)
+        _echo(f"recipelint: {path}: left unchanged (the comments did not suppress exactly its findings)", err=True)
     if out.unplaced:
         k = len(out.unplaced)
-        typer.echo(
-            f"recipelint: {k} finding{'s' if k != 1 else ''} cannot take a comment (use --write-baseline for these):", err=True
-        )
+        _echo(f"recipelint: {k} finding{'s' if k != 1 else ''} cannot take a comment (use --write-baseline for these):", err=True)
         for f in out.unplaced[:20]:
-            typer.echo(f"  {f.span.path}:{f.span.line}: {f.code} {f.message[:100]}", err=True)
+            _echo(f"  {f.span.path}:{f.span.line}: {f.code} {f.message[:100]}", err=True)
         if k > 20:
-            typer.echo(f"  ... and {k - 20} more", err=True)
+            _echo(f"  ... and {k - 20} more", err=True)
     raise typer.Exit(0)
 
 
@@ -538,7 +546,7 @@ def sweep(
         _fail(f"{script}: no configs/*-master.yaml found above it (use --master-config)")
     cs = configs_mod.load(root, list(config) or None)
     for p in cs.problems:
-        typer.echo(f"recipelint: {p.span.path}:{p.span.line}:{p.span.col}: {p.message}", err=True)
+        _echo(f"recipelint: {p.span.path}:{p.span.line}:{p.span.col}: {p.message}", err=True)
     pts = cs.points_for(script) or []
     if not pts:
         _fail(f"{script}: no master-config entry runs this recipe")
@@ -561,11 +569,11 @@ def sweep(
         for i, pr in enumerate(res.points, 1):
             one = FileResult(res.path, res.display, res.source, None, res.problems, [pr])
             out.append(dict(index=point or i, **render_json(one), origin=str(pr.point.origin)))
-        typer.echo(json.dumps(out, indent=2))
+        _echo(json.dumps(out, indent=2))
         return
     if point is not None:
         pr = res.points[0]
-        typer.echo(
+        _echo(
             f"sweep point {point}: {pr.point.config_key}  {pr.point.describe()}  ({_rel(pr.point.origin.path)}:{pr.point.origin.line})"
         )
         render_text(res, color=_colour("auto"))
@@ -578,7 +586,7 @@ def sweep(
             exits = [p.exit for p in pr.paths if p.exit is not None]
             what = f"stops: exit {exits[0].code} at line {exits[0].loc.real().span.line}" if exits else "no launch"
         origin = pr.point.origin
-        typer.echo(f"{i:3d}  {pr.point.config_key}  {pr.point.describe()}  [{_rel(origin.path)}:{origin.line}]  -> {what}")
+        _echo(f"{i:3d}  {pr.point.config_key}  {pr.point.describe()}  [{_rel(origin.path)}:{origin.line}]  -> {what}")
 
 
 @app.command("changes")
@@ -594,11 +602,13 @@ def changes_cmd(
     from recipelint.lint.check import UsageError
     from recipelint.report.changes import render
 
+    if not base.strip():
+        _fail("--base: empty revision")
     try:
         commit, found = changes(list(paths or [Path(".")]), base, cache=not no_cache)
     except (DiffError, UsageError) as e:
         _fail(str(e).replace("--diff-base", "--base"))
-    sys.stdout.write(render(commit, found))
+    sys.stdout.write(printable(render(commit, found)))
 
 
 @app.command("rule")
@@ -611,16 +621,16 @@ def rule_doc(
 
     if show_all:
         for r in all_rules():
-            typer.echo(f"# {r.code} {r.name} ({r.severity})\n\n{r.doc()}\n")
+            _echo(f"# {r.code} {r.name} ({r.severity})\n\n{r.doc()}\n")
         return
     if not code:
         for r in all_rules():
-            typer.echo(f"{r.code}  {r.name:36s} {r.severity:8s} {r.summary()}")
+            _echo(f"{r.code}  {r.name:36s} {r.severity:8s} {r.summary()}")
         return
     r = by_code(code)
     if r is None:
         _fail(f"unknown rule '{code}' (see `recipelint rule --all`)")
-    typer.echo(f"# {r.code} {r.name} ({r.severity})\n\n{r.doc()}")
+    _echo(f"# {r.code} {r.name} ({r.severity})\n\n{r.doc()}")
 
 
 #: garbage-collection thresholds for a run: evaluation allocates millions of short-lived objects
@@ -641,6 +651,15 @@ def main() -> None:
     os._exit(code)
 
 
+def _quiet_stdout() -> None:
+    """stdout's reader has gone: what is still buffered goes nowhere (not into a second error)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def _run() -> int:
     """Run the command line; the exit status (never a traceback)."""
     try:
@@ -649,12 +668,15 @@ def _run() -> int:
     except SystemExit as e:
         if e.code is None or isinstance(e.code, int):
             return e.code or 0
-        typer.echo(str(e.code), err=True)
+        _echo(str(e.code), err=True)
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # stdout closed (`recipelint check ... | head -1`): nothing more to say
+        _quiet_stdout()
+        return 141
     except RecursionError:
-        typer.echo("recipelint: internal error: input nested too deeply", err=True)
+        _echo("recipelint: internal error: input nested too deeply", err=True)
         return 2
     except Exception as e:
         where = ""
@@ -663,7 +685,7 @@ def _run() -> int:
             tb = tb.tb_next
         if tb is not None:
             where = f" ({tb.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno})"
-        typer.echo(f"recipelint: internal error: {type(e).__name__}: {e}{where}", err=True)
+        _echo(f"recipelint: internal error: {type(e).__name__}: {e}{where}", err=True)
         return 2
 
 

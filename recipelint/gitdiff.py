@@ -180,7 +180,10 @@ def base_tree(spec: str, anchor: Path, cache_at: Path | None) -> BaseTree:
         name = f"{commit}-v{_EXPORT_FORMAT}"
         dest = root / name / "tree"
         if (root / name / "complete").is_file():
-            os.utime(root / name, None)  # (most recently used)
+            try:
+                os.utime(root / name, None)  # (most recently used)
+            except OSError:
+                pass
             return BaseTree(top, dest, commit, spec, renamed)
         try:
             root.mkdir(parents=True, exist_ok=True)
@@ -195,11 +198,15 @@ def base_tree(spec: str, anchor: Path, cache_at: Path | None) -> BaseTree:
                     work.rename(root / name)
                 except OSError:  # (another run exported it first)
                     shutil.rmtree(work, ignore_errors=True)
+            except OSError:  # (the cache cannot hold it: a full disk): exported where it is not kept
+                shutil.rmtree(work, ignore_errors=True)
             except BaseException:
                 shutil.rmtree(work, ignore_errors=True)
                 raise
-            _prune(root)
-            return BaseTree(top, dest, commit, spec, renamed)
+            else:
+                _prune(root)
+                if (dest.parent / "complete").is_file():
+                    return BaseTree(top, dest, commit, spec, renamed)
     work = Path(tempfile.mkdtemp(prefix="recipelint-base-"))
     try:
         _export(commit, top, work / "tree")

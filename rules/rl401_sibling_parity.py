@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.engines import facts
+from recipelint.engines.catalog import version_key
 from recipelint.evaluate.values import first_loc, text_of
 from recipelint.lint.rulebase import Rule, Use
 
@@ -244,7 +245,7 @@ class SiblingParity(Rule):
         label = _sibling_label(names)
         theirs_text = ", ".join(f"`{i[3][0][1].text}`" for i in items if i[3][0][1].text)
         mine_text = ", ".join(f"`{i[2].text}`" for i in items if i[2].text and DEFAULT not in i[2].values)
-        version = _version_label(my.use)
+        version = _version_label(my.use, [i[5] for i in items])
         shown_default = ", ".join(f"`{_written(i)}` {_show_default(i[5])}" for i in items)
         if DEFAULT in my.values:
             if not theirs_text:
@@ -604,7 +605,9 @@ def _show_default(default: dict) -> str:
     return f"`{d}`"
 
 
-def _version_label(use) -> str:
+def _version_label(use, defaults=()) -> str:
+    """The judged releases, within the ones the defaults were read at (engine_defaults.yaml's
+    ``versions``): a default is not claimed for releases nobody read it in."""
     names = {"vllm": "vLLM", "sglang": "SGLang"}
     engine = use.launch.engine
     ev = use.engine_version()
@@ -612,6 +615,10 @@ def _version_label(use) -> str:
     if ev is None or not ev.versions:
         return name
     v = ev.versions
+    read = [str(x) for d in defaults if isinstance(d, dict) for x in d.get("versions") or ()]
+    if read:
+        lo, hi = min(read, key=version_key), max(read, key=version_key)
+        v = tuple(x for x in v if version_key(lo) <= version_key(x) <= version_key(hi)) or v
     return f"{name} {v[0]}" if len(v) == 1 else f"{name} {v[0]}–{v[-1]}"
 
 

@@ -6,7 +6,9 @@ class ConfigError(Rule):
     ## What it does
     Reports a master config (`configs/*-master.yaml`) or runner file that cannot be read: invalid
     YAML, a missing file named with `--config`, an entry whose search space cannot be expanded
-    (a missing `tp`, a `conc-start` without `conc-end`).
+    (a missing `tp`, a `conc-start` without `conc-end`), or one with more sweep points than
+    recipelint follows (1,024 per entry, 8,192 per run; InferenceX's largest entry has 42): the
+    points beyond are not checked, and the finding says how many.
 
     ## Why is this bad?
     The benchmark launcher reads the same file: what recipelint cannot expand, the sweep

@@ -1,4 +1,4 @@
-from recipelint.engines.catalog import engine_flags, expand, versions
+from recipelint.engines.catalog import ENGINE_NAMES, describe_lifetime, engine_flags, expand, versions
 from recipelint.lint.rulebase import Rule
 
 OTHER = {"vllm": "sglang", "sglang": "vllm"}
@@ -33,12 +33,20 @@ class UnknownFlag(Rule):
     Options written as one word (`"$args"` with `args="--tp 8 --port 30000"`) are reported
     as such: argparse takes a word with blanks for a positional argument.
 
+    When the flag exists in other releases, the message gives its lifetime from the engine's
+    history (`rules/data/catalogs/<engine>-history.json`, every release from vLLM 0.8.0 and
+    SGLang 0.4.0 on): "`--num-scheduler-steps` was removed in vLLM 0.10.1 (last in 0.10.0)",
+    "`--attention-config` exists only from vLLM 0.13.0 on" — and no "did you mean" (a guess
+    at a rename); otherwise the suggestion is among the flags alive at the judged release.
+
     ## Exceptions
     A flag of the *other* engine is RL202.  When the image is not a release (a nightly, a dev
     build), the flag is judged against every catalogued release in the range the image lies in
-    (or all of them), and the message says so; with no image known at all (a script outside a
-    benchmark repository), a flag no catalogued release has is a warning, since the script may
-    run an older release.  A release older than every catalogued one is not
+    (or all of them), and the message says so; a release newer than every catalogued one is
+    judged against the newest, saying so.  With no image known at all (a script outside a
+    benchmark repository), a flag is unknown only if no catalogued release ever had it (a
+    warning: older releases are not catalogued); a flag that later releases removed is
+    accepted and its lifetime said as info.  A release older than every catalogued one is not
     judged (flags it had may have been removed since).  TRT-LLM and ATOM are not catalogued.
     Options a plugin adds to the engine's parser (vllm-omni's `--omni`) are named in the
     settings' `extra-flags`.
@@ -80,18 +88,54 @@ class UnknownFlag(Rule):
                         f"{' …' if len(candidates) > 4 else ''}; argparse stops with `ambiguous option`"
                     )
                 else:
-                    elsewhere = [v for v in versions(lc.engine) if key in engine_flags(lc.engine, v)]
-                    if elsewhere:
-                        span = elsewhere[0] if len(elsewhere) == 1 else f"{elsewhere[0]}–{elsewhere[-1]}"
-                        hint = f"; it exists only in releases {span}"
-                    else:
+                    life = describe_lifetime(lc.engine, key, ev.versions)
+                    if ev.image is None and not ev.exact and life is None:
+                        # no image: the script may run any catalogued release, and none has the
+                        # flag; what releases older than the first catalogued one had is not known
+                        known = versions(lc.engine)
                         hint = ctx.did_you_mean(key, engine_flags(lc.engine, ev.versions))
-                    msg = f"{ev.label} has no flag `{key}`: the server stops with `unrecognized arguments`{hint}"
-                    if ev.image is None and not elsewhere:
-                        # no image: the script may run a release older than every catalogued one,
-                        # which may have had the flag — what is known, said as such
-                        first = versions(lc.engine)[0]
-                        msg += f" (no release from {first} on has it; older releases are not catalogued)"
+                        msg = (
+                            f"no {ENGINE_NAMES.get(lc.engine, lc.engine)} release from {known[0]} to {known[-1]} has a "
+                            f"flag `{key}`: the server stops with `unrecognized arguments`{hint} (no image is known "
+                            "for this script; older releases are not catalogued)"
+                        )
                         yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label, severity="warning")
                         continue
+                    if life is None:
+                        hint = ctx.did_you_mean(key, engine_flags(lc.engine, ev.versions))
+                        msg = f"{ev.label} has no flag `{key}`: the server stops with `unrecognized arguments`{hint}"
+                    else:
+                        # the flag exists in other releases: its lifetime is the fix (pin an image, or
+                        # drop it); a "did you mean" among today's flags would guess at a rename
+                        msg = f"`{key}` {life}; {ev.label} has no such flag: the server stops with `unrecognized arguments`"
                 yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label)
+            if ev.image is None and not ev.exact and use.point.origin != "default matrix":
+                # (a benchmark repository's recipe that no master config runs, `deprecated/`: not
+                # launched with any image, so what a newer release removed is not its concern)
+                yield from self._lifetimes(ctx, use, ev)
+
+    def _lifetimes(self, ctx, use, ev):
+        """No engine version known: a flag some catalogued release has is accepted, and one that
+        later releases removed is said, as info, with its lifetime."""
+        lc = use.launch
+        newest = versions(lc.engine)[-1]
+        for f in lc.flags:
+            if not f.name.startswith("--") or any(ch.isspace() for ch in f.name):
+                continue
+            full, _ = expand(lc.engine, f.base, ev.versions)
+            if full is None or full in engine_flags(lc.engine, newest):
+                continue
+            life = describe_lifetime(lc.engine, full, (newest,))
+            if life is None:
+                continue
+            _, amb = expand(lc.engine, full, newest)
+            stop = (
+                f"`ambiguous option` (there it abbreviates {', '.join(f'`{c}`' for c in amb[:3])})"
+                if amb
+                else "`unrecognized arguments`"
+            )
+            msg = (
+                f"`{full}` {life}: no engine version is known for this script (no image, no pin), so it is "
+                f"not judged; from that release on the server stops with {stop}"
+            )
+            yield ctx.finding(f.word.loc, msg, use.point, key=full, variant="lifetime", severity="info")

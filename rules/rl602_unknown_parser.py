@@ -1,4 +1,4 @@
-from recipelint.engines.catalog import parsers
+from recipelint.engines.catalog import describe_lifetime, parsers
 from recipelint.lint.rulebase import Rule
 
 KINDS = {
@@ -37,7 +37,8 @@ class UnknownParser(Rule):
 
     ## Exceptions
     Parsers loaded from a plugin (`--tool-parser-plugin`, `--reasoning-parser-plugin`) are not
-    judged.  Versions as in RL601.
+    judged.  A parser other releases have is given with its lifetime ("exists only from vLLM
+    0.20.0 on").  Versions as in RL601.
     """
 
     code = "RL602"
@@ -60,5 +61,9 @@ class UnknownParser(Rule):
                     continue
                 same = [n for n in sorted(known) if _squash(n) == _squash(f.text)]
                 hint = f"; {ev.label.split(' (')[0].split(' ')[0]} calls it `{same[0]}`" if same else ""
-                msg = f"{ev.label} has no {label} parser `{f.text}`: the server stops at startup{hint}"
+                life = describe_lifetime(lc.engine, f.text, ev.versions, kind=kind)
+                if life is not None:  # other releases have it: its lifetime is the fix
+                    msg = f"{label} parser `{f.text}` {life}; {ev.label} has no such parser: the server stops at startup"
+                else:
+                    msg = f"{ev.label} has no {label} parser `{f.text}`: the server stops at startup{hint}"
                 yield ctx.finding(f.value_loc, msg, use.point, [(f.word.loc, f"{flag} is passed here")], key=f"{flag}|{f.text}")

@@ -1,4 +1,4 @@
-from recipelint.engines.catalog import json_keys
+from recipelint.engines.catalog import catalogued_from, describe_lifetime, json_keys
 from recipelint.lint.rulebase import Rule
 
 
@@ -12,8 +12,10 @@ class UnknownConfigKey(Rule):
 
     ## Why is this bad?
     These configs are strict (`extra="forbid"`): an unknown key is a startup error.  Keys come and
-    go between releases — `use_fp4_indexer_cache` of `--attention-config` exists through 0.27.1 and
-    is gone in 0.33.0 — so a recipe that works on one image fails on the next.
+    go between releases — `use_fp4_indexer_cache` of `--attention-config` exists through 0.29.0 and
+    is gone in 0.30.0 — so a recipe that works on one image fails on the next.  The message
+    gives a key's lifetime when other releases have it ("was removed in vLLM 0.30.0 (last in
+    0.29.0)"), from the engine's history.
 
     ## Example
     ```bash
@@ -26,7 +28,7 @@ class UnknownConfigKey(Rule):
 
     ## Exceptions
     Unlike these four, `kv_connector_extra_config` (inside `--kv-transfer-config`) is free-form:
-    see RL302.  Versions as in RL601.
+    see RL302.  vLLM 0.8's pydantic configs ignore unknown keys: not judged.  Versions as in RL601.
     """
 
     code = "RL606"
@@ -52,10 +54,19 @@ class UnknownConfigKey(Rule):
                 for key, loc in items:
                     if key in keys:
                         continue
-                    hint = ctx.did_you_mean(key, keys)
-                    msg = f"`{f.base}` has no key `{key}` in {ev.label}: vLLM stops at startup (unexpected keyword){hint}"
-                    if ev.image is None:  # (the script may run a release older than every catalogued one)
-                        msg += f" (from {ev.versions[0]} on; older releases are not catalogued)"
+                    life = describe_lifetime("vllm", key, ev.versions, kind="json:" + f.base)
+                    if life is None:
+                        hint = ctx.did_you_mean(key, keys)
+                        msg = f"`{f.base}` has no key `{key}` in {ev.label}: vLLM stops at startup (unexpected keyword){hint}"
+                    else:
+                        msg = (
+                            f"`{f.base}` key `{key}` {life}; {ev.label} does not have it: vLLM stops at startup "
+                            "(unexpected keyword)"
+                        )
+                    if ev.image is None and not ev.exact:
+                        # no image: no catalogued release has the key (older ones are not catalogued)
+                        first = catalogued_from("vllm", "json:" + f.base) or ev.versions[0]
+                        msg += f" (no release from {first} on has it; older releases are not catalogued)"
                         yield ctx.finding(loc, msg, use.point, key=f"{f.base}|{key}", severity="warning")
                         continue
                     yield ctx.finding(loc, msg, use.point, key=f"{f.base}|{key}")

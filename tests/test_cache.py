@@ -72,7 +72,7 @@ def test_no_cache_bypasses_and_a_corrupt_entry_is_ignored(repo):
     (entry,) = cache.glob("*.json")
     entry.write_text("{not json")
     assert _check() == first  # analysed again, entry rewritten
-    assert json.loads(entry.read_text())["format"] == 1
+    assert json.loads(entry.read_text())["data"]["format"] == 2
     entry.unlink()
     assert _check("--no-cache") == first
     assert not list(cache.glob("*.json"))
@@ -82,8 +82,10 @@ def test_entries_are_json_not_pickle(repo):
     root, cache = repo
     _check()
     (entry,) = cache.glob("*.json")
-    data = json.loads(entry.read_text())
-    assert set(data) == {"format", "files", "suppressed", "unrun", "findings"}
+    sealed = json.loads(entry.read_text())
+    assert set(sealed) == {"check", "data"}
+    data = sealed["data"]
+    assert set(data) == {"format", "files", "suppressed", "unrun", "reads", "absent", "findings"}
     assert all(set(f) >= {"code", "span", "message", "points"} for f in data["findings"])
 
 
@@ -136,9 +138,13 @@ def test_rule_facts_are_kept_as_json_in_the_cache_only_when_json_keeps_them(tmp_
     try:
         first = facts._parse(text)
         kept = list((tmp_path / "facts").glob("*.json"))
-        assert len(kept) == 1 and json.loads(kept[0].read_text()) == first
-        kept[0].write_text(json.dumps({"a": "from the cache"}))  # proves the second parse reads it
+        assert len(kept) == 1 and json.loads(kept[0].read_text())["data"] == first
+        from recipelint.cache.store import seal
+
+        kept[0].write_text(seal({"a": "from the cache"}))  # proves the second parse reads it
         assert facts._parse(text) == {"a": "from the cache"}
+        kept[0].write_text(json.dumps({"a": "unsealed"}))  # (an entry without its check: not read)
+        assert facts._parse(text) == first
         assert facts._parse("1: one\n") == {1: "one"}  # an integer key: not kept as JSON (it would come back "1")
         assert len(list((tmp_path / "facts").glob("*.json"))) == 1
     finally:

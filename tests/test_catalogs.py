@@ -19,35 +19,88 @@ CATALOGS = ROOT / "rules" / "data" / "catalogs"
 REFERENCE = ROOT.parent / "shared" / "facts" / "engine-lists"
 
 
-def catalogs():
-    return sorted(CATALOGS.glob("*.json"))
+def histories():
+    return sorted(CATALOGS.glob("*-history.json"))
 
 
-@pytest.mark.parametrize("path", catalogs(), ids=lambda p: p.stem)
-def test_catalog_schema(path):
+def _view(engine: str, version: str) -> dict:
+    from recipelint.engines.catalog import catalogs
+
+    return catalogs()[engine][version]
+
+
+@pytest.mark.parametrize("path", histories(), ids=lambda p: p.stem)
+def test_history_schema(path):
+    from recipelint.engines.catalog import version_key
+
     data = json.loads(path.read_text())
     assert set(data) <= {
         "engine",
-        "version",
-        "source",
+        "generator",
+        "releases",
+        "sources",
+        "abbreviations",
         "flags",
         "tool_call_parsers",
         "reasoning_parsers",
         "json_keys",
-        "abbreviations",
+        "catalogued",
+        "defaults",
     }
-    assert data["engine"] in ("vllm", "sglang", "trtllm") and path.stem == f"{data['engine']}-{data['version']}"
-    assert set(data["source"]) == {"wheel", "sha256", "generator"} and len(data["source"]["sha256"]) == 64
-    wheel_name = {"trtllm": "tensorrt_llm"}.get(data["engine"], data["engine"])
-    assert data["source"]["wheel"].startswith(f"{wheel_name}-{data['version']}-")
-    assert data.get("abbreviations", True) is (data["engine"] != "trtllm")
-    flags = data["flags"]
-    assert flags == sorted(set(flags)) and all(f.startswith("--") for f in flags)
-    for key in ("tool_call_parsers", "reasoning_parsers") if data["engine"] != "trtllm" else ():
-        names = data[key]
-        assert names and len(names) == len(set(names)) and all(isinstance(n, str) and n for n in names)
+    assert path.stem == f"{data['engine']}-history" and data["generator"] == "tools/gen_catalogs.py"
+    releases = data["releases"]
+    assert releases == sorted(releases, key=version_key) and len(set(releases)) == len(releases)
+    package = {"trtllm": "tensorrt_llm"}.get(data["engine"], data["engine"])
+    for v in releases:  # every release names the archive it was read from, and its digest
+        name, sha = data["sources"][v]
+        assert name.replace("-", "_").startswith(f"{package}_{v}".replace("-", "_")) and len(sha) == 64
+    pos = {v: i for i, v in enumerate(releases)}
+
+    def check_table(table):
+        assert list(table) == sorted(table)
+        for ranges in table.values():
+            runs = [r.partition("..") for r in ranges.split(",")]
+            idx = [(pos[a], pos[b or a]) for a, _, b in runs]
+            assert all(a <= b for a, b in idx) and all(idx[i][1] + 1 < idx[i + 1][0] for i in range(len(idx) - 1))
+
+    check_table(data["flags"])
+    assert all(f.startswith("--") for f in data["flags"])
+    for kind in ("tool_call_parsers", "reasoning_parsers"):
+        if kind in data:
+            check_table(data[kind])
     for flag, keys in (data.get("json_keys") or {}).items():
-        assert flag in flags and keys == sorted(set(keys))
+        assert flag in data["flags"]
+        check_table(keys)
+    for flag, values in (data.get("defaults") or {}).items():
+        assert flag in data["flags"] and all(json.loads(v) is not ... for v in values)
+        check_table(values)
+
+
+def test_defaults_read_from_the_history():
+    """Literal defaults, read by hand: vllm/config/cache.py CacheConfig.gpu_memory_utilization
+    is 0.92 in 0.25.1 and ``Field(default=None)`` in 0.34.0; ``--port`` 8000 (FrontendArgs);
+    SGLang ServerArgs.port 30000, allow_auto_truncate False; a computed default is not read."""
+    from recipelint.engines.catalog import NOT_READ, default
+
+    assert default("vllm", "--gpu-memory-utilization", "0.25.1") == 0.92
+    assert default("vllm", "--gpu-memory-utilization", "0.34.0") is None
+    assert default("vllm", "--gpu-memory-utilization", "0.8.0") == 0.9
+    assert default("vllm", "--port", "0.10.2") == 8000
+    assert default("vllm", "--kv-cache-dtype", "0.25.1") == "auto"
+    assert default("sglang", "--port", "0.5.23") == 30000
+    assert default("sglang", "--allow-auto-truncate", "0.5.12") is False
+    assert default("vllm", "--no-such-flag", "0.25.1") is NOT_READ
+    assert default("vllm", "--port", "0.0.1") is NOT_READ
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_every_release_has_a_view(engine):
+    from recipelint.engines.catalog import catalogs, versions
+
+    assert versions(engine)[0] == {"vllm": "0.8.0", "sglang": "0.4.0"}[engine]
+    for v in versions(engine):
+        cat = catalogs()[engine][v]
+        assert cat["flags"] and cat["version"] == v
 
 
 def _reference(engine: str, version: str):
@@ -62,14 +115,116 @@ def _reference(engine: str, version: str):
     return flags, tools, reasoning
 
 
-@pytest.mark.skipif(not REFERENCE.is_dir(), reason="the shared reference lists are not beside this checkout")
-@pytest.mark.parametrize("path", catalogs(), ids=lambda p: p.stem)
-def test_generated_catalog_matches_the_reference_lists(path):
-    data = json.loads(path.read_text())
-    flags, tools, reasoning = _reference(data["engine"], data["version"])
-    assert set(data["flags"]) == flags
-    assert set(data["tool_call_parsers"]) == tools
-    assert set(data["reasoning_parsers"]) == reasoning
+REFERENCED = sorted(p.name.split("-serve-flags")[0] for p in REFERENCE.glob("*-serve-flags.txt")) if REFERENCE.is_dir() else []
+
+
+@pytest.mark.skipif(not REFERENCED, reason="the shared reference lists are not beside this checkout")
+@pytest.mark.parametrize("name", REFERENCED)
+def test_history_view_matches_the_reference_lists(name):
+    """The full per-version catalogs the history gives agree with the lists extracted
+    independently from the wheels (shared/facts/engine-lists, checked against the real parser
+    for vLLM 0.25.1 and 0.33.0)."""
+    engine, version = name.split("-", 1)
+    cat = _view(engine, version)
+    flags, tools, reasoning = _reference(engine, version)
+    assert set(cat["flags"]) == flags
+    assert set(cat["tool_call_parsers"]) == tools
+    assert set(cat["reasoning_parsers"]) == reasoning
+
+
+# Flags read by hand from the release sdists (file: vllm/engine/arg_utils.py unless named):
+# present (+) and absent (-) at that release.
+HAND = {
+    ("vllm", "0.10.2"): {
+        "+": [
+            "--max-seq-len-to-capture",
+            "--enable-prefix-caching",
+            "--no-enable-prefix-caching",
+            "--tensor-parallel-size",
+            "--kv-transfer-config",
+            "--speculative-config",
+            "--enable-expert-parallel",
+            "--gpu-memory-utilization",
+            "--max-num-batched-tokens",
+            "--compilation-config",
+            "--disable-log-requests",  # parser.add_argument('--disable-log-requests', BooleanOptionalAction)
+            "--enable-log-requests",
+            "--async-scheduling",
+            "--data-parallel-size",
+            "--api-server-count",  # vllm/entrypoints/openai/cli_args.py make_arg_parser
+            "--host",  # vllm/entrypoints/openai/cli_args.py FrontendArgs.host
+            "--port",  # FrontendArgs.port
+            "--api-key",  # FrontendArgs.api_key
+            "--enable-chunked-prefill",
+            "--kv-cache-dtype",
+            "--reasoning-parser",
+            "--max-model-len",
+            "--block-size",
+            "--enable-eplb",
+            "--served-model-name",
+        ],
+        "-": ["--num-scheduler-steps", "--attention-config", "--speculative-model"],
+    },
+    ("vllm", "0.34.0"): {
+        "+": [
+            "--enable-prefix-caching",
+            "--tensor-parallel-size",
+            "--kv-transfer-config",
+            "--speculative-config",
+            "--enable-expert-parallel",
+            "--gpu-memory-utilization",
+            "--max-num-batched-tokens",
+            "--compilation-config",
+            "--attention-config",
+            "--async-scheduling",
+            "--data-parallel-size",
+            "--api-server-count",  # vllm/entrypoints/common/cli_args.py make_arg_parser
+            "--host",  # vllm/entrypoints/common/cli_args.py BaseFrontendArgs.host
+            "--port",
+            "--uvicorn-log-level",
+            "--kv-cache-dtype",
+            "--reasoning-parser",
+            "--max-model-len",
+            "--block-size",
+            "--served-model-name",
+            "--enable-log-requests",
+            "--disable-log-requests",  # EnableDisableAction's inverse (vllm/utils/argparse_utils.py)
+        ],
+        "-": ["--max-seq-len-to-capture", "--num-redundant-experts", "--num-scheduler-steps"],
+    },
+}
+
+
+@pytest.mark.parametrize("key", sorted(HAND), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_history_view_agrees_with_flags_read_by_hand(key):
+    flags = set(_view(*key)["flags"])
+    assert set(HAND[key]["+"]) <= flags
+    assert not set(HAND[key]["-"]) & flags
+
+
+def test_lifetimes_read_from_the_history():
+    from recipelint.engines.catalog import describe_lifetime, lifetime
+
+    assert lifetime("vllm", "--max-seq-len-to-capture") == (("0.8.0", "0.10.2"),)
+    # vLLM 0.10.1 removed it (the issue's "0.11.0" was one release late: 0.10.1's arg_utils.py has no such flag)
+    assert describe_lifetime("vllm", "--num-scheduler-steps", ("0.25.1",)) == "was removed in vLLM 0.10.1 (last in 0.10.0)"
+    assert describe_lifetime("vllm", "--attention-config", ("0.10.2",)) == "exists only from vLLM 0.13.0 on"
+    assert describe_lifetime("vllm", "--no-such-flag", ("0.10.2",)) is None
+    # a deprecated flag dropped in 0.17.0 and back as EnableDisableAction's inverse in 0.33.0
+    assert describe_lifetime("vllm", "--disable-log-requests", ("0.25.1",)) == (
+        "exists only in vLLM 0.8.0–0.16.0 and 0.33.0–0.34.0"
+    )
+    key = describe_lifetime("vllm", "use_fp4_indexer_cache", ("0.33.0",), kind="json:--attention-config")
+    assert key is not None and key.startswith("was removed in vLLM")
+
+
+def test_no_image_accepts_a_flag_any_release_had():
+    from recipelint.engines.catalog import expand
+
+    assert expand("vllm", "--max-seq-len-to-capture")[0] == "--max-seq-len-to-capture"
+    assert expand("vllm", "--max-seq-len-to-capture", ("0.25.1",))[0] is None
+    # a prefix unique in one release resolves even when the union of releases makes it ambiguous
+    assert expand("vllm", "--max-num-seq")[0] == "--max-num-seqs"
 
 
 # ---- the generator, on a wheel made here ----------------------------------------------------
@@ -92,6 +247,7 @@ class EngineArgs:
         return parser
 '''
 CONFIG = '''
+from dataclasses import dataclass
 from typing import Literal
 class ModelConfig:
     model: str = "m"
@@ -100,6 +256,7 @@ class ModelConfig:
 class ParallelConfig:
     enable_thing: bool = False
     mixed: bool | str | None = None
+@dataclass
 class AttentionConfig:
     backend: str | None = None
     use_fp4_indexer_cache: bool = False
@@ -169,15 +326,93 @@ def test_generator_output_is_deterministic(tmp_path):
     assert data["source"]["wheel"] == wheel.name and data["flags"][0] == "--enable-auto-tool-choice"
 
 
-@pytest.mark.skipif(not os.environ.get("RECIPELINT_WHEELS"), reason="set RECIPELINT_WHEELS to a folder of engine wheels")
-def test_generator_reproduces_the_committed_catalogs(tmp_path):
-    """Opt-in (downloads or reads ~3 GB of wheels): regenerate every catalog and compare."""
+def _sdist(tmp_path: Path, version: str, extra_flag: str | None) -> Path:
+    """A vLLM sdist (tar.gz with a ``vllm-<v>/`` top folder) made here."""
+    import io
+    import tarfile
+
+    p = tmp_path / f"vllm-{version}.tar.gz"
+    args = ARG_UTILS + (f'        parser.add_argument("{extra_flag}", type=int)\n' if extra_flag else "")
+    files = {"vllm/engine/arg_utils.py": args, "vllm/config/model.py": CONFIG, "vllm/tool_parsers/__init__.py": TOOLS}
+    with tarfile.open(p, "w:gz") as tf:
+        for name, text in sorted(files.items()):
+            data = text.encode()
+            info = tarfile.TarInfo(f"vllm-{version}/{name}")
+            info.size, info.mtime = len(data), 0
+            tf.addfile(info, io.BytesIO(data))
+    return p
+
+
+def test_history_from_sdists(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    _sdist(src, "9.8.0", "--num-scheduler-steps")
+    _sdist(src, "9.9.0", "--num-scheduler-steps")
+    _sdist(src, "9.10.0", None)  # removed here (9.10.0 sorts after 9.9.0)
+    _sdist(src, "9.11.0rc1", None)  # not a release: left out
+    outs = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        gen_catalogs.main(["--history", "vllm", "--sources", str(src), "--out", str(out)])
+        outs.append((out / "vllm-history.json").read_bytes())
+    assert outs[0] == outs[1]  # reproducible: same inputs, same bytes
+    hist = json.loads(outs[0])
+    assert hist["releases"] == ["9.8.0", "9.9.0", "9.10.0"]
+    assert hist["flags"]["--num-scheduler-steps"] == "9.8.0..9.9.0"
+    assert hist["flags"]["--model"] == "9.8.0..9.10.0"
+    assert hist["sources"]["9.8.0"][0] == "vllm-9.8.0.tar.gz"
+    assert hist["tool_call_parsers"] == {"deepseek_v4": "9.8.0..9.10.0", "hermes": "9.8.0..9.10.0"}
+    # no reasoning table in these sdists: not catalogued (a parser name is then not judged)
+    assert "reasoning_parsers" not in hist and "reasoning_parsers" not in hist["catalogued"]
+
+
+def test_old_vllm_tool_parsers_registered_by_decorator(tmp_path):
+    p = tmp_path / "vllm-9.9.9-cp38-abi3-any.whl"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr(
+            "vllm/entrypoints/openai/tool_parsers/hermes.py",
+            '@ToolParserManager.register_module("hermes")\nclass H: ...\n'
+            '@ToolParserManager.register_module(["llama3_json", "llama4_json"])\nclass L: ...\n',
+        )
+        z.writestr("vllm/reasoning/r1.py", '@ReasoningParserManager.register_module("deepseek_r1")\nclass R: ...\n')
+    assert gen_catalogs.vllm_parsers(gen_catalogs.Wheel(p)) == (["hermes", "llama3_json", "llama4_json"], ["deepseek_r1"])
+
+
+def test_pydantic_basemodel_configs_are_not_strict(tmp_path):
+    """vLLM 0.8's ``CompilationConfig(BaseModel)`` ignores unknown keys: no key list for it."""
+    p = tmp_path / "vllm-9.9.9-cp38-abi3-any.whl"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("vllm/config.py", "class CompilationConfig(BaseModel):\n    level: int = 0\n")
+    assert gen_catalogs.vllm_json_keys(gen_catalogs.Wheel(p)) == {}
+
+
+@pytest.mark.skipif(not os.environ.get("RECIPELINT_SOURCES"), reason="set RECIPELINT_SOURCES to folders of engine sdists/wheels")
+def test_generator_reproduces_the_committed_histories(tmp_path):
+    """Opt-in (reads ~5 GB of sdists and wheels, ~1 min): regenerate every history and compare
+    byte for byte.  RECIPELINT_SOURCES: folders separated by ':'."""
     out = tmp_path / "out"
-    vllm = [p.stem.split("-", 1)[1] for p in catalogs() if p.stem.startswith("vllm-")]
-    sglang = [p.stem.split("-", 1)[1] for p in catalogs() if p.stem.startswith("sglang-")]
-    gen_catalogs.main(["--vllm", *vllm, "--sglang", *sglang, "--wheels", os.environ["RECIPELINT_WHEELS"], "--out", str(out)])
-    for p in catalogs():
+    dirs = os.environ["RECIPELINT_SOURCES"].split(":")
+    engines = [p.stem.split("-")[0] for p in histories()]
+    gen_catalogs.main(["--history", *engines, "--sources", *dirs, "--out", str(out)])
+    for p in histories():
         assert (out / p.name).read_text() == p.read_text(), p.name
+
+
+@pytest.mark.skipif(not os.environ.get("RECIPELINT_SOURCES"), reason="set RECIPELINT_SOURCES to folders of engine sdists/wheels")
+@pytest.mark.parametrize("version", ["0.8.0", "0.10.2", "0.25.1", "0.34.0"])
+def test_history_agrees_with_a_regex_over_the_sources(version):
+    """A second extraction path: every option string that opens an ``add_argument(`` call in
+    the serve-flag files (regex, no ast) is in the release's view; what the view adds beyond it
+    comes from dataclass fields (get_kwargs) and their --no-/inverse forms."""
+    import re
+
+    path = next(Path(d) / f"vllm-{version}.tar.gz" for d in os.environ["RECIPELINT_SOURCES"].split(":"))
+    a = gen_catalogs.Archive(path, "vllm")
+    found: set[str] = set()
+    for f in gen_catalogs.VLLM_FLAG_FILES:
+        for m in re.finditer(r"add_argument\(\s*((?:[\"']-[-\w]+[\"']\s*,\s*)+)", a.source(f) or ""):
+            found.update(re.findall(r"[\"'](--[-\w]+)[\"']", m.group(1)))
+    assert found and found <= set(_view("vllm", version)["flags"])
 
 
 TRT_SERVE = """
@@ -219,7 +454,15 @@ def test_generator_reads_trtllm_click_options(tmp_path):
     gen_catalogs.main(["--trtllm", "9.9.9rc1", "--wheels", str(tmp_path), "--out", str(out)])
     data = json.loads((out / "trtllm-9.9.9rc1.json").read_text())
     assert data["abbreviations"] is False and "--config_file" not in data["flags"]
-    test_catalog_schema(out / "trtllm-9.9.9rc1.json")
+    assert data["source"]["wheel"] == p.name
+    # a history of click flags says abbreviations: false
+    rel = tmp_path / "rel"
+    rel.mkdir()
+    (rel / "tensorrt_llm-9.9.9-cp312-cp312-linux_x86_64.whl").write_bytes(p.read_bytes())
+    gen_catalogs.main(["--history", "trtllm", "--sources", str(rel), "--out", str(out)])
+    test_history_schema(out / "trtllm-history.json")
+    hist = json.loads((out / "trtllm-history.json").read_text())
+    assert hist["abbreviations"] is False and hist["flags"]["--tp_size"] == "9.9.9"
 
 
 def test_click_catalogs_take_no_abbreviations(monkeypatch):
@@ -253,13 +496,48 @@ def test_image_tags_resolve_to_releases():
     from recipelint.engines.versions import resolve
 
     assert resolve("vllm", "vllm/vllm-openai:v0.25.1").versions == ("0.25.1",)
-    assert resolve("sglang", "lmsysorg/sglang:v0.5.16-cu130").versions == ("0.5.16",)
-    between = resolve("vllm", "vllm/vllm-openai:v0.26.0")
-    assert between.versions == ("0.25.1", "0.27.1") and not between.exact and "0.25.1–0.27.1" in between.label
+    assert resolve("vllm", "vllm/vllm-openai:v0.26.0").exact  # every release is in the history now
+    assert resolve("sglang", "lmsysorg/sglang:v0.5.8.post1-cu130").versions == ("0.5.8.post1",)
+    assert resolve("sglang", "lmsysorg/sglang:v0.5.14-cu130").exact
     newest = resolve("vllm", "vllm/vllm-openai:v9.0.0")
-    assert newest.versions == ("0.33.0",) and "not a catalogued release" in newest.label
+    assert newest.versions == ("0.34.0",) and newest.newer == "9.0.0"
+    assert "newer than every catalogued release: judged against 0.34.0" in newest.label
     # older than every catalog: nothing to judge with (flags may have been removed since)
-    old = resolve("sglang", "lmsysorg/sglang:v0.5.8.post1-cu130")
-    assert old.versions == () and old.older == "0.5.8.post1" and "older than every catalogued release" in old.label
+    old = resolve("sglang", "lmsysorg/sglang:v0.3.6-cu124")
+    assert old.versions == () and old.older == "0.3.6" and "older than every catalogued release" in old.label
     unknown = resolve("vllm", "rocm/vllm:custom-build")
     assert unknown.versions == resolve("vllm", None).versions and unknown.older is None
+
+
+def test_history_defaults_agree_with_engine_defaults_read_by_hand():
+    """rules/data/engine_defaults.yaml's defaults (read by hand, each with its versions) are
+    what the generated history says wherever it read one."""
+    from ruamel.yaml import YAML
+
+    from recipelint.engines.catalog import NOT_READ, default
+
+    data = YAML(typ="safe").load((ROOT / "rules" / "data" / "engine_defaults.yaml").read_text())
+    checked, differ = 0, []
+
+    def walk(engine, table):
+        nonlocal checked
+        for flag, spec in table.items():
+            if not (isinstance(spec, dict) and "default" in spec and str(flag).startswith("--")):
+                continue
+            for v in spec.get("versions", []):
+                got = default(engine, flag, str(v))
+                if got is NOT_READ:
+                    continue
+                checked += 1
+                if got != spec["default"] and str(got) != str(spec["default"]):
+                    differ.append((engine, flag, v, spec["default"], got))
+
+    def tables(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in ("vllm", "sglang") and isinstance(v, dict):
+                    walk(k, v)
+                tables(v)
+
+    tables(data)
+    assert checked >= 40 and not differ, differ

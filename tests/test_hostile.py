@@ -428,18 +428,20 @@ A3000 = "X=$(printf %3000s); X=${X// /a}\n"
 A1000 = "X=$(printf %1000s); X=${X// /a}\n"
 BACKTRACKING = {
     # a regex that backtracks exponentially in Python's engine (bash answers in a blink):
-    # tried on short values only; here the test is unknown, so neither branch is followed
-    "regex-nested-repeat": ("X=" + "a" * 40 + "b\n[[ $X =~ ^(a+)+$ ]] && emit y || emit n\n", []),
+    # matched with RE2, in linear time, so answered exactly (issue 33)
+    "regex-nested-repeat": ("X=" + "a" * 40 + "b\n[[ $X =~ ^(a+)+$ ]] && emit y || emit n\n", [["n"]]),
     "regex-nested-repeat-short": ("X=aaaab\n[[ $X =~ ^(a+)+$ ]] && emit y || emit n\n", [["n"]]),
-    # a value too long for a regex with five stars
-    "regex-many-stars": (A3000 + "[[ $X =~ a.*a.*a.*a.*b ]] && emit y || emit n\n", []),
+    # a regex with five stars on a long value: RE2 again
+    "regex-many-stars": (A3000 + "[[ $X =~ a.*a.*a.*a.*b ]] && emit y || emit n\n", [["n"]]),
     # plain globs are matched in linear time: exactly
     "case-many-stars": (A3000 + "case $X in *a*a*a*a*a*b) emit y;; *) emit n;; esac\n", [["n"]]),
     "test-many-stars": (A3000 + "[[ $X == *a*a*a*a*a*b ]] && emit y || emit n\n", [["n"]]),
     "replace-many-stars": (A1000 + "Y=${X//*a*a*b/c}; Z=${X//a*a/c}; emit ${#Y} $Z\n", [["1000", "c"]]),
     "strip-many-stars": (A1000 + "Y=${X%%a*a*a*b}; Z=${X#a*a*a}; emit ${#Y} ${#Z}\n", [["1000", "997"]]),
-    # an extended glob that backtracks exponentially: tried on short values only
-    "extglob-alternation": ("shopt -s extglob\nX=" + "a" * 60 + "b\nemit \"${X//+(a|aa)c/x}\"\n", [[None]]),
+    # an extended glob that backtracks exponentially in Python's engine: RE2, exact
+    "extglob-alternation": ("shopt -s extglob\nX=" + "a" * 60 + "b\nemit \"${X//+(a|aa)c/x}\"\n", [["a" * 60 + "b"]]),
+    # ... tried at n**2 places (`${X//p/r}`): on values up to 100 characters, beyond unknown
+    "extglob-alternation-long": ("shopt -s extglob\nX=" + "a" * 200 + "b\nemit \"${X//+(a|aa)c/x}\"\n", [[None]]),
 }
 
 

@@ -1,29 +1,57 @@
-"""Generate recipelint's engine catalogs (rules/data/catalogs/*.json) from the engines' wheels.
+"""Generate recipelint's engine catalogs (rules/data/catalogs/) from the engines' release archives.
 
-    python tools/gen_catalogs.py --vllm 0.25.1 0.33.0 --sglang 0.5.16 --out rules/data/catalogs \\
-        [--wheels DIR]
+One history per engine (what recipelint ships):
 
-Each wheel is fetched with ``pip download --no-deps`` (or found in ``--wheels``), opened as a zip
-file, and its Python sources are *parsed* with ``ast`` — never imported or run.  What is read:
+    python tools/gen_catalogs.py --history vllm sglang \\
+        --sources /work/sdists /work/wheels /work/wheels/more --out rules/data/catalogs
+
+reads every final release of the engine found in the ``--sources`` folders (sdists
+``vllm-0.8.0.tar.gz``, wheels ``sglang-0.5.14-*.whl``; an sdist is preferred to a wheel of the
+same release; rc/dev builds are left out) and writes ``<engine>-history.json``: the ordered
+``releases``, each release's archive and SHA-256 (``sources``), and for every flag, parser
+name and JSON config key the releases that have it, as runs (``"0.8.0..0.10.2,0.12.0"``);
+``catalogued`` says for which releases a parser table / config class was read (outside them a
+name of that kind is not judged); ``defaults`` gives each flag's default where the source
+writes a literal (``default=``, the dataclass field behind ``get_kwargs``, ``field(default=)``,
+pydantic ``Field(default=)``, ``Cls.field`` references followed; ``null``: the engine decides at
+run time; a computed default is not recorded) as ``{JSON value: releases}``.  ``recipelint.engines.catalog`` derives each release's view.
+The same archives give a byte-identical history (names sorted, nothing from the clock or the
+file system's order).  Used for the committed histories: vLLM sdists 0.8.0–0.34.0 (0.15.0 and
+0.15.1 have no sdist: their wheels), SGLang sdists 0.4.0–0.5.10.post1 and wheels 0.5.11–0.5.23.
+
+The older per-version mode (one ``<engine>-<version>.json`` each) is kept for TensorRT-LLM
+wheels put in ``--wheels``:
+
+    python tools/gen_catalogs.py --vllm 0.25.1 --sglang 0.5.16 --trtllm 1.2.1 --out DIR [--wheels DIR]
+
+Each archive is opened as a zip or tar file and its Python sources are *parsed* with ``ast`` —
+never imported, never built, no ``setup.py`` run.  What is read:
 
 vLLM
   * serve flags: every ``--`` string literal of every ``.add_argument(`` call in
-    ``vllm/engine/arg_utils.py``, ``vllm/entrypoints/{openai,common}/cli_args.py`` and
-    ``vllm/entrypoints/cli/serve.py``; ``--<field>`` for each field of the ``*FrontendArgs``
+    ``vllm/engine/arg_utils.py``, ``vllm/entrypoints/{openai,launchers,common}/cli_args.py``
+    (0.8–0.28, 0.29–0.32, 0.33 on) and ``vllm/entrypoints/cli/serve.py`` (0.8–0.10: literal
+    ``add_argument("--x", ...)`` calls; 0.9 on: ``add_argument("--x", **get_kwargs(Cfg)["x"])``); ``--<field>`` for each field of the ``*FrontendArgs``
     dataclasses; ``--no-<flag>`` for boolean fields (``get_kwargs`` gives them
     ``BooleanOptionalAction``: annotation contains ``bool``, not ``Literal``, not a union with
     ``str``) and explicit ``BooleanOptionalAction``s; with ``EnableDisableAction`` (0.33.0 on),
     the ``--enable-x``/``--disable-x`` inverse too (without a ``--no-`` form of its own).
   * tool-call and reasoning parsers: the keys of ``_TOOL_PARSERS_TO_REGISTER``
-    (``vllm/tool_parsers/__init__.py``) and ``_REASONING_PARSERS_TO_REGISTER``
-    (``vllm/reasoning/__init__.py``).
+    (``vllm/tool_parsers/__init__.py``, ``vllm/entrypoints/openai/tool_parsers/__init__.py``)
+    and ``_REASONING_PARSERS_TO_REGISTER`` (``vllm/reasoning/__init__.py``); before those
+    tables, the names of ``@ToolParserManager.register_module(...)`` /
+    ``@ReasoningParserManager.register_module(...)`` decorators.
   * JSON config flags: the field names of ``AttentionConfig``, ``CompilationConfig``,
-    ``SpeculativeConfig`` and ``KVTransferConfig`` (their JSON is strict: unknown keys fail).
+    ``SpeculativeConfig`` and ``KVTransferConfig`` in ``vllm/config/`` or ``vllm/config.py``,
+    when the class is a dataclass (its JSON is strict: unknown keys fail); vLLM 0.8's pydantic
+    ``BaseModel`` configs ignore unknown keys and are not catalogued.
 SGLang
   * server flags: ``--`` literals of ``add_argument(`` calls in ``sglang/srt/server_args.py`` and
     ``sglang/srt/arg_groups/**``, plus the fields of the ``ServerArgs`` dataclass when the CLI is
-    built from it (0.5.16 on), with its ``cli_aliases``/``alias`` metadata.
-  * parsers: ``FunctionCallParser.ToolCallParserEnum`` keys and ``ReasoningParser.DetectorMap`` keys
+    built from it (0.5.14 on), with its ``cli_aliases``/``alias`` metadata.  sdists keep the
+    repository's ``python/`` source root: it is dropped.
+  * parsers: ``FunctionCallParser.ToolCallParserEnum`` keys (``sglang/srt/function_call/`` or,
+    0.4.x, ``sglang/srt/function_call_parser.py``) and ``ReasoningParser.DetectorMap`` keys
     (``auto`` is accepted by the argparse choices too).  From 0.5.16 the CLI is built from
     ``A[T, "help"]`` / ``A[T, Arg(cli_name=, aliases=, action=, no_cli=)]`` dataclass fields, and
     from 0.5.23 those fields live in the ``_NS_PATH`` namespace classes of ``arg_groups/fields/``.
@@ -35,8 +63,8 @@ TensorRT-LLM
     catalog says ``abbreviations: false``.  The wheels are on pypi.nvidia.com only (PyPI holds
     a stub sdist): put ``tensorrt_llm-<version>-*.whl`` in ``--wheels``.
 
-Every catalog records the wheel it was read from (file name and SHA-256) and the generator.
-The output is deterministic: the same wheels give byte-identical catalogs.
+Every catalog records the archive it was read from (file name and SHA-256) and the generator.
+The output is deterministic: the same archives give byte-identical catalogs.
 """
 
 from __future__ import annotations
@@ -45,8 +73,10 @@ import argparse
 import ast
 import hashlib
 import json
+import re
 import subprocess
 import sys
+import tarfile
 import warnings
 import zipfile
 from pathlib import Path
@@ -54,6 +84,7 @@ from pathlib import Path
 VLLM_FLAG_FILES = (
     "vllm/engine/arg_utils.py",
     "vllm/entrypoints/openai/cli_args.py",
+    "vllm/entrypoints/launchers/cli_args.py",
     "vllm/entrypoints/common/cli_args.py",
     "vllm/entrypoints/cli/serve.py",
 )
@@ -96,12 +127,39 @@ def wheel_path(name: str, version: str, cache: Path) -> Path:
     return found[0]
 
 
-class Wheel:
-    def __init__(self, path: Path):
+class Archive:
+    """The Python sources of one release: a wheel (zip) or an sdist (tar.gz), read as an archive.
+
+    Names are package-relative (``vllm/engine/arg_utils.py``): an sdist's top folder
+    (``vllm-0.8.0/``) and a ``python/`` source root (SGLang's repository layout) are dropped.
+    Only ``.py`` files are kept; nothing is imported or run."""
+
+    def __init__(self, path: Path, package: str | None = None):
         self.path = path
-        self.zip = zipfile.ZipFile(path)
-        self.names = set(self.zip.namelist())
-        self._trees: dict[str, ast.Module] = {}
+        self.package = package
+        self._trees: dict[str, ast.Module | None] = {}
+        self._src: dict[str, bytes] = {}
+        self.zip: zipfile.ZipFile | None = None
+        if path.name.endswith((".tar.gz", ".tgz")):
+            with tarfile.open(path, "r:gz") as tf:
+                for m in tf:
+                    if not m.isfile() or not m.name.endswith(".py"):
+                        continue
+                    parts = m.name.split("/", 1)
+                    if len(parts) < 2:
+                        continue
+                    name = parts[1]
+                    if name.startswith("python/"):
+                        name = name[len("python/") :]
+                    if package and not name.startswith(package + "/"):
+                        continue
+                    f = tf.extractfile(m)
+                    if f is not None:
+                        self._src.setdefault(name, f.read())
+            self.names = set(self._src)
+        else:
+            self.zip = zipfile.ZipFile(path)
+            self.names = {n for n in self.zip.namelist() if n.endswith(".py")}
 
     def sha256(self) -> str:
         h = hashlib.sha256()
@@ -113,7 +171,8 @@ class Wheel:
     def source(self, name: str) -> str | None:
         if name not in self.names:
             return None
-        return self.zip.read(name).decode("utf-8-sig")
+        raw = self._src[name] if self.zip is None else self.zip.read(name)
+        return raw.decode("utf-8-sig", errors="replace")
 
     def tree(self, name: str) -> ast.Module | None:
         if name not in self._trees:
@@ -128,6 +187,9 @@ class Wheel:
 
     def py_files(self, prefix: str) -> list[str]:
         return sorted(n for n in self.names if n.startswith(prefix) and n.endswith(".py"))
+
+
+Wheel = Archive  # the name the per-version mode and its tests use
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,41 +232,61 @@ def annotated_fields(cls: ast.ClassDef) -> dict[str, ast.AST]:
 
 
 class ClassIndex:
-    """Class definitions of a wheel, by name (fields resolved through base classes)."""
+    """Class definitions of an archive, by name (fields resolved through base classes).  A
+    class is looked up when asked for: the first file (in ``prefixes`` order) whose text
+    defines it is parsed — the whole package is never parsed."""
 
-    def __init__(self, wheel: Wheel, prefixes: tuple[str, ...]):
-        self.classes: dict[str, ast.ClassDef] = {}
+    def __init__(self, wheel: Archive, prefixes: tuple[str, ...]):
+        self.wheel = wheel
+        self.files: list[str] = []
         for prefix in prefixes:
             for name in wheel.py_files(prefix):
-                tree = wheel.tree(name)
+                if name not in self.files:
+                    self.files.append(name)
+        self._found: dict[str, ast.ClassDef | None] = {}
+
+    def cls(self, name: str) -> ast.ClassDef | None:
+        if name not in self._found:
+            self._found[name] = None
+            pat = re.compile(rf"^\s*class {re.escape(name)}\b", re.M)
+            for fname in self.files:
+                src = self.wheel.source(fname) or ""
+                if f"class {name}" not in src or not pat.search(src):
+                    continue
+                tree = self.wheel.tree(fname)
                 if tree is None:
                     continue
-                for node in ast.walk(tree):
-                    if isinstance(node, ast.ClassDef):
-                        # the first definition wins (vllm/config comes first in the prefixes)
-                        self.classes.setdefault(node.name, node)
+                hit = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == name), None)
+                if hit is not None:
+                    self._found[name] = hit
+                    break
+        return self._found[name]
 
-    def annotations(self, name: str, depth: int = 0) -> dict[str, ast.AST]:
-        cls = self.classes.get(name)
-        if cls is None or depth > 8:
-            return {}
-        out: dict[str, ast.AST] = {}
+    def _bases(self, cls: ast.ClassDef) -> list[str]:
+        out = []
         for base in cls.bases:
             bname = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
             if bname:
-                out.update(self.annotations(bname, depth + 1))
+                out.append(bname)
+        return out
+
+    def annotations(self, name: str, depth: int = 0) -> dict[str, ast.AST]:
+        cls = self.cls(name)
+        if cls is None or depth > 8:
+            return {}
+        out: dict[str, ast.AST] = {}
+        for bname in self._bases(cls):
+            out.update(self.annotations(bname, depth + 1))
         out.update(annotated_fields(cls))
         return out
 
     def fields(self, name: str, depth: int = 0) -> dict[str, str]:
-        cls = self.classes.get(name)
+        cls = self.cls(name)
         if cls is None or depth > 8:
             return {}
         out: dict[str, str] = {}
-        for base in cls.bases:
-            bname = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
-            if bname:
-                out.update(self.fields(bname, depth + 1))
+        for bname in self._bases(cls):
+            out.update(self.fields(bname, depth + 1))
         out.update(dataclass_fields(cls))
         return out
 
@@ -213,12 +295,88 @@ def is_bool_field(ann: str) -> bool:
     return "bool" in ann and "Literal" not in ann and "str" not in ann
 
 
+def class_field_value(idx: ClassIndex, cname: str, field: str, depth: int = 0) -> ast.AST | None:
+    """The default expression of ``cname.field`` (through base classes; ``field(default=x)``
+    gives ``x``; a ``default_factory`` gives none)."""
+    cls = idx.cls(cname)
+    if cls is None or depth > 8:
+        return None
+    for stmt in cls.body:
+        if isinstance(stmt, (ast.AnnAssign, ast.Assign)):
+            targets = [stmt.target] if isinstance(stmt, ast.AnnAssign) else stmt.targets
+            if any(isinstance(t, ast.Name) and t.id == field for t in targets):
+                return _unwrap_field(stmt.value)
+    for bname in idx._bases(cls):
+        found = class_field_value(idx, bname, field, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _unwrap_field(v: ast.AST | None) -> ast.AST | None:
+    """``field(default=x)`` / pydantic ``Field(x)`` / ``Field(default=x)`` -> ``x`` (a
+    ``default_factory`` -> None); anything else as it is."""
+    if isinstance(v, ast.Call) and call_name(v) in ("field", "Field"):
+        kw = next((k.value for k in v.keywords if k.arg == "default"), None)
+        if kw is None and call_name(v) == "Field" and v.args:
+            kw = v.args[0]
+        return kw
+    return v
+
+
+def literal_default(node: ast.AST | None, idx: ClassIndex, depth: int = 0) -> str | None:
+    """A default as JSON text when it is a literal — a constant, a negative number, a list or
+    tuple of constants, or ``Cls.field`` naming another class's literal default — else None
+    (computed at run time: not readable here)."""
+    if node is None or depth > 4:
+        return None
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return literal_default(class_field_value(idx, node.value.id, node.attr), idx, depth + 1)
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if isinstance(value, (set, frozenset, bytes, complex)) or (isinstance(value, dict) and value):
+        return None
+    if isinstance(value, float) and value != value:
+        return None
+    return json.dumps(list(value) if isinstance(value, tuple) else value, sort_keys=True)
+
+
+def _call_default(node: ast.Call, idx: ClassIndex, kwargs_class: dict[str, str]) -> str | None:
+    """The default an ``add_argument(...)`` call gives: ``default=``, a ``"default"`` key of a
+    ``**{...}`` dict, or the field default behind ``**cfg_kwargs["field"]`` (get_kwargs); a
+    store_true action without one defaults to false."""
+    explicit = next((k.value for k in node.keywords if k.arg == "default"), None)
+    if explicit is not None:
+        return literal_default(explicit, idx)
+    for kw in node.keywords:
+        if kw.arg is not None:
+            continue
+        if isinstance(kw.value, ast.Dict):
+            for k, v in zip(kw.value.keys, kw.value.values):
+                if k is not None and str_const(k) == "default":
+                    return literal_default(v, idx)
+        for sub in ast.walk(kw.value):
+            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
+                cname = kwargs_class.get(sub.value.id)
+                field = str_const(sub.slice)
+                if cname and field:
+                    return literal_default(class_field_value(idx, cname, field), idx)
+    action = next((k.value for k in node.keywords if k.arg == "action"), None)
+    if action is not None and str_const(action) == "store_true":
+        return "false"
+    return None
+
+
 # ---------------------------------------------------------------------------------------------
 # vLLM
 
 
-def vllm_flags(w: Wheel) -> list[str]:
-    idx = ClassIndex(w, ("vllm/config/", "vllm/entrypoints/", "vllm/engine/", "vllm/"))
+def vllm_flags(w: Wheel, defaults: dict[str, str] | None = None) -> list[str]:
+    """Flags of ``vllm serve``; ``defaults`` (when given) gets each flag's literal default."""
+    defaults = {} if defaults is None else defaults
+    idx = ClassIndex(w, ("vllm/config/", "vllm/config.py", "vllm/entrypoints/", "vllm/engine/", "vllm/"))
     enable_disable = "class EnableDisableAction" in (w.source("vllm/utils/argparse_utils.py") or "")
     flags: set[str] = set()
     bool_flags: set[str] = set()
@@ -240,6 +398,11 @@ def vllm_flags(w: Wheel) -> list[str]:
                 continue
             lits = [s for s in (str_const(a) for a in node.args) if s and s.startswith("--")]
             flags.update(lits)
+            if lits:
+                d = _call_default(node, idx, kwargs_class)
+                if d is not None:
+                    for lit in lits:
+                        defaults.setdefault(lit, d)
             is_bool = False
             for kw in node.keywords:
                 if kw.arg == "action" and "BooleanOptionalAction" in ast.unparse(kw.value):
@@ -260,6 +423,9 @@ def vllm_flags(w: Wheel) -> list[str]:
             for field, ann in idx.fields(cls).items():
                 flag = "--" + field.replace("_", "-")
                 flags.add(flag)
+                d = literal_default(class_field_value(idx, cls, field), idx)
+                if d is not None:
+                    defaults.setdefault(flag, d)
                 if is_bool_field(ann):
                     bool_flags.add(flag)
     for flag in list(bool_flags):
@@ -283,28 +449,88 @@ def dict_keys(tree: ast.Module, var: str) -> list[str]:
     return []
 
 
+def _registered_names(w: Archive, manager: str) -> list[str]:
+    """Names given to ``@<manager>.register_module("a")`` / ``(["a", "b"])`` / ``(name="a")``
+    decorators (vLLM before the lazy ``_*_TO_REGISTER`` tables), and to
+    ``<manager>.register_lazy_module(name="a", ...)`` calls."""
+    out: list[str] = []
+    for name in w.py_files("vllm/"):
+        src = w.source(name) or ""
+        if manager not in src or "register_" not in src:
+            continue
+        tree = w.tree(name)
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr not in ("register_module", "register_lazy_module"):
+                continue
+            owner = node.func.value
+            if not (isinstance(owner, ast.Name) and owner.id == manager):
+                continue
+            vals = list(node.args[:1]) + [k.value for k in node.keywords if k.arg == "name"]
+            for v in vals:
+                elts = v.elts if isinstance(v, (ast.List, ast.Tuple)) else [v]
+                for e in elts:
+                    s = str_const(e)
+                    if s and s not in out:
+                        out.append(s)
+    return out
+
+
+_EMPTY = ast.Module(body=[], type_ignores=[])
+
+
 def vllm_parsers(w: Wheel) -> tuple[list[str], list[str]]:
-    tools = dict_keys(
-        w.tree("vllm/tool_parsers/__init__.py") or ast.Module(body=[], type_ignores=[]), "_TOOL_PARSERS_TO_REGISTER"
-    )
-    reasoning = dict_keys(
-        w.tree("vllm/reasoning/__init__.py") or ast.Module(body=[], type_ignores=[]), "_REASONING_PARSERS_TO_REGISTER"
-    )
+    tools: list[str] = []
+    for name in ("vllm/tool_parsers/__init__.py", "vllm/entrypoints/openai/tool_parsers/__init__.py"):
+        tools += [k for k in dict_keys(w.tree(name) or _EMPTY, "_TOOL_PARSERS_TO_REGISTER") if k not in tools]
+    reasoning = dict_keys(w.tree("vllm/reasoning/__init__.py") or _EMPTY, "_REASONING_PARSERS_TO_REGISTER")
+    if not tools:
+        tools = _registered_names(w, "ToolParserManager")
+    if not reasoning:
+        reasoning = _registered_names(w, "ReasoningParserManager")
     return tools, reasoning
 
 
+def _strict_config(cls: ast.ClassDef) -> bool:
+    """A config class whose JSON refuses unknown keys: a dataclass (``@dataclass``, pydantic's,
+    or vLLM's ``@config``; built as ``Cls(**json)`` or with ``extra="forbid"``).  vLLM 0.8's
+    pydantic ``BaseModel`` configs ignore unknown keys (pydantic's default) and its plain
+    classes take no JSON: neither is catalogued."""
+    names = set()
+    for d in cls.decorator_list:
+        f = d.func if isinstance(d, ast.Call) else d
+        names.add(f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else "")
+    if not names & {"dataclass", "config"}:
+        return False
+    return "BaseModel" not in " ".join(ast.unparse(b) for b in cls.bases) or "forbid" in ast.unparse(cls)
+
+
 def vllm_json_keys(w: Wheel) -> dict[str, list[str]]:
-    idx = ClassIndex(w, ("vllm/config/",))
-    return {flag: sorted(idx.fields(cls)) for flag, cls in VLLM_JSON_CONFIGS.items() if idx.fields(cls)}
+    idx = ClassIndex(w, ("vllm/config/", "vllm/config.py"))
+    out: dict[str, list[str]] = {}
+    for flag, cname in VLLM_JSON_CONFIGS.items():
+        cls = idx.cls(cname)
+        if cls is None or not _strict_config(cls):
+            continue
+        keys = sorted(idx.fields(cname))
+        if keys:
+            out[flag] = keys
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
 # SGLang
 
 
-def sglang_flags(w: Wheel) -> list[str]:
+def sglang_flags(w: Wheel, defaults: dict[str, str] | None = None) -> list[str]:
+    """Flags of ``sglang.launch_server``; ``defaults`` (when given) gets each flag's literal default."""
+    defaults = {} if defaults is None else defaults
     flags: set[str] = {"--help"}
     files = ["sglang/srt/server_args.py", *w.py_files("sglang/srt/arg_groups/")]
+    idx = ClassIndex(w, ("sglang/srt/",))
     for name in files:
         tree = w.tree(name)
         if tree is None:
@@ -313,6 +539,9 @@ def sglang_flags(w: Wheel) -> list[str]:
             if isinstance(node, ast.Call) and call_name(node) == "add_argument":
                 lits = [s for s in (str_const(a) for a in node.args) if s and s.startswith("--")]
                 flags.update(lits)
+                d = _call_default(node, idx, {}) if lits else None
+                for lit in lits if d is not None else ():
+                    defaults.setdefault(lit, d)
                 if any(kw.arg == "action" and "BooleanOptionalAction" in ast.unparse(kw.value) for kw in node.keywords):
                     flags.update("--no-" + f[2:] for f in lits)
             # field(metadata={"cli_aliases": ["--tp"]}) / {"aliases": [...]} / {"flag": "--x"}
@@ -324,10 +553,14 @@ def sglang_flags(w: Wheel) -> list[str]:
                             s = str_const(sub)
                             if s and s.startswith("--"):
                                 flags.add(s)
-    idx = ClassIndex(w, ("sglang/srt/",))
     for cname in sglang_cli_dataclasses(w):
         for field, ann in idx.annotations(cname).items():
-            flags.update(_dataclass_arg_flags(field, ann))
+            names = _dataclass_arg_flags(field, ann)
+            flags.update(names)
+            d = literal_default(class_field_value(idx, cname, field), idx) if names else None
+            for n in names if d is not None else ():
+                if not n.startswith("--no-"):
+                    defaults.setdefault(n, d)
     # 0.5.23 on: ServerArgs collects its input fields from the namespace classes (`_NS_PATH`)
     for name in w.py_files("sglang/srt/arg_groups/fields/"):
         tree = w.tree(name)
@@ -337,8 +570,18 @@ def sglang_flags(w: Wheel) -> list[str]:
             if isinstance(node, ast.ClassDef) and any(
                 isinstance(st, (ast.Assign, ast.AnnAssign)) and "_NS_PATH" in ast.unparse(st).split("=")[0] for st in node.body
             ):
+                values = {
+                    st.target.id: st.value
+                    for st in node.body
+                    if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)
+                }
                 for field, ann in annotated_fields(node).items():
-                    flags.update(_dataclass_arg_flags(field, ann))
+                    names = _dataclass_arg_flags(field, ann)
+                    flags.update(names)
+                    d = literal_default(_unwrap_field(values.get(field)), idx) if names else None
+                    for n in names if d is not None else ():
+                        if not n.startswith("--no-"):
+                            defaults.setdefault(n, d)
     return sorted(flags)
 
 
@@ -388,7 +631,7 @@ def _dataclass_arg_flags(field: str, ann: ast.AST) -> list[str]:
 def sglang_parsers(w: Wheel) -> tuple[list[str], list[str]]:
     tools: list[str] = []
     reasoning: list[str] = []
-    for name in w.py_files("sglang/srt/function_call/"):
+    for name in w.py_files("sglang/srt/function_call/") + w.py_files("sglang/srt/function_call_parser"):
         tree = w.tree(name)
         if tree is None:
             continue
@@ -460,8 +703,144 @@ def write_catalog(out: Path, engine: str, version: str, w: Wheel, data: dict) ->
     return path
 
 
+# ---------------------------------------------------------------------------------------------
+# histories
+
+PACKAGES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt_llm"}
+_ARCHIVE = re.compile(r"^(?P<pkg>[A-Za-z0-9_.-]+?)-(?P<ver>\d+(?:\.\d+)*(?:\.post\d+)?)(?P<rest>(?:-[^/]*)?\.whl|\.tar\.gz)$")
+
+
+def extract(engine: str, w: Archive) -> dict:
+    """One release's names: flags, parser tables, JSON config keys."""
+    defaults: dict[str, str] = {}
+    if engine == "vllm":
+        tools, reasoning = vllm_parsers(w)
+        return {
+            "flags": vllm_flags(w, defaults),
+            "defaults": defaults,
+            "tool_call_parsers": tools,
+            "reasoning_parsers": reasoning,
+            "json_keys": vllm_json_keys(w),
+        }
+    if engine == "sglang":
+        tools, reasoning = sglang_parsers(w)
+        return {
+            "flags": sglang_flags(w, defaults),
+            "defaults": defaults,
+            "tool_call_parsers": tools,
+            "reasoning_parsers": reasoning,
+        }
+    return {"flags": trtllm_flags(w), "abbreviations": False}
+
+
+def release_archives(engine: str, dirs: list[Path]) -> dict[str, Path]:
+    """version -> the archive to read it from: final releases only (no rc/dev), an sdist
+    before a wheel, then the first name in sorted order — a fixed choice, so that the same
+    folders give the same history."""
+    pkg = PACKAGES[engine]
+    found: dict[str, list[tuple[int, str, Path]]] = {}
+    for d in dirs:
+        for path in sorted(d.iterdir()) if d.is_dir() else ():
+            m = _ARCHIVE.match(path.name)
+            if not m or m.group("pkg").replace("-", "_").lower() != pkg:
+                continue
+            if not m.group("rest").endswith(".whl") and not m.group("rest").endswith(".tar.gz"):
+                continue
+            kind = 0 if path.name.endswith(".tar.gz") else 1
+            found.setdefault(m.group("ver"), []).append((kind, path.name, path))
+    return {v: sorted(c)[0][2] for v, c in found.items()}
+
+
+def _ranges(present: list[int], releases: list[str]) -> str:
+    """Release indices -> ``"0.8.0..0.10.2,0.12.0"`` (runs of consecutive releases)."""
+    out: list[str] = []
+    i = 0
+    while i < len(present):
+        j = i
+        while j + 1 < len(present) and present[j + 1] == present[j] + 1:
+            j += 1
+        a, b = releases[present[i]], releases[present[j]]
+        out.append(a if a == b else f"{a}..{b}")
+        i = j + 1
+    return ",".join(out)
+
+
+def build_history(engine: str, per_release: dict[str, dict], sources: dict[str, tuple[str, str]]) -> dict:
+    """One history from each release's names: for every name, the releases that have it."""
+    from recipelint.engines.catalog import version_key
+
+    releases = sorted(per_release, key=version_key)
+    pos = {v: i for i, v in enumerate(releases)}
+
+    def table(get) -> dict[str, str]:
+        seen: dict[str, list[int]] = {}
+        for v in releases:
+            for name in get(per_release[v]):
+                seen.setdefault(name, []).append(pos[v])
+        return {name: _ranges(sorted(set(idx)), releases) for name, idx in sorted(seen.items())}
+
+    hist: dict = {
+        "engine": engine,
+        "generator": "tools/gen_catalogs.py",
+        "releases": releases,
+        "sources": {v: list(sources[v]) for v in releases},
+    }
+    if any(d.get("abbreviations") is False for d in per_release.values()):
+        hist["abbreviations"] = False
+    hist["flags"] = table(lambda d: d.get("flags", []))
+    catalogued: dict[str, str] = {}
+    for kind in ("tool_call_parsers", "reasoning_parsers"):
+        have = [pos[v] for v in releases if per_release[v].get(kind)]
+        if have:
+            catalogued[kind] = _ranges(have, releases)
+            hist[kind] = table(lambda d, k=kind: d.get(k, []))
+    json_flags = sorted({f for d in per_release.values() for f in d.get("json_keys", {})})
+    if json_flags:
+        hist["json_keys"] = {}
+        for flag in json_flags:
+            catalogued[flag] = _ranges([pos[v] for v in releases if flag in per_release[v].get("json_keys", {})], releases)
+            hist["json_keys"][flag] = table(lambda d, f=flag: d.get("json_keys", {}).get(f, []))
+    # literal defaults: flag -> {JSON value: releases}; a release without one is not readable
+    defaults: dict[str, dict[str, list[int]]] = {}
+    for v in releases:
+        for flag, value in per_release[v].get("defaults", {}).items():
+            if flag in per_release[v]["flags"]:
+                defaults.setdefault(flag, {}).setdefault(value, []).append(pos[v])
+    if defaults:
+        hist["defaults"] = {
+            flag: {value: _ranges(idx, releases) for value, idx in sorted(vals.items())}
+            for flag, vals in sorted(defaults.items())
+        }
+    # where a table was read: outside these releases a parser name or JSON key is not judged
+    hist["catalogued"] = catalogued
+    return hist
+
+
+def write_history(out: Path, hist: dict) -> Path:
+    """JSON, one name per line (reviewable as a diff); byte-identical for the same inputs."""
+    path = out / f"{hist['engine']}-history.json"
+    path.write_text(json.dumps(hist, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def history_main(engine: str, dirs: list[Path], out: Path) -> Path:
+    archives = release_archives(engine, dirs)
+    if not archives:
+        raise SystemExit(f"no {engine} archives in {', '.join(map(str, dirs))}")
+    per_release: dict[str, dict] = {}
+    sources: dict[str, tuple[str, str]] = {}
+    for v, path in sorted(archives.items()):
+        w = Archive(path, PACKAGES[engine])
+        per_release[v] = extract(engine, w)
+        sources[v] = (path.name, w.sha256())
+        print(f"read {path.name}: {len(per_release[v]['flags'])} flags", file=sys.stderr)
+    return write_history(out, build_history(engine, per_release, sources))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--history", nargs="*", default=[], choices=sorted(PACKAGES), help="engines to write a history for")
+    ap.add_argument("--sources", nargs="*", type=Path, default=[], help="folders of sdists and wheels (--history)")
     ap.add_argument("--vllm", nargs="*", default=[])
     ap.add_argument("--sglang", nargs="*", default=[])
     ap.add_argument("--trtllm", nargs="*", default=[])
@@ -469,6 +848,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wheels", type=Path, default=Path(".wheels"))
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    for engine in args.history:
+        print(f"wrote {history_main(engine, args.sources, args.out)}")
     for v in args.vllm:
         w = Wheel(wheel_path("vllm", v, args.wheels))
         tools, reasoning = vllm_parsers(w)

@@ -14,6 +14,14 @@ the file they came from.  A difference is a lead, not a verdict: pathname expans
 names bash gives values to are not modelled (README), and an unset name used as an associative
 array is an indexed one to bash.  Development tool: it runs bash on the fragments, never the
 scripts.
+
+The fragments come from files that may be anyone's, and bash's arithmetic (``-eq``, a subscript,
+a substring offset) runs a command substitution it finds in a *value*: ``$'a[\\x24(cmd)]' -eq 0``
+runs ``cmd``.  So a fragment is refused (``unsafe``) when its text could produce a ``$`` or a
+backquote that is not an expansion written as such — ANSI-C or locale quoting (``$'...'``,
+``$"..."``), an escaped or quoted ``$``, the ``@E``/``@P`` transformations — and bash runs the
+programs under a guard (``GUARD``: a DEBUG trap, inherited by subshells, that ends any subshell
+before its first command), so that nothing the fragments hold can run a command.
 """
 
 from __future__ import annotations
@@ -58,9 +66,21 @@ LEFT_OUT = (
     "$-",
     "${!",
 )
+#: what can make a ``$`` or a backquote out of text: ANSI-C and locale quoting, a ``$`` that
+#: does not start an expansion (escaped, quoted, alone), prompt and escape transformations
+UNSAFE = re.compile(r"\$['\"]|\$(?![{A-Za-z0-9_@*#?!$-])|@[EP]\}")
+#: before the programs bash runs: a command in any subshell (a command substitution an arithmetic
+#: evaluation found in a value) ends that subshell before it runs (``set -T``: subshells inherit it)
+GUARD = "set -T; trap '(( BASH_SUBSHELL == 0 )) || exit 97' DEBUG\n"
 FILE_TESTS = re.compile(r"\s-(?:[abcdefghkprstuwxGLNOSv]|nt|ot|ef)\s")
 ARGUMENTS = frozenset({"word", "string", "concatenation", "expansion", "simple_expansion"})
 NAMES = re.compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def unsafe(text: str) -> bool:
+    """Whether ``text`` could make bash run a command through a value (see the module's
+    docstring): such fragments are never run."""
+    return UNSAFE.search(text) is not None or any(b in text for b in ("$(", "`"))
 
 
 def fragments(paths: list[str]) -> dict[tuple[str, str], str]:
@@ -78,11 +98,12 @@ def fragments(paths: list[str]) -> dict[tuple[str, str], str]:
             n = stack.pop()
             stack.extend(n.children)
             t = n.text
-            if "$" not in t or len(t) > 200 or any(b in t for b in LEFT_OUT):
+            if "$" not in t or len(t) > 200 or any(b in t for b in LEFT_OUT) or unsafe(t):
                 continue
             if n.type == "command":
                 for c, f in zip(n.children, n.fields):
                     if f == "argument" and c.type in ARGUMENTS and "$" in c.text and not any(b in c.text for b in LEFT_OUT):
+                        # (the command's text passed `unsafe`, so its arguments do)
                         out.setdefault(("arg", c.text), path)
             elif (
                 n.type == "variable_assignment"
@@ -130,11 +151,11 @@ def main(argv: list[str]) -> int:
         for pre in settings(names):
             head = "set -- 'p 1' q\n" + pre
             src = head + "".join(f"g{j}() {{ {statement(k, t)}; }}\ng{j}\n" for j, (k, t) in enumerate(batch))
-            if _agrees(_evaluated_emits(src), bash_emits(src)):
+            if _agrees(_evaluated_emits(src), bash_emits(GUARD + src)):
                 continue
             for k, t in batch:  # which of them
                 one = head + statement(k, t) + "\n"
-                got, want = _evaluated_emits(one), bash_emits(one)
+                got, want = _evaluated_emits(one), bash_emits(GUARD + one)
                 if not _agrees(got, want):
                     differ += 1
                     print(f"== {found[k, t]}: {k} {t}")

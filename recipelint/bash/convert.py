@@ -33,14 +33,13 @@ def _word_joins(ts_root, data: bytes) -> list[int]:
                     at = data.find(b"\\\n", at + 2, n.end_byte)
             continue
         if n.type == "heredoc_redirect" and any(
-            n.child(i).type in ("word", "concatenation") and data[n.child(i).start_byte] == 10 for i in range(k)
+            c.type in ("word", "concatenation") and data[c.start_byte] == 10 for c in n.children
         ):
             # (a here-document's first line that starts with a backslash, misread as words of its
             # command — `_escaped_line_starts` makes it body again: its backslash-newlines are text)
             continue
         prev = None
-        for i in range(k):
-            c = n.child(i)
+        for c in n.children:
             if prev is not None and c.start_byte - prev.end_byte == 2 and data[prev.end_byte : c.start_byte] == b"\\\n":
                 out.append(prev.end_byte)
             prev = c
@@ -72,7 +71,10 @@ def _remap(root: Node, problems: list, joins: list[int], shown: bytes, spans: li
         stack.extend(n.children)
         stack.extend(n.extra)
     return (
-        [ParseProblem(Loc(src, start(p.loc.start), max(start(p.loc.start), end(p.loc.end))), p.message) for p in problems],
+        [
+            ParseProblem(Loc(src, start(p.loc.start), max(start(p.loc.start), end(p.loc.end))), p.message, p.kind)
+            for p in problems
+        ],
         [(start(a), end(b)) for a, b in spans],
     )
 
@@ -82,6 +84,17 @@ _EXPANSIONS = frozenset({"simple_expansion", "expansion", "command_substitution"
 
 
 _BLANKS = b" \t\n"
+
+
+def _children_fields(ts_node):
+    """``child(i)`` and ``field_name_for_child(i)`` of a node with many children, in one walk."""
+    fields = []
+    cur = ts_node.walk()
+    ok = cur.goto_first_child()
+    while ok:
+        fields.append(cur.field_name)
+        ok = cur.goto_next_sibling()
+    return ts_node.children.__getitem__, fields.__getitem__
 
 
 def _convert(
@@ -130,8 +143,12 @@ def _convert(
         holder = ntype in _WORD_HOLDERS
         slow = _CONVERT_ALL if rare else _CONVERT_SLOW_UNDER.get(ntype, _CONVERT_SLOW)
         nstart = node.start
+        if n > 64:  # (`child(i)` and `field_name_for_child(i)` walk the siblings before i: quadratic)
+            child_at, field_at = _children_fields(ts_node)
+        else:
+            child_at, field_at = ts_node.child, ts_node.field_name_for_child
         for i in range(n):
-            c = ts_node.child(i)
+            c = child_at(i)
             ctype = c.type
             if ctype not in slow:
                 # the common child, which none of the cases below concerns (same result, fewer tests)
@@ -141,7 +158,7 @@ def _convert(
                     if holder and kids and kids[-1].end == start and ctype in _JOINS_SECOND and kids[-1].type in _JOINS_FIRST:
                         fixes.add("words")
                     kids.append(child)
-                    fields.append(ts_node.field_name_for_child(i))
+                    fields.append(field_at(i))
                     if c.child_count or c.is_missing:
                         stack.append((c, child, depth + 1))
                     continue
@@ -184,7 +201,7 @@ def _convert(
                 start -= 1
                 if not c.child_count:
                     kids.append(_dollar_name(start, end, src))
-                    fields.append(ts_node.field_name_for_child(i))
+                    fields.append(field_at(i))
                     continue
             if (
                 ctype == "simple_expansion"
@@ -198,19 +215,15 @@ def _convert(
                 rest = Node(
                     {"string": "string_content", "heredoc_body": "heredoc_content"}.get(node.type, "word"), d + 1, end, True, src
                 )
-                _add_parts(
-                    node, [_dollar_name(d - 1, d + 1, src), rest], start, end, kids, fields, ts_node.field_name_for_child(i)
-                )
+                _add_parts(node, [_dollar_name(d - 1, d + 1, src), rest], start, end, kids, fields, field_at(i))
                 continue
             if operands and (start, end) in operands and not c.child_count:
                 kids.append(_shifted(*operands[start, end], start, src))
                 links = None  # (a subtree not walked here)
-                fields.append(ts_node.field_name_for_child(i))
+                fields.append(field_at(i))
                 continue
             if dollars and ctype == "word" and _holds(dollars, start, end):
-                _add_parts(
-                    node, _dollar_parts(dollars, start, end, src, text), start, end, kids, fields, ts_node.field_name_for_child(i)
-                )
+                _add_parts(node, _dollar_parts(dollars, start, end, src, text), start, end, kids, fields, field_at(i))
                 continue
             named = c.is_named
             if (ctype == "==" or ctype == "=~") and ntype == "command":
@@ -221,13 +234,13 @@ def _convert(
                     and kids[-1].end == start
                     and kids[-1].type in _JOINS_FIRST
                     or i + 1 < n
-                    and ts_node.child(i + 1).start_byte == end
-                    and ts_node.child(i + 1).type in _JOINS_SECOND
+                    and child_at(i + 1).start_byte == end
+                    and child_at(i + 1).type in _JOINS_SECOND
                 ):
                     fixes.add("words")
             child = Node(ctype, start, end, named, src)
             kids.append(child)
-            fields.append(ts_node.field_name_for_child(i))
+            fields.append(field_at(i))
             if ctype in _SPECIAL_KIDS:
                 if ctype == "heredoc_start":
                     heredoc_lines = _heredoc_start_checks(child, data, text, heredoc_lines, problems)
@@ -569,14 +582,13 @@ def _error_problem(ts_node, src, data: bytes) -> ParseProblem:
     """tree-sitter's ERROR node often wraps far more than the mistake: point at the first
     token inside it that cannot start or continue a statement."""
     target = None
-    for i in range(ts_node.child_count):
-        c = ts_node.child(i)
+    kids = ts_node.children  # (not `child(i)`, which walks the siblings before i)
+    for c in kids:
         if not c.is_named and c.type not in _STRUCTURAL:
             target = c
             break
     if target is None:
-        for i in range(ts_node.child_count):
-            c = ts_node.child(i)
+        for c in kids:
             if c.is_named and c.type not in _STATEMENTS:
                 target = c
                 break

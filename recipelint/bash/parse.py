@@ -28,6 +28,7 @@ from recipelint.bash.repairs.heredocs import (
     _backquote_blanks,
     _chains,
     _heredoc_bodies,
+    _heredoc_ends,
     _heredoc_line_ops,
     _heredoc_line_rests,
     _insert_line_rests,
@@ -119,6 +120,9 @@ def parse(src) -> Parsed:
     return Parsed(root, problems, depth)
 
 
+_NO_END = "syntax error: missing 'heredoc_end'"
+
+
 def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) -> tuple[Node, int, list[Node], list]:
     """Our tree of ``text`` (tree-sitter's ``tree`` of it), with every repair of a place where
     tree-sitter-bash and bash disagree.  The repairs that parse again replace bytes one for one,
@@ -135,9 +139,13 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     line_ops: list = []
     line_rests: list = []
     semis: list[int] = []
+    ends: list[int] = []
     for _ in range(3):  # a misread statement may hide another one's (`2>/dev/null X=1` then `for x do`)
         before = parsed
-        # (first: the body of such a here-document is read as commands, which the passes below would repair)
+        # (first: where a here-document ends decides what is text and what is code)
+        tree, parsed, more = _heredoc_ends(tree, parsed)
+        ends += more
+        # (then: the body of such a here-document is read as commands, which the passes below would repair)
         tree, parsed, more = _heredoc_line_ops(tree, parsed)
         line_ops += [op for op in more if op not in line_ops]
         tree, parsed, more = _heredoc_line_rests(tree, parsed)
@@ -167,6 +175,10 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
             break
     known = len(problems)
     root, depth, redirected, fixes, links = _convert(tree.root_node, src, problems, parsed, text, widen, dollars, operands)
+    if ends:  # a document bash reads to the end of the file: a warning to bash, not an error (RL010 reports it)
+        problems[known:] = [
+            p for p in problems[known:] if not (p.message == _NO_END and p.loc.start > min(ends) and p.loc.start >= len(text) - 1)
+        ]
     if semis:  # (the `;`s `_backquote_blanks` put in are errors to the grammar, blanks to bash)
         put = set(semis)
         problems[known:] = [p for p in problems[known:] if not (p.loc.start in put and p.loc.end == p.loc.start + 1)]

@@ -6,15 +6,21 @@ A pattern is given as segments ``(text, quoted)``: quoted text matches literally
 A plain glob (``*``, ``?``, ``[...]``, literals) is matched in time linear in the value: its
 stars become atomic lazy groups (``a*b*c`` is ``a(?>.*?b).*c``), which commit each block
 between two stars to its earliest place — where a plain glob always has a match if it has one.
-An extended glob (``*(a|aa)``) or a ``=~`` regex may backtrack exponentially (``(a+)+$``), or
-polynomially with several stars: such a pattern is only tried on values short enough
-(``try_limit``); on longer ones the result is unknown.
+An extended glob (``*(a|aa)``) or a ``=~`` regex would backtrack exponentially in Python's
+``re`` (``(a+)+$``, ``^a?a?…aa…a$``): they are matched with RE2 (``linear``), in time linear in
+the value whatever the pattern.  What RE2 does not take (a backreference, a lookaround — the
+``!(p)`` of an extended glob is one) gives no answer for ``=~`` (the condition is unknown); an
+extended glob with ``!(p)`` is matched by ``re`` on values short enough for its backtracking
+(``try_limit``, which counts every repetition, optional and alternative), else unknown.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
+
+import re2
 
 _CLASSES = {
     "alnum": r"a-zA-Z0-9",
@@ -72,41 +78,101 @@ def _glob_parts(segments: tuple) -> tuple[str | None, str | None, bool]:
 #: the most (roughly) a regex may try when matched once: 10**6 steps of the regex engine
 _BUDGET = 6
 _TOKEN = re.compile(r"\\.|\[\^?\]?(?:\[:\w+:\]|\\.|[^\]])*\]|\((?:\?[:>=!]|\?<[=!])?|[*+?]\??|\{\d*,?\d*\}\??|[)|]")
+_COUNT = re.compile(r"\{(\d*)(,?)(\d*)\}\??")
 
 
 @functools.lru_cache(maxsize=4096)
 def try_limit(regex: str, extra: int = 0) -> int | None:
-    """The longest value ``regex`` may be tried on (None: any): with k unbounded repetitions
-    a backtracking match may take about n**k steps, and a repetition of a group that repeats
-    or alternates (``(a+)+``, ``(a|aa)*``) or a backreference about 2**n.  ``extra``: the
-    regex is tried at about n**extra places (1 for a search)."""
-    k = extra
+    """The longest value ``regex`` may be tried on by a backtracking engine (None: any; -1:
+    none).  Every form of backtracking counts: with k unbounded repetitions a match may take
+    about n**k steps; each optional (``?``, ``{0,m}``) or alternative doubles them whatever n
+    (``^a?a?…a?aa…a$``: 2**28 for 28 of each), a fixed count ``{m}`` repeats its group's
+    choices m times; a repetition of a group that repeats or alternates (``(a+)+``,
+    ``(a|aa)*``) or a backreference takes about 2**n.  ``extra``: the regex is tried at about
+    n**extra places (1 for a search)."""
+    # per open group: [choice bits, unbounded repetitions, whether it repeats or alternates]
+    stack: list[list] = [[0.0, 0, False]]
     nested = False
-    stack = [False]  # per open group: whether it holds a repetition or an alternation
-    group = False  # the token just before is a group that holds one
+    last: list | None = None  # what a quantifier after this token repeats (a group's totals, or an atom)
     for m in _TOKEN.finditer(regex):
         t = m.group(0)
         c = t[0]
         if c == "(":
-            stack.append(False)
-        elif c == ")":
-            inner = stack.pop() if len(stack) > 1 else False
-            stack[-1] = stack[-1] or inner
-            group = inner
+            stack.append([0.0, 0, False])
+            last = None
             continue
-        elif c == "|":
-            stack[-1] = True
-        elif c == "\\" and t[1:].isdigit():
+        if c == ")":
+            if len(stack) > 1:
+                inner = stack.pop()
+                top = stack[-1]
+                top[0] += inner[0]
+                top[1] += inner[1]
+                top[2] = top[2] or inner[2]
+                last = inner
+            continue
+        top = stack[-1]
+        if c == "|":
+            top[0] += 1
+            top[2] = True
+            last = None
+            continue
+        if c == "\\" and t[1:].isdigit():
             nested = True  # a backreference
-        elif c in "*+{":
-            nested = nested or group
-            if not re.fullmatch(r"\{\d*\}\??", t):  # (`{3}` repeats a fixed number of times)
-                k += 1
-                stack[-1] = True
-        group = False
+        q = _COUNT.fullmatch(t)
+        if c in "*+?" or q is not None:
+            g = last or [0.0, 0, False]
+            if q is not None:
+                lo = int(q.group(1) or 0)
+                hi = lo if not q.group(2) else (int(q.group(3)) if q.group(3) else None)
+            else:
+                lo, hi = (0 if c in "*?" else 1), (1 if c == "?" else None)
+            if hi is None:  # unbounded
+                top[1] += 1
+                top[2] = True
+                nested = nested or g[2]
+            else:  # the group's choices and repetitions again for each copy, and the choice of how many
+                copies = max(hi, 1) - 1
+                top[0] += copies * g[0] + math.log2(hi - lo + 1)
+                top[1] += copies * g[1]
+                if hi > lo:
+                    top[2] = True
+            last = None
+            continue
+        last = None
+    bits, k, _ = stack[0]
+    k += extra
+    room = _BUDGET * math.log2(10) - bits  # log2 of the steps left for what grows with n
     if nested:
-        return 16
-    return None if k <= 1 else int(10 ** (_BUDGET / k))
+        return max(-1, min(16, int(room)))
+    if room < 0:
+        return -1
+    return None if k <= 1 and bits == 0 else int(2 ** (room / max(k, 1)))
+
+
+def too_long(regex: str, text: str, extra: int = 0) -> bool:
+    """Whether ``text`` is too long to try ``regex`` on by backtracking (``try_limit``)."""
+    lim = try_limit(regex, extra)
+    return lim is not None and len(text) > lim
+
+
+@functools.lru_cache(maxsize=4096)
+def linear(regex: str, longest: bool = False):
+    """``regex`` compiled by RE2 (``.`` matches a newline; ``longest``: the leftmost-longest
+    match, as POSIX's), matched in time linear in the value; None when RE2 does not take it (a
+    backreference, a lookaround, an atomic group, a count above 1000, a syntax error)."""
+    opts = re2.Options()
+    opts.dot_nl = True
+    opts.log_errors = False
+    opts.longest_match = longest
+    try:
+        return re2.compile(regex, opts)
+    except re2.error:
+        return None
+
+
+#: a match with RE2 is linear in the value, tried at n**places places: values up to this long
+def _linear_limit(places: int) -> int:
+    return int(10 ** (_BUDGET / (places + 1)))
 
 
 def _unquoted(p: str, lit: list | None = None) -> str:
@@ -226,9 +292,16 @@ def compiled(regex: str) -> re.Pattern:
 def glob_match(segments: list[tuple[str, bool]], text: str) -> bool | None:
     """Whether the glob matches all of ``text``; None when it is too long to try on."""
     regex, _, plain = glob_parts(segments)
-    if regex is None or (not plain and len(text) > (try_limit(regex) or len(text))):
+    if regex is None:
         return None
-    return compiled(regex).fullmatch(text) is not None
+    if plain:
+        return compiled(regex).fullmatch(text) is not None
+    rx = linear(regex)
+    if rx is None:  # (`!(p)`: a lookahead)
+        if too_long(regex, text):
+            return None
+        rx = compiled(regex)
+    return rx.fullmatch(text) is not None
 
 
 #: a pattern with wildcards is matched at every position of the value, each try a regex match:
@@ -243,13 +316,14 @@ def _tried(segments, text: str, places: int):
     regex, lit, plain = glob_parts(segments)
     if lit is not None:
         return None, lit, regex, plain
-    if (
-        regex is None
-        or len(text) > MAX_WILDCARD_TEXT
-        or (not plain and ("(?!" in regex or len(text) > (try_limit(regex, places) or len(text))))
-    ):
+    if regex is None or len(text) > MAX_WILDCARD_TEXT:
         return None, None, regex, plain
-    return compiled(regex), None, regex, plain
+    if plain:
+        return compiled(regex), None, regex, plain
+    rx = linear(regex)
+    if rx is None or len(text) > _linear_limit(places):
+        return None, None, regex, plain
+    return rx, None, regex, plain
 
 
 def strip_pattern(text: str, segments: list[tuple[str, bool]], op: str) -> str | None:

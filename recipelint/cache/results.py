@@ -17,29 +17,42 @@ the digest of a file whose stat is unchanged, when the file was already older th
 seconds at the time it was hashed (a file modified again within the same clock tick is
 hashed again, as git does for "racily clean" entries).
 
+The analysis also says which files it read beyond those (``Library.read_files``: a sourced
+``.env``, a file under a skipped dot-folder such as ``.venv/`` or ``.cache/``) and which paths it
+looked for a sourced file at and found nothing (``Library.absent``): the entry keeps their digests
+and paths, and a load checks them — a file changed, appeared or gone is a miss.  A run that read a
+file outside the project root is not cached (the tree walk does not cover it); a file the walk
+reaches through a link is digested only when the link resolves inside the root (else the key
+holds where it resolves: recipelint does not read it), and FIFOs and devices are never opened.
+
 Without a project root (a recipe outside any repository) nothing is cached.  Entries are JSON
-(never pickle: a cache directory is data, not code), one file per key, in
-``$RECIPELINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/recipelint``, else ``~/.cache/recipelint``;
-the 64 most recent are kept.  ``--no-cache`` bypasses it."""
+(never pickle: a cache directory is data, not code), sealed with a check digest
+(``store.seal``), one file per key, in ``$RECIPELINT_CACHE_DIR``, else
+``$XDG_CACHE_HOME/recipelint``, else ``~/.cache/recipelint``; the 64 most recent are kept.
+Every failure of the cache is a miss, never an error.  ``--no-cache`` bypasses it.
+See docs/security-cache.md."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.cache.store import (
+    BAD_ENTRY,
     FORMAT,
     _file_digest,
     _index,
-    _prune,
     cache_dir,
     code_fingerprint,
+    file_digest,
     forget_moved_index,
-    write_atomic,
+    prune,
+    read_entry,
+    write_entry,
 )
+from recipelint.files import Refused, confine
 
 SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".md", ".toml")
 
@@ -54,6 +67,8 @@ SKIP_DIRS = frozenset(
 
 
 MAX_FILES = 20_000  # a "project" larger than this is not hashed (and not cached)
+#: files read and paths looked at by an analysis that an entry keeps (a run beyond it is not cached)
+MAX_READS = 10_000
 
 
 @dataclass(slots=True)
@@ -62,6 +77,14 @@ class Cached:
     n_files: int
     suppressed: int
     unrun: list = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """A run's cache key and the project root it was computed for."""
+
+    digest: str
+    root: Path
 
 
 def project_root(paths: list[Path]) -> Path | None:
@@ -80,24 +103,53 @@ def project_root(paths: list[Path]) -> Path | None:
 
 
 def _tree_digest(root: Path, h) -> bool:
+    """Digest every file with a suffix of :data:`SUFFIXES` under ``root`` (folders of
+    :data:`SKIP_DIRS` and linked folders not entered); False beyond :data:`MAX_FILES`."""
     n = 0
     base = os.path.abspath(root)
     cut = len(base) + 1
-    for dirpath, dirs, files in os.walk(base, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        for name in sorted(files):
-            if not name.endswith(SUFFIXES):
-                continue
-            n += 1
-            if n > MAX_FILES:
-                return False
-            p = os.path.join(dirpath, name)
-            _file_digest(p, p[cut:], h)  # the label: the path below the root
+    stack = [base]
+    while stack:
+        d = stack.pop()
+        try:
+            with os.scandir(d) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            h.update(f"{d[cut:]}\0unlistable {exc.errno}\0".encode())
+            continue
+        dirs = []
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    if e.name not in SKIP_DIRS:
+                        dirs.append(e.path)
+                    continue
+                if not e.name.endswith(SUFFIXES):
+                    continue
+                n += 1
+                if n > MAX_FILES:
+                    return False
+                label = e.path[cut:]  # the path below the root
+                if e.is_symlink():
+                    try:  # (a link is followed only inside the root; else where it leads is the input)
+                        real = str(confine(e.path, [base]))
+                    except Refused as exc:
+                        h.update(f"{label}\0refused {exc.kind} {exc}\0".encode())
+                        continue
+                    _file_digest(real, label, h)
+                else:
+                    _file_digest(e.path, label, h)
+            except OSError as err:
+                h.update(f"{e.path[cut:]}\0unreadable {err.errno}\0".encode())
+        stack.extend(reversed(dirs))  # (depth first, in name order)
     return True
 
 
-def key(paths: list[Path], files: list[Path], options: str) -> str | None:
-    """The run's cache key, or None when the run cannot be cached (no project root)."""
+def key(paths: list[Path], files: list[Path], options: str) -> Key | None:
+    """The run's cache key, or None when the run cannot be cached (no cache directory, no
+    project root, an input outside the root, a tree too large)."""
+    if cache_dir() is None:
+        return None
     root = project_root(paths)
     if root is None:
         return None
@@ -106,24 +158,67 @@ def key(paths: list[Path], files: list[Path], options: str) -> str | None:
     h.update(f"\0cwd {os.getcwd()}\0root {root}\0{options}\0".encode())
     for p in paths:
         h.update(f"arg {p}\0".encode())
-    for p in files:  # inputs outside the root (and their exact order)
-        _file_digest(p, f"input {p}", h)
+    for p in files:  # the inputs (and their exact order)
+        try:
+            real = confine(p, [root])
+        except Refused:
+            return None  # (outside the root: not digested, so not cached)
+        _file_digest(real, f"input {p}", h)
     ok = _tree_digest(root, h)
     from recipelint.sweep.configs import workflow_files
 
     for p in workflow_files(root):  # sweep sources under .github/, which the tree walk skips
         _file_digest(str(p), f"workflow {p}", h)
     _index().save()
-    return h.hexdigest() if ok else None
+    return Key(h.hexdigest(), root) if ok else None
 
 
-def load(k: str) -> Cached | None:
+def _entry_path(k: Key) -> Path | None:
+    d = cache_dir()
+    return d / f"{k.digest}.json" if d is not None else None
+
+
+def _reads_unchanged(root: Path, reads, absent) -> bool:
+    """Whether the files an analysis read are as it read them (same digest, still inside the
+    root) and the paths it found nothing at still hold no file."""
+    if not isinstance(reads, dict) or not isinstance(absent, list) or len(reads) + len(absent) > MAX_READS:
+        return False
+    for p, v in reads.items():
+        try:
+            real = str(confine(p, [root]))
+        except Refused:
+            return False
+        try:
+            size, d = file_digest(real)
+        except OSError:
+            if v is not None:
+                return False  # (gone, or no longer a regular file)
+            continue
+        if v is None or [size, d.hex()] != v:
+            return False
+    for p in absent:
+        try:
+            if os.path.isfile(p):  # (as the library looks: a regular file, links followed)
+                return False
+        except (OSError, TypeError, ValueError):
+            return False
+    return True
+
+
+def load(k: Key) -> Cached | None:
+    """The entry of key ``k``, when there is one recipelint of this version wrote and the files
+    its analysis read are unchanged; else None (a miss: analyse again)."""
     from recipelint.bash.source import Span
     from recipelint.lint.findings import Finding, Related
 
+    path = _entry_path(k)
+    if path is None:
+        return None
     try:
-        data = json.loads((cache_dir() / f"{k}.json").read_text(encoding="utf-8"))
+        data = read_entry(path)
         if data.get("format") != FORMAT:
+            return None
+        if not _reads_unchanged(k.root, data.get("reads", {}), data.get("absent", [])):
             return None
         findings = []
         for d in data["findings"]:
@@ -142,18 +237,41 @@ def load(k: str) -> Cached | None:
                 )
             )
         return Cached(findings, int(data["files"]), int(data["suppressed"]), [str(u) for u in data.get("unrun", [])])
-    except (OSError, ValueError, KeyError, TypeError):
+    except BAD_ENTRY:
         return None  # absent, or written by something else: analyse again
 
 
-def store(k: str, findings: list, n_files: int, suppressed: int, unrun: list[str] | tuple = ()) -> None:
-    """Write an entry (atomically); a cache that cannot be written is skipped silently."""
-    d = cache_dir()
+def store(
+    k: Key,
+    findings: list,
+    n_files: int,
+    suppressed: int,
+    unrun: list[str] | tuple = (),
+    reads: dict[str, tuple[int, str] | None] | None = None,
+    absent: set[str] | list[str] | tuple = (),
+) -> None:
+    """Write an entry (atomically); a cache that cannot be written is skipped silently, and so is
+    a run whose analysis read a file outside the project root (the key cannot cover it).
+    ``reads``: path → (size, SHA-256 hex) of what the analysis read (None: could not read it);
+    ``absent``: paths it found no file at."""
+    path = _entry_path(k)
+    if path is None:
+        return
+    reads = reads or {}
+    if len(reads) + len(absent) > MAX_READS:
+        return
+    for p in reads:
+        try:
+            confine(p, [k.root])
+        except Refused:
+            return
     payload = {
         "format": FORMAT,
         "files": n_files,
         "suppressed": suppressed,
         "unrun": list(unrun),
+        "reads": {p: (list(v) if v is not None else None) for p, v in sorted(reads.items())},
+        "absent": sorted(absent),
         "findings": [
             {
                 "code": f.code,
@@ -170,8 +288,8 @@ def store(k: str, findings: list, n_files: int, suppressed: int, unrun: list[str
             for f in findings
         ],
     }
-    if write_atomic(d / f"{k}.json", json.dumps(payload)):
-        _prune(d)
+    if write_entry(path, payload):
+        prune(path.parent)
 
 
 def _span(s) -> dict:

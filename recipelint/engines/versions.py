@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from recipelint.engines import facts
-from recipelint.engines.catalog import version_key, versions
+from recipelint.engines.catalog import ENGINE_NAMES, version_key, versions
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,13 +17,15 @@ class EngineVersion:
     image: str | None
     exact: bool
     older: str | None = None  # a release older than every catalogued one: what it runs is not known
+    newer: str | None = None  # a release newer than every catalogued one: judged against the newest
 
     @property
     def label(self) -> str:
-        names = {"vllm": "vLLM", "sglang": "SGLang"}
-        name = names.get(self.engine, self.engine)
+        name = ENGINE_NAMES.get(self.engine, self.engine)
         if self.exact:
             return f"{name} {self.versions[0]}"
+        if self.newer:
+            return f"{name} {self.newer} (newer than every catalogued release: judged against {self.versions[-1]}, the newest)"
         if self.older:
             return f"{name} {self.older} (older than every catalogued release: not judged)"
         if not self.versions:
@@ -53,7 +55,7 @@ def resolve(engine: str, image: str | None) -> EngineVersion:
             if older and newer:
                 return EngineVersion(engine, (older[-1], newer[0]), image, False)
             if older:
-                return EngineVersion(engine, (older[-1],), image, False)
+                return EngineVersion(engine, (older[-1],), image, False, newer=v)
             # older than every catalogued release: flags it still had may have been removed since,
             # and flags added since it does not have — no catalog tells, so nothing is judged
             return EngineVersion(engine, (), image, False, older=v)

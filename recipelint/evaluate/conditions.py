@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from recipelint.bash import arith
-from recipelint.bash.patterns import compiled, glob_match, try_limit
+from recipelint.bash.patterns import glob_match, linear
 from recipelint.bash.tree import Node
 from recipelint.evaluate.quoting import _QUOTING
 from recipelint.evaluate.state import (
@@ -282,14 +282,13 @@ class Conditions:
             lt = text_of(lval)
             m = None
             if rt is not None and lt is not None:
-                rx = _posix_ere(rt)
-                try:
-                    if len(lt) > (try_limit(rx, 1) or len(lt)):  # too long to try this regex on
-                        rt = None
-                    else:
-                        m = compiled(rx).search(lt)
-                except re.error:
+                # RE2: linear in the value, leftmost-longest as POSIX; what it does not take (a
+                # backreference) leaves the test unknown, as a syntax error does
+                rx = linear(_posix_ere(rt), longest=True)
+                if rx is None:
                     rt = None
+                else:
+                    m = rx.search(lt)
             if rt is None or lt is None:  # BASH_REMATCH as unknown as the test
                 st.put("BASH_REMATCH", Var(Kind.UNKNOWN_ARRAY, unknown("${BASH_REMATCH[@]}", node.loc, multi=True)))
                 return None

@@ -203,6 +203,7 @@ class Evaluator(
         st.notes = []
         st.truncated = False
         st.source_depth = 0
+        st.eval_depth = 0
         st.script = str(self.script_path)
         st.cond_ctx = 0
         st.guards = ()

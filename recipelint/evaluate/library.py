@@ -9,6 +9,7 @@ looked for in the folders from the script's up to its root, never above it."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from importlib import resources
 from pathlib import Path
@@ -61,6 +62,20 @@ class Library:
         self.fver_steps: dict = {}
         self.funcs0 = next(_FUNCS_VERSION)
         self.fver_shared: set[int] = {self.funcs0}
+        #: for the result cache (recipelint.cache.results), what analyses with this library read:
+        #: the files read (path → (size, SHA-256 hex) of the bytes read; None: could not be read)
+        #: and the paths a sourced file was looked for at and not found
+        self.read_files: dict[str, tuple[int, str] | None] = {}
+        self.absent: set[str] = set()
+
+    def record(self) -> tuple[dict[str, tuple[int, str] | None], set[str]]:
+        """What this library read and did not find (for a worker to hand to its parent)."""
+        return dict(self.read_files), set(self.absent)
+
+    def merge(self, record: tuple[dict[str, tuple[int, str] | None], set[str]]) -> None:
+        """Add what another process's library read and did not find."""
+        self.read_files.update(record[0])
+        self.absent |= record[1]
 
     def roots_for(self, script: Path) -> list[Path]:
         """The folders a script's sourced files may be in."""
@@ -83,6 +98,7 @@ class Library:
             return path
         if path is None and not stub:
             return None
+        stubbed = path is None
         if path is None:
             name = os.path.basename(target if target is not None else shown.replace("⟨", "").replace("⟩", ""))
             stub = self.STUB_DIR / name
@@ -95,11 +111,17 @@ class Library:
         key = str(path)
         if key in self.cache:
             return self.cache[key]
+        data = None
         try:
             data = read_regular(path, MAX_BYTES)
         except Refused as r:
             self.cache[key] = None if r.kind == "missing" else r
             return self.cache[key]
+        finally:
+            if not stubbed:  # (recipelint's own models are covered by its code fingerprint)
+                self.read_files[os.path.abspath(key)] = (
+                    (len(data), hashlib.sha256(data).hexdigest()) if data is not None else None
+                )
         if b"\x00" in data[:8192]:
             self.cache[key] = Refused("binary", f"{path}: binary file (contains NUL bytes)")
             return self.cache[key]
@@ -146,6 +168,7 @@ class Library:
         for i, c in enumerate(candidates):
             try:
                 if not os.path.exists(c) or os.path.isdir(c):
+                    self.absent.add(os.path.abspath(c))  # (a file put there later would be the one sourced)
                     continue
                 return confine(c, roots)
             except Refused as r:

@@ -209,6 +209,7 @@ class State:
         "notes",
         "truncated",
         "source_depth",
+        "eval_depth",
         "script",
         "cond_ctx",
         "guards",
@@ -239,6 +240,7 @@ class State:
         s.notes = list(self.notes)
         s.truncated = self.truncated
         s.source_depth = self.source_depth
+        s.eval_depth = self.eval_depth
         s.script = self.script
         s.cond_ctx = self.cond_ctx
         s.guards = self.guards

@@ -165,6 +165,7 @@ def key(node, extra: tuple, st):
         st.out is None,
         st.status,
         st.source_depth,
+        st.eval_depth,
         st.truncated,
         tuple([c[0] for c in st.calls]),
         tuple([frozenset(f) for f in st.frames]),

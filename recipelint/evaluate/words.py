@@ -77,11 +77,16 @@ class Words:
         return res
 
     def _too_long(self, s) -> bool:
-        """Whether a value is beyond ``Limits.max_output`` characters or ``max_words`` chunks."""
+        """Whether a value is beyond ``Limits.max_output`` characters or ``max_words`` chunks.
+        Every value made passes here: its size counts toward the step limit (a step per KiB), so
+        that a script making ever larger values stops at ``max_steps`` as a long one does."""
         n = len(s)
         if n == 1:
             t = s[0].text
-            return t is not None and len(t) > self.limits.max_output
+            if t is None:
+                return False
+            self.steps += len(t) >> 10
+            return len(t) > self.limits.max_output
         if n > self.limits.max_words:
             return True
         total = 0
@@ -89,6 +94,7 @@ class Words:
             t = c.text
             if t is not None:
                 total += len(t)
+        self.steps += total >> 10
         return total > self.limits.max_output
 
     def _bounded(self, s, loc, st):

@@ -10,6 +10,7 @@ from recipelint.bash.continuations import stray_options
 from recipelint.bash.parse import parse
 from recipelint.bash.source import InputError, SourceFile, read_source
 from recipelint.bash.tree import STATEMENT_TYPES, Parsed, ParseProblem
+from recipelint.bash.unrunnable import carriage_returns, heredoc_terminators
 from recipelint.engines import changes as commands
 from recipelint.engines import clients
 from recipelint.engines import launches as launches_mod
@@ -197,6 +198,12 @@ class Analyzer:
             res.error = f"{display}: {parsed.too_large}: not analysed"
             return res, None
         res.problems = parsed.problems
+        # what bash reads otherwise than it looks (RL009, RL010): of the file itself, not of the
+        # tree's `eval` strings (``Parsed.problems`` is what makes them unparsed)
+        crlf = carriage_returns(parsed.root, res.source)
+        ends = heredoc_terminators(parsed.root, res.source)
+        if crlf is not None or ends:
+            res.problems = sorted([*parsed.problems, *([crlf] if crlf else []), *ends], key=lambda p: p.loc.start)
         if _SITE_HINT.search(res.source.data):
             res.sites = sites_mod.scan(_site_texts(parsed.root, res.source))
         res.strays = stray_options(parsed)

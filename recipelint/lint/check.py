@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -275,12 +276,11 @@ def lint(
     cache_key = None
     from recipelint.engines import facts
 
+    cache_at = None
     if opt.cache:
         from recipelint.cache.store import cache_dir
 
-        cache_at = cache_dir()
-    else:
-        cache_at = None
+        cache_at = cache_dir()  # (None: no place for a cache, nothing cached)
     facts.cache_in(cache_at)
     if opt.cache and opt.points_for is None:
         from recipelint.cache import results as cache
@@ -363,7 +363,7 @@ def lint(
     raw: list[Finding] = []
     jobs = _jobs(opt.jobs, len(files))
     if jobs > 1:
-        found, result.files = _parallel(check_files, files, jobs, Project([], cs).sibling_key, opt.progress)
+        found, result.files = _parallel(check_files, files, jobs, Project([], cs).sibling_key, opt.progress, analyzer.library)
     else:
         found, result.files = check_files(files, opt.progress)
     project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs))
@@ -383,7 +383,8 @@ def lint(
         grouped = sorted(grouped + unused_found, key=Finding.sort_key)
     result.file_count = len(result.files)
     if cache_key:
-        cache.store(cache_key, grouped, result.file_count, result.suppressed, result.unrun)
+        lib = analyzer.library  # (what the analysis read beyond the key's files: checked when the entry is loaded)
+        cache.store(cache_key, grouped, result.file_count, result.suppressed, result.unrun, lib.read_files, lib.absent)
     result.findings, result.documented = _documented(grouped, opt.show_documented)
     result.all_findings = list(result.findings)
     return result
@@ -483,13 +484,51 @@ def _jobs(requested: int, n_files: int) -> int:
     return max(1, min(requested or cpus, cpus, n_files // 8))
 
 
+class _QuietOrphan:
+    """A worker's stderr that says nothing once its parent has gone (killed outright: SIGKILL,
+    the OOM killer): the worker's next result meets a closed pipe and the worker ends, and the
+    ``BrokenPipeError`` traceback multiprocessing prints for it goes nowhere."""
+
+    def __init__(self, stream, parent: int):
+        self._stream, self._parent = stream, parent
+
+    def write(self, s: str) -> int:
+        if os.getppid() != self._parent:
+            return len(s)
+        return self._stream.write(s)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _worker_init() -> None:
+    """A worker leaves when its parent does, quietly: Ctrl-C (sent to the whole process group)
+    is the parent's to handle, SIGTERM (the parent's ``Pool.terminate``) ends it at once, and
+    once the parent has gone nothing it prints reaches the terminal (``_QuietOrphan``)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    sys.stderr = _QuietOrphan(sys.stderr, os.getppid())
+
+
+class Terminated(SystemExit):
+    """SIGTERM reached a run with workers: they are stopped, and the run ends with status 143
+    (128 + SIGTERM), as it would without them."""
+
+
+def _on_term(signum, frame):
+    raise Terminated(143)
+
+
 def _run_chunk(chunk):
     found, results = _WORK(chunk)
     for res in results:  # what the parent needs: sources (suppressions), points (--diff-base)
         res.launched = bool(res.launches)
         for pr in res.points:
             pr.paths = []
-    return found, results
+    # and the files the worker's library read (the result cache checks them)
+    return found, results, _LIBRARY.record() if _LIBRARY is not None else None
 
 
 def _run_indexed(item):
@@ -497,11 +536,14 @@ def _run_indexed(item):
     return i, _run_chunk(chunk)
 
 
-def _parallel(work, files, jobs, sibling_key, progress=None):
+_LIBRARY = None
+
+
+def _parallel(work, files, jobs, sibling_key, progress=None, library=None):
     """Analyse and check files in ``jobs`` forked workers.  Files are handed out in small chunks
     that keep siblings (B200/B300 variants of one recipe) together, so that a worker does not
     analyse a sibling another worker has; findings and slim file results come back in order."""
-    global _WORK
+    global _WORK, _LIBRARY
     import multiprocessing
 
     groups: dict[str, list] = {}
@@ -516,14 +558,20 @@ def _parallel(work, files, jobs, sibling_key, progress=None):
     # the largest chunks first, so that no worker is left with a long one at the end (the size of
     # a recipe is a fair guess of its cost: long recipes launch several servers)
     chunks.sort(key=lambda c: -sum(_size(p) for p, _ in c))
-    _WORK = work
+    _WORK, _LIBRARY = work, library
     import gc
+    import signal
+    import threading
 
     gc.freeze()  # the parent's objects (configs, caches) are not scanned, so not copied, by the workers' collector
+    # SIGTERM ends the run through the pool's exit (its workers terminated, never left writing to
+    # a closed pipe), not by killing the parent under them
+    main = threading.current_thread() is threading.main_thread()
+    term = signal.signal(signal.SIGTERM, _on_term) if main else None
     try:
         parts: list = [None] * len(chunks)
         done = 0
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        with multiprocessing.get_context("fork").Pool(jobs, initializer=_worker_init) as pool:
             # as chunks finish (for the progress), put back in their order (for the output)
             for i, part in pool.imap_unordered(_run_indexed, enumerate(chunks), chunksize=1):
                 parts[i] = part
@@ -531,12 +579,16 @@ def _parallel(work, files, jobs, sibling_key, progress=None):
                 if progress is not None:
                     progress(done, len(files))
     finally:
-        _WORK = None
+        _WORK = _LIBRARY = None
         gc.unfreeze()
+        if main:
+            signal.signal(signal.SIGTERM, term)
     found, results = [], []
-    for f, r in parts:
+    for f, r, read in parts:
         found.extend(f)
         results.extend(r)
+        if library is not None and read is not None:
+            library.merge(read)
     # back in the order the files were given (chunks regrouped them)
     pos = {str(path): i for i, (path, _) in enumerate(files)}
     results.sort(key=lambda r: pos.get(str(r.path), 0))

@@ -205,12 +205,18 @@ def load(path: Path | None) -> Settings:
             raise SettingsError(f"{name}: no [tool.recipelint] table")
         where = f"{name} [tool.recipelint]"
     else:
-        from ruamel.yaml import YAML
         from ruamel.yaml.error import YAMLError
 
+        from recipelint.engines import yamlpos
+
         try:
-            raw = YAML(typ="safe").load(text)
-        except YAMLError as e:
+            # (yamlpos: nesting checked before composing, aliases not expanded past a bound — a
+            # 423-byte file of nested aliases took more than 3.7 GB with ruamel's loader)
+            raw = yamlpos.load(text)
+        except yamlpos.YAMLPosError as e:
+            where = f"{name}:{(e.line or 0) + 1}:{(e.column or 0) + 1}" if e.line is not None else name
+            raise SettingsError(f"{where}: invalid YAML: {e}") from None
+        except (YAMLError, RecursionError) as e:
             raise SettingsError(yaml_error(name, e)) from None
         where = name
         if raw is None:

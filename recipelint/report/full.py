@@ -9,7 +9,7 @@ from pathlib import Path
 from recipelint.lint.findings import Finding
 from recipelint.report.common import headline, rule_url, summary, summary_segments
 from recipelint.report.points import compact_points
-from recipelint.report.style import SEVERITY_STYLE, Segments, paint
+from recipelint.report.style import SEVERITY_STYLE, Segments, paint, printable
 
 __all__ = ["render_full", "summary"]
 
@@ -55,12 +55,15 @@ def _full_lines(findings: list[Finding]) -> list[Segments]:
         lines = _source_lines(f.span.path, cache)
         width = len(str(f.span.end_line if f.span.end_line - f.span.line < 3 else f.span.line))
         if 1 <= f.span.line <= len(lines):
-            text = lines[f.span.line - 1].expandtabs(4)
+            raw = lines[f.span.line - 1].expandtabs(4)
+            text = printable(raw)  # (a control character is shown as its escape: the caret counts it so)
             out.append([(f"{' ' * width} |", "blue")])
             out.append([(f"{f.span.line:>{width}} | ", "blue"), (text, None)])
             start = max(1, f.span.col)
-            end = f.span.end_col if f.span.end_line == f.span.line and f.span.end_col > start else len(text) + 1
-            caret = " " * (start - 1) + "^" * max(1, min(end, len(text) + 1) - start)
+            end = f.span.end_col if f.span.end_line == f.span.line and f.span.end_col > start else len(raw) + 1
+            end = min(end, len(raw) + 1)
+            start, end = len(printable(raw[: start - 1])) + 1, len(printable(raw[: end - 1])) + 1
+            caret = " " * (start - 1) + "^" * max(1, end - start)
             out.append([(f"{' ' * width} | ", "blue"), (caret, sev_style)])
         if f.points:
             out.extend(_point_lines(f.points, width))

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from recipelint.lint.findings import Finding
+from recipelint.report.style import printable
 
 
 def _esc_data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """The workflow-command escapes (``%``, CR, LF), after the control characters a log viewer
+    would act on (``printable``: a recipe's ESC never reaches the Actions log raw)."""
+    return printable(s).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _esc_prop(s: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from recipelint.lint.analysis import FileResult
+from recipelint.report.style import printable
 
 
 def _groups(res: FileResult):
@@ -43,7 +44,10 @@ def render_text(res: FileResult, color: bool = False) -> None:
 
     from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
+    from rich.text import Text as RichText
+
+    def Text(text="", *args, **kw):  # (a recipe's text as escaped text: never a terminal control)
+        return RichText(printable(text), *args, **kw)
 
     con = Console(
         highlight=False,
@@ -60,7 +64,7 @@ def render_text(res: FileResult, color: bool = False) -> None:
     for g in groups:
         lc = g["launch"]
         sp = lc.loc.real().span
-        con.print(Text.assemble((f"{res.display}:{sp.line}", "bold"), f"  {lc.engine} ({lc.entry})"))
+        con.print(RichText.assemble((printable(f"{res.display}:{sp.line}"), "bold"), printable(f"  {lc.engine} ({lc.entry})")))
         con.print(Text("  points: " + ", ".join(g["points"]), style="dim"))
         if lc.cond:
             con.print(Text("  assuming: " + "; ".join(d.describe() for d in lc.cond), style="dim"))
@@ -81,7 +85,7 @@ def render_text(res: FileResult, color: bool = False) -> None:
                 line += f" (value: {_rel(d['value_path'], res)}:{d['value_line']})"
             elif d["value_line"] not in (None, d["line"]):
                 line += f" (value: {d['value_line']})"
-            table.add_row(Text(f.name), Text("" if f.value is None else _short(f.value.shown)), line)
+            table.add_row(Text(f.name), Text("" if f.value is None else _short(f.value.shown)), Text(line))
         con.print(table)
         con.print()
     for ex in _exits(res):

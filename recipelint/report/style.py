@@ -4,6 +4,7 @@ and lines of styled pieces written plain or through rich."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import IO
 
@@ -38,15 +39,30 @@ def use_color(mode: str, stream: IO | None = None, to_file: bool = False, enviro
         return False
 
 
-#: the control codes rich drops from text (bell, backspace, vertical tab, form feed, carriage return)
-_CONTROL_CODES = {7: None, 8: None, 11: None, 12: None, 13: None}
+#: characters a terminal (or a log viewer) acts on instead of showing: C0 controls but tab and
+#: newline, DEL, C1 controls (``\x9b`` is a CSI on some terminals), and the bidirectional
+#: overrides and isolates ("Trojan Source": text shown in an order other than its own)
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(m: re.Match) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with the characters a terminal would act on written as escapes (``\\x1b``,
+    ``\\x0d``, ``\\u202e``): a recipe's text in a message, a code frame or a value cannot
+    move the cursor, hide the rest of the output or retitle the terminal.  Tab and newline
+    stay (they are layout)."""
+    return _UNPRINTABLE.sub(_escape, text) if _UNPRINTABLE.search(text) else text
 
 
 def paint(lines: list[Segments], color: bool) -> str:
-    """The lines as text: in colour through rich, or plain (what rich prints without colour:
-    control codes dropped, tabs expanded) without importing it."""
+    """The lines as text: in colour through rich, or plain (tabs expanded) without importing it;
+    control characters escaped (``printable``) either way."""
     if not color:
-        return "".join("".join(t for t, _ in segs).translate(_CONTROL_CODES).expandtabs(8) + "\n" for segs in lines)
+        return "".join(printable("".join(t for t, _ in segs)).expandtabs(8) + "\n" for segs in lines)
     from rich.console import Console
     from rich.text import Text
 
@@ -63,5 +79,5 @@ def paint(lines: list[Segments], color: bool) -> str:
     )
     with console.capture() as cap:
         for segs in lines:
-            console.print(Text.assemble(*((t, s or "") for t, s in segs)))
+            console.print(Text.assemble(*((printable(t), s or "") for t, s in segs)))
     return cap.get()

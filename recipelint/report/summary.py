@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from recipelint.lint.findings import Finding
+from recipelint.report.style import printable
 
 #: rows of the findings table; the rest are counted in one line (a step summary is at most 1 MiB)
 MAX_ROWS = 100
@@ -20,7 +21,7 @@ _WHITESPACE = re.compile(r"\s+")
 
 def _cell(text: str) -> str:
     """``text`` as literal text in one table cell."""
-    return _MARKDOWN.sub(r"\\\1", _WHITESPACE.sub(" ", text))
+    return _MARKDOWN.sub(r"\\\1", printable(_WHITESPACE.sub(" ", text)))
 
 
 def _code(text: str) -> str:
@@ -28,7 +29,7 @@ def _code(text: str) -> str:
     text = _WHITESPACE.sub(" ", text)
     if "`" in text or not text.strip():
         return _cell(text)
-    return "`" + text.replace("|", "\\|") + "`"
+    return "`" + printable(text).replace("|", "\\|") + "`"
 
 
 def _message(text: str) -> str:

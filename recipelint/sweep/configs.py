@@ -27,6 +27,13 @@ MAX_POINTS_PER_ITEM = 4096
 #: the largest master config, runners file or workflow read
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
 
+#: sweep points followed per master-config entry and per run (each is an evaluation of its
+#: recipes); beyond them the points are not made and an RL500 says what was cut.  InferenceX at
+#: 843c6254f: 1,182 points in all, 42 in its largest entry; a 13 KB config whose items alias one
+#: 2,000-value `conc-list` made 42,000 (71 s, 1.3 GB) before these bounds
+MAX_POINTS_PER_ENTRY = 1024
+MAX_POINTS_PER_RUN = 8192
+
 
 @dataclass(slots=True)
 class ConfigProblem:
@@ -62,6 +69,7 @@ class ConfigSet:
     roots: list[Path] | None = None
     #: files read wherever they are (named by the caller)
     trusted: set[str] = field(default_factory=set)
+    points_made: int = 0  # sweep points of all entries (``MAX_POINTS_PER_RUN``)
 
     def points_for(self, path: Path) -> list[SweepPoint] | None:
         try:
@@ -561,6 +569,7 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
     cap = int(spec.get("max_available_cpu_dram_mib", 2861022))
     hw = hardware.get(runner)
     launchers = _launchers_for(runner, labels, spec)
+    cut = [0, 0]  # points not made: over the entry's bound, over the run's
     for scenario, subdir, groups in scenarios:
         agentic = scenario == "agentic-coding"
         if subdir is None:
@@ -643,7 +652,15 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
                 except (AttributeError, KeyError, TypeError):
                     cl, cc = item_line, 1
                 item_points = []
-                for conc in _conc_values(item, step, f"{key} search-space item at line {item_line}"):
+                concs = _conc_values(item, step, f"{key} search-space item at line {item_line}")
+                room_entry = MAX_POINTS_PER_ENTRY - len(ce.points)
+                room_run = MAX_POINTS_PER_RUN - cs.points_made
+                take = max(0, min(len(concs), room_entry, room_run))
+                if take < len(concs):
+                    cut[0 if room_entry <= room_run else 1] += len(concs) - take
+                    concs = concs[:take]
+                cs.points_made += take
+                for conc in concs:
                     penv = dict(env)
                     penv["CONC"] = str(conc)
                     penv["EXP_NAME"] = exp.replace("{tp}", str(tp)).replace("{conc}", str(conc))
@@ -656,6 +673,22 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
                     )
                 ce.points.extend(item_points)
                 _resolve_scripts(cs, ce, item_points, launchers, subdir, model_prefix, precision, framework, sd, root, spec)
+    if cut[0]:
+        cs.problems.append(
+            ConfigProblem(
+                Span(str(path), line, 1, line, 1),
+                f"entry `{key}`: {len(ce.points) + cut[0]:,} sweep points, more than the {MAX_POINTS_PER_ENTRY:,} "
+                f"recipelint follows per entry: the last {cut[0]:,} are not checked",
+            )
+        )
+    if cut[1]:
+        cs.problems.append(
+            ConfigProblem(
+                Span(str(path), line, 1, line, 1),
+                f"entry `{key}`: more than the {MAX_POINTS_PER_RUN:,} sweep points recipelint follows per run: "
+                f"{cut[1]:,} of this entry's are not checked",
+            )
+        )
 
 
 def _plain(v):

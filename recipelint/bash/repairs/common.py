@@ -72,3 +72,37 @@ def _query(name: str, text: str):
     if q is None:
         q = _QUERIES[name] = tree_sitter.Query(_parser().language, text)
     return q
+
+
+def _hint(data: bytes, opener, later, stops: bytes = b"\n", continued: bool = False) -> bool:
+    """Whether an ``opener`` match is followed, before the next byte of ``stops`` (with
+    ``continued``, a newline after a backslash does not stop), by a ``later`` match: the cheap
+    test before a repair, as ``opener.*?later`` on one line would be — but linear in the text
+    (such a regex tries every opener to the line's end: a 100 KB line of them takes minutes).
+    An opener inside the span of an earlier one is not tried again (its span is a part of it)."""
+    done = 0
+    for m in opener.finditer(data):
+        if m.start() < done:
+            continue
+        a = m.end()
+        end = _stop(data, a, stops, continued)
+        if later.search(data, a, end) is not None:
+            return True
+        done = end
+    return False
+
+
+def _stop(data: bytes, i: int, stops: bytes, continued: bool) -> int:
+    """The first newline or other byte of ``stops`` at or after ``i`` (the end of ``data`` if
+    none); only the bytes up to it are looked at."""
+    n = len(data)
+    while True:
+        e = data.find(b"\n", i)
+        e = n if e < 0 else e
+        for s in stops:
+            if s != 10:
+                k = data.find(bytes((s,)), i, e)
+                e = k if k >= 0 else e
+        if not (continued and e < n and data[e] == 10 and e > 0 and data[e - 1] == 92):
+            return e
+        i = e + 1

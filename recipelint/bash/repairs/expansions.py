@@ -155,8 +155,10 @@ def _expansion_operators(tree, data: bytes):
     if b"${" not in data:
         return tree, data
     at = []
-    for m in _EXPANSION_OPERATOR.finditer(data):
-        end = _expansion_end(data, m.end())
+    matches = list(_EXPANSION_OPERATOR.finditer(data))
+    ends = _expansion_ends(data, [m.end() for m in matches])
+    for m in matches:
+        end = ends[m.end()]
         if end is None:
             continue
         word = data[m.end() : end]
@@ -219,6 +221,51 @@ def _expansion_end(data: bytes, i: int) -> int | None:
     return None
 
 
+def _expansion_ends(data: bytes, starts: list[int]) -> dict[int, int | None]:
+    """``_expansion_end`` of each of ``starts`` (ascending, each after an operator ``[-=+?]``)
+    in one pass per line — linear in the text, where one scan per start is quadratic in a line
+    of nested ``${A:-${A:-...`` without a ``}``.  A start waits on a stack at the ``${`` depth
+    the pass has there; a ``}`` ends every start waiting at the current depth, then closes one
+    level.  (The pass is at each start exactly, as its own scan would be: a start follows an
+    operator byte, never a backslash or a ``$``.)"""
+    out: dict[int, int | None] = {}
+    n = len(data)
+    k = 0
+    while k < len(starts):
+        i = starts[k]
+        depth = 0
+        waiting: list[tuple[int, int]] = []  # (depth, start)
+        while i < n:
+            while k < len(starts) and starts[k] <= i:
+                if starts[k] == i:
+                    waiting.append((depth, i))
+                else:  # (not met by the pass: scanned on its own)
+                    out[starts[k]] = _expansion_end(data, starts[k])
+                k += 1
+            ch = data[i]
+            if ch == 92:
+                i += 2
+                continue
+            if ch == 10:
+                break
+            if ch == 36 and data[i + 1 : i + 2] == b"{":
+                depth += 1
+                i += 2
+                continue
+            if ch == 125:
+                while waiting and waiting[-1][0] == depth:
+                    out[waiting.pop()[1]] = i
+                if depth:
+                    depth -= 1
+            i += 1
+        for _, a in waiting:
+            out[a] = None
+        while k < len(starts) and starts[k] <= i:  # (at the line's end)
+            out.setdefault(starts[k], None)
+            k += 1
+    return out
+
+
 def _substitution_arithmetic(tree, data: bytes):
     """``${X:-$((1 << 30))}``: tree-sitter-bash reads ``$((`` inside an expansion as a command
     substitution running a subshell (which ``_arithmetic_substitution`` takes back) — so a
@@ -230,10 +277,16 @@ def _substitution_arithmetic(tree, data: bytes):
     if b"$((" not in data or b"${" not in data:
         return tree, data
     at = []
+    pos = opens = closes = 0  # the `${` and `}` from the line's start to `pos` (kept as it goes: linear)
     for m in re.finditer(rb"\$\(\(", data):
         k = m.start()
-        line = data.rfind(b"\n", 0, k) + 1
-        if data[line:k].count(b"${") <= data[line:k].count(b"}"):
+        nl = data.rfind(b"\n", pos, k)
+        if nl >= 0:
+            pos, opens, closes = nl + 1, 0, 0
+        opens += data.count(b"${", pos, k)
+        closes += data.count(b"}", pos, k)
+        pos = k
+        if opens <= closes:
             continue  # (not inside a `${`)
         depth, end = 0, None
         for i in range(k + 1, min(len(data), k + 4096)):

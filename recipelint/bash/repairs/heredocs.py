@@ -9,7 +9,7 @@ import re
 import tree_sitter
 
 from recipelint.bash.convert import _EXPANSIONS, _HEREDOC_TAIL, _convert
-from recipelint.bash.repairs.common import _links, _nodes_of, _parser, _query, _reparse
+from recipelint.bash.repairs.common import _hint, _links, _nodes_of, _parser, _query, _reparse
 from recipelint.bash.source import Loc
 from recipelint.bash.tree import Node, ParseProblem
 
@@ -117,8 +117,10 @@ def _rebuilt(items: list[Node], neg: Node | None) -> Node | None:
     return out
 
 
-#: a line holding a here-document's start and ending in a pipe, `&&` or `||` (the cheap test)
-_HEREDOC_LINE_OP = re.compile(rb"<<-?[ \t]*[^\s<].*(?:&&|\|)[ \t]*\r?\n")
+#: a line holding a here-document's start and ending in a pipe, `&&` or `||` (the cheap test,
+#: ``common._hint``: linear in the line, as the regex ``<<-?[ \t]*[^\s<].*(?:&&|\|)[ \t]*\r?\n`` is not)
+_HEREDOC_START = re.compile(rb"<<-?[ \t]*[^\s<]")
+_ENDS_IN_OP = re.compile(rb"(?:&&|\|)[ \t]*\r?$")
 
 
 _LINE_OP_TYPES = {b"&&": "&&", b"||": "||", b"|&": "|&", b"|": "|"}
@@ -150,7 +152,7 @@ def _heredoc_line_ops(tree, data: bytes):
     newline ``EOF`` newline ``tr a b``: ``cat | ab``, and ``tr a b`` alone).  The operator is
     parsed again as blanks, one byte for one (``_join_line_ops`` joins the statements again).
     Returns the tree, the text it parsed and the operators blanked: (type, start, end)."""
-    if not _HEREDOC_LINE_OP.search(data):
+    if not _hint(data, _HEREDOC_START, _ENDS_IN_OP):
         return tree, data, []
     found = []
     for n, end in _heredoc_lines(tree, data):
@@ -188,8 +190,10 @@ _SEPARATOR = re.compile(rb"(?<![&;|<>])[;&](?![&;>])")
 _GLUED_SEPARATOR = re.compile(rb"-?\s*[A-Za-z0-9_.-]+([;&])(?!&)")
 
 
-#: a line with a here-document's start and a `;` or `&` after it (the cheap test)
-_REST_HINT = re.compile(rb"<<-?[ \t]*[^\s<;&|][^\n]*?(?<![&|<>])[;&](?![&>])")
+#: a line with a here-document's start and a `;` or `&` after it (the cheap test, ``common._hint``:
+#: linear in the line, as the regex ``<<-?[ \t]*[^\s<;&|][^\n]*?(?<![&|<>])[;&](?![&>])`` is not)
+_REST_START = re.compile(rb"<<-?[ \t]*[^\s<;&|]")
+_REST_SEPARATOR = re.compile(rb"(?<![&|<>])[;&](?![&>])")
 
 
 def _backquote_blanks(tree, data: bytes):
@@ -231,19 +235,20 @@ _BACKQUOTE_BLANK = re.compile(rb"`[ \t\n]")
 
 def _backquote_symptom(root, data: bytes) -> bool:
     """Whether tree-sitter's tree has a backquoted command inside another (unescaped: bash
-    cannot nest them so) or an error holding a backquote."""
-    for c in tree_sitter.QueryCursor(_query("substitutions", "(command_substitution) @c")).captures(root).get("c", []):
-        if data[c.start_byte : c.start_byte + 1] != b"`" or data[c.start_byte - 1 : c.start_byte] == b"\\":
-            continue
-        up = c.parent
-        while up is not None:
-            if up.type == "command_substitution" and data[up.start_byte : up.start_byte + 1] == b"`":
+    cannot nest them so) or an error holding a backquote.  One walk down the tree (a query's
+    captures, and walking up from each, take time quadratic in a line of 50,000 backquotes)."""
+    stack = [(root, False)]  # (node, whether it is inside a backquoted command)
+    while stack:
+        n, inside = stack.pop()
+        kids = n.children
+        if n.type == "ERROR" and any(k.type == "`" for k in kids):
+            return True
+        if n.type == "command_substitution" and data[n.start_byte : n.start_byte + 1] == b"`":
+            if inside and data[n.start_byte - 1 : n.start_byte] != b"\\":
                 return True
-            up = up.parent
-    return any(
-        any(k.type == "`" for k in e.children)
-        for e in tree_sitter.QueryCursor(_query("errors", "(ERROR) @e")).captures(root).get("e", [])
-    )
+            inside = True
+        stack.extend((k, inside) for k in kids if k.child_count)
+    return False
 
 
 def _heredoc_line_rests(tree, data: bytes):
@@ -252,7 +257,7 @@ def _heredoc_line_rests(tree, data: bytes):
     again as blanks, one byte for one (``_insert_line_rests`` parses it apart and puts its
     statements after the here-document's).  Returns the tree, the text it parsed and the spans
     blanked (from the ``;`` or ``&`` to the line's end)."""
-    if not _REST_HINT.search(data):
+    if not _hint(data, _REST_START, _REST_SEPARATOR):
         return tree, data, []
     found = []
     for start, end in _heredoc_lines(tree, data):
@@ -550,3 +555,72 @@ def _heredoc_text_quotes(text: bytes, a: int, b: int) -> list[int]:
             stack.pop()
         i += 1
     return out
+
+
+def heredoc_delimiter(data: bytes, start: int, end: int) -> bytes:
+    """The line that ends a here-document whose start word is ``data[start:end]``, to bash: the
+    word without its quotes, and with the carriage returns right after it (to bash a carriage
+    return is part of a word, to tree-sitter-bash a blank: ``<<EOF`` then CR-LF wants ``EOF``
+    then CR)."""
+    while data[end : end + 1] == b"\r":
+        end += 1
+    return re.sub(rb"['\"\\\\]", b"", data[start:end])
+
+
+def ends_heredoc(line: bytes, delimiter: bytes, dash: bool) -> bool:
+    """Whether bash ends a here-document at ``line`` (without its newline): the line is the
+    delimiter, after its leading tabs for ``<<-`` (tabs only, never spaces, and nothing after)."""
+    return (line.lstrip(b"\t") if dash else line) == delimiter
+
+
+def seems_to_end_heredoc(line: bytes, delimiter: bytes) -> bool:
+    """Whether tree-sitter-bash ends a here-document at ``line``: the delimiter between any blanks
+    (spaces, tabs, carriage returns), for ``<<`` as for ``<<-``."""
+    plain = delimiter.rstrip(b"\r")
+    return bool(plain) and line.strip(b" \t\r") == plain
+
+
+def _heredoc_ends(tree, data: bytes):
+    """A here-document's terminator with blanks bash does not strip (``<<-`` then a line
+    ``  EOF`` indented with spaces; ``<<`` then an indented ``EOF``; ``EOF`` then blanks or a
+    carriage return): tree-sitter-bash ends the document there, bash reads on to the first line
+    that is exactly its delimiter, or to the end of the file (``warning: here-document
+    delimited by end-of-file``), and what lies between is text of the document, never run.  Each
+    line of that stretch tree-sitter-bash would end it at is parsed again with its delimiter's
+    first byte changed, one byte for one, so that the document ends where bash ends it (RL010
+    reports it).  Returns the tree, the text it parsed and the offsets changed."""
+    if b"<<" not in data:
+        return tree, data, []
+    found: list[int] = []
+    reach = 0  # (documents starting before it are text of an earlier one)
+    heredocs = tree_sitter.QueryCursor(_query("heredoc_redirects", "(heredoc_redirect) @h")).captures(tree.root_node)
+    for h in sorted(heredocs.get("h", []), key=lambda n: n.start_byte):
+        if h.start_byte < reach:
+            continue
+        start = next((c for c in h.children if c.type == "heredoc_start"), None)
+        end = next((c for c in h.children if c.type == "heredoc_end"), None)
+        if start is None or end is None or end.is_missing or end.end_byte <= end.start_byte:
+            continue
+        dash = any(c.type == "<<-" for c in h.children)
+        delimiter = heredoc_delimiter(data, start.start_byte, start.end_byte)
+        a = data.rfind(b"\n", 0, end.start_byte) + 1
+        b = data.find(b"\n", end.end_byte)
+        if ends_heredoc(data[a : b if b >= 0 else len(data)], delimiter, dash):
+            continue
+        while a < len(data):  # bash reads on, line by line
+            b = data.find(b"\n", a)
+            b = len(data) if b < 0 else b
+            line = data[a:b]
+            if ends_heredoc(line, delimiter, dash):
+                break
+            if seems_to_end_heredoc(line, delimiter):
+                found.append(a + len(line) - len(line.lstrip(b" \t\r")))
+            a = b + 1
+        reach = a
+    if not found:
+        return tree, data, []
+    buf = bytearray(data)
+    for i in found:
+        buf[i] = ord("x") if buf[i] != ord("x") else ord("y")
+    data = bytes(buf)
+    return _parser().parse(data), data, found

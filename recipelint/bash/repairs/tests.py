@@ -10,7 +10,7 @@ import re
 import tree_sitter
 
 from recipelint.bash.convert import _NOT_IN_TEST
-from recipelint.bash.repairs.common import _query, _reparse
+from recipelint.bash.repairs.common import _hint, _query, _reparse
 from recipelint.bash.repairs.words import _first_word
 from recipelint.bash.tree import Node
 
@@ -81,7 +81,9 @@ def _regex_down(left: Node, match: Node) -> Node:
 
 
 #: a `[[` and, later on its line (or the lines it continues onto), a `=` between blanks
-_DOUBLE_BRACKET_EQUALS = re.compile(rb"\[\[(?:[^\n]|\\\n)*?[ \t]=[ \t]")
+#: (``common._hint``: linear in the line, as the regex ``\[\[(?:[^\n]|\\\n)*?[ \t]=[ \t]`` is not)
+_DOUBLE_BRACKET = re.compile(rb"\[\[")
+_BLANK_EQUALS = re.compile(rb"[ \t]=[ \t]")
 
 
 #: a `=` between blanks (in `[[ ]]`, the pattern comparison `==`)
@@ -98,7 +100,7 @@ def _double_bracket_equals(tree, data: bytes):
     ``=`` is parsed again as ``==`` (the blank after it becomes the second ``=``, one byte for one;
     ``_convert`` gives the token its one byte back), round after round, as a repaired ``=`` may
     show one the bad parse had hidden in a token.  Returns the tree and the text it parsed."""
-    if b"[[" not in data or not _DOUBLE_BRACKET_EQUALS.search(data):
+    if b"[[" not in data or not _hint(data, _DOUBLE_BRACKET, _BLANK_EQUALS, continued=True):
         return tree, data
     for _ in range(8):
         eqs = [m.start() for m in _SINGLE_EQUALS.finditer(data)]
@@ -275,23 +277,38 @@ def _bracket_commands(tree, data: bytes, every: bool = False):
     empty and writes a file named ``8``).  ``every``: look for the second kind everywhere, not
     only where a cheap test of the text points.  Returns the tree and the text it parsed."""
     for _ in range(8):  # a repaired statement may show the next one
-        ats = _misread_brackets(tree.root_node) if every or _BRACKET_HINT.search(data) else []
+        ats = _misread_brackets(tree.root_node) if every or _hint(data, _BRACKET, _BRACKET_LATER, b"\n]") else []
         if tree.root_node.has_error:
-            q = _query("brackets", '(ERROR "[" @b) (test_command "[" @b (MISSING "]"))')
-            ats += [
-                n.start_byte
-                for n in tree_sitter.QueryCursor(q).captures(tree.root_node).get("b", [])
-                if data[n.end_byte : n.end_byte + 1] in (b" ", b"\t")
-            ]
+            ats += [n.start_byte for n in _stray_brackets(tree.root_node) if data[n.end_byte : n.end_byte + 1] in (b" ", b"\t")]
         if not ats:
             return tree, data
         tree, data = _reparse(data, ats, b"t")
     return tree, data
 
 
+def _stray_brackets(root) -> list:
+    """The ``[`` tokens in an ERROR, or before a missing ``]`` in a test: what the query
+    ``(ERROR "[" @b) (test_command "[" @b (MISSING "]"))`` captures, in one walk down the tree
+    (the query takes time quadratic in a line of 50,000 of them)."""
+    out = []
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        kids = n.children
+        if n.type == "ERROR":
+            out.extend(k for k in kids if k.type == "[")
+        elif n.type == "test_command":
+            last = max((i for i, k in enumerate(kids) if k.is_missing and k.type == "]"), default=-1)
+            out.extend(k for k in kids[:last] if k.type == "[")
+        stack.extend(k for k in kids if k.child_count)
+    return sorted(out, key=lambda k: k.start_byte)
+
+
 #: a `[ ` with, later on its line, a blank and a `<` or `>`, or a backslash (the cheap test
-#: before the query: the grammar misreads the first, and escaped words)
-_BRACKET_HINT = re.compile(rb"\[[ \t][^\n\]]*?(?:[ \t][<>][ \t]|\\)")
+#: before the query: the grammar misreads the first, and escaped words); ``common._hint``, linear
+#: in the line as the regex ``\[[ \t][^\n\]]*?(?:[ \t][<>][ \t]|\\)`` is not
+_BRACKET = re.compile(rb"\[[ \t]")
+_BRACKET_LATER = re.compile(rb"[ \t][<>][ \t]|\\")
 
 
 #: where a `<`/`>` in a test expression is not one of its operators

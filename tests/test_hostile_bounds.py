@@ -1,0 +1,237 @@
+"""Issue 33, "bounded everywhere": inputs that made recipelint work super-linearly or crash, each
+run in a subprocess under a memory limit and a generous timeout.  Every run must END with
+findings or a one-line error (exit 2) — never a hang, a crash or a traceback.  How fast they end
+is measured in bench/, not asserted here.  Before the bounds: the `=~` / extended-glob cases took
+~6 s at 28 pairs and x4 per added pair (here 34: hours), a 100 KB line of `[[` minutes, the eval
+4.5 s, the sweep 42,000 points (11 s, 660 MB), the deep YAML a SIGSEGV."""
+
+from __future__ import annotations
+
+import re
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TIMEOUT = 120  # seconds: each case ends in about a second now
+MEMORY = 2 << 30  # bytes of address space
+
+
+def _limit():
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def run(*args, cwd: Path):
+    """`recipelint check --no-cache -o concise ARGS` in ``cwd``; asserts that it ends as it must."""
+    p = subprocess.run(
+        [sys.executable, "-m", "recipelint", "check", "--no-cache", "-o", "concise", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        preexec_fn=_limit,
+    )
+    out = p.stdout + p.stderr
+    assert p.returncode in (0, 1, 2), f"exit {p.returncode}: {out[-2000:]}"
+    assert "Traceback" not in out, out[-2000:]
+    if p.returncode == 2:
+        lines = [ln for ln in out.splitlines() if ln.strip()]
+        assert len(lines) == 1 and lines[0].startswith("recipelint: "), out[-2000:]
+    else:
+        assert re.search(r"^(Found \d+ findings?|All checks passed)", p.stdout, re.M), out[-2000:]
+    return p.returncode, out
+
+
+def codes(out: str) -> list[str]:
+    return re.findall(r"^\S.*?:\d+:\d+: \w+\[(RL\d{3})\] ", out, re.M)
+
+
+def recipe(tmp_path: Path, body: str, name: str = "r.sh") -> Path:
+    p = tmp_path / name
+    p.write_text("#!/bin/bash\n" + body)
+    return p
+
+
+# --- `=~` and extended globs: RE2, linear in the value -------------------------------------------
+
+N = 34  # pairs of `a?` and `a`: 2**34 backtracking steps for Python's re
+
+
+def test_regex_with_many_optionals_that_does_not_match(tmp_path):
+    # the value is one `b` too long for the pattern: RE2 answers "no match" exactly, so the branch
+    # is not taken and its launch is reported as not reached
+    recipe(tmp_path, f"X={'a' * N}b\nif [[ $X =~ ^{'a?' * N}{'a' * N}$ ]]; then\n  vllm serve m --port 1\nfi\n")
+    code, out = run("r.sh", cwd=tmp_path)
+    assert codes(out) == ["RL006"], out
+
+
+def test_regex_with_many_optionals_that_matches(tmp_path):
+    recipe(tmp_path, f"X={'a' * N}\nif [[ $X =~ ^{'a?' * N}{'a' * N}$ ]]; then\n  vllm serve m --port 1\nfi\n")
+    code, out = run("r.sh", cwd=tmp_path)
+    assert code == 0 and codes(out) == [], out
+
+
+def test_regex_fixed_count_around_an_optional_group(tmp_path):
+    recipe(tmp_path, f"X={'a' * N}b\nif [[ $X =~ ^(a?){{{N}}}a{{{N}}}$ ]]; then\n  vllm serve m --port 1\nfi\n")
+    code, out = run("r.sh", cwd=tmp_path)
+    assert codes(out) == ["RL006"], out
+
+
+def test_regex_with_a_backreference_is_unknown(tmp_path):
+    # RE2 has no backreferences: the test is unknown, so the branch may run and its launch is checked
+    recipe(tmp_path, "X=aa\nif [[ $X =~ ^(a)\\1$ ]]; then\n  vllm serve m --port 1\nfi\n")
+    code, out = run("r.sh", cwd=tmp_path)
+    assert code == 0 and codes(out) == [], out
+
+
+def test_extended_glob_with_many_optionals(tmp_path):
+    recipe(
+        tmp_path,
+        f"shopt -s extglob\nX={'a' * N}b\nif [[ $X == {'?(a)' * N}{'a' * N} ]]; then\n  vllm serve m --port 1\nfi\n",
+    )
+    code, out = run("r.sh", cwd=tmp_path)
+    assert codes(out) == ["RL006"], out
+
+
+def test_extended_glob_with_a_negation_is_guarded(tmp_path):
+    # `!(p)` needs a lookahead (Python's re, not RE2): the guard counts the optionals and gives up
+    recipe(
+        tmp_path,
+        f"shopt -s extglob\nX={'a' * N}c\nif [[ $X == {'?(a)' * N}{'a' * N}!(b) ]]; then\n  vllm serve m --port 1\nfi\n",
+    )
+    code, out = run("r.sh", cwd=tmp_path)
+    assert code == 0 and codes(out) == [], out
+
+
+def test_extended_glob_replacement(tmp_path):
+    recipe(tmp_path, f"shopt -s extglob\nX={'a' * N}b\nY=${{X//{'?(a)' * N}{'a' * N}/z}}\nvllm serve \"$Y\" --port 1\n")
+    run("r.sh", cwd=tmp_path)
+
+
+# --- repairs' cheap tests: linear in the line --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["[[", "[[ ", "[[ x ", "[ ", "[ \\", "<<a ", "<<a x ", "${A:-", "${A:-$((1)) ", "`"],
+    ids=[
+        "dbracket",
+        "dbracket-blank",
+        "dbracket-equals",
+        "bracket",
+        "bracket-backslash",
+        "heredoc",
+        "heredoc-rest",
+        "expansion",
+        "arith",
+        "backquotes",
+    ],
+)
+def test_a_100_kb_line(tmp_path, unit):
+    recipe(tmp_path, unit * (100_000 // len(unit)) + "\nvllm serve m --port 1\n")
+    run("r.sh", cwd=tmp_path)
+
+
+# --- eval ----------------------------------------------------------------------------------------
+
+
+def test_eval_that_runs_itself_while_its_value_grows(tmp_path):
+    recipe(tmp_path, "A='X=\"$X$X$X$X\"; eval \"$A\"'\nX=aaaaaaaa\neval \"$A\"\nvllm serve \"$X\" --port 1\n")
+    run("r.sh", cwd=tmp_path)
+
+
+def test_eval_growing_sixteenfold(tmp_path):
+    recipe(
+        tmp_path, "A='X=\"$X$X$X$X$X$X$X$X$X$X$X$X$X$X$X$X\"; eval \"$A\"; eval \"$A\"'\nX=a\neval \"$A\"\nvllm serve \"$X\"\n"
+    )
+    run("r.sh", cwd=tmp_path)
+
+
+# --- sweep points --------------------------------------------------------------------------------
+
+
+def _repo(tmp_path: Path, entries: int, items: int, concs: int) -> Path:
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "runners.yaml").write_text("labels:\n  h100: [h100_00, h100_01]\n")
+    d = tmp_path / "benchmarks" / "single_node" / "fixed_seq_len"
+    d.mkdir(parents=True)
+    (d / "m_fp8_h100.sh").write_text('#!/bin/bash\nvllm serve "$MODEL" --tensor-parallel-size "$TP" --max-num-seqs "$CONC"\n')
+    conc = ", ".join(str(i + 1) for i in range(concs))
+    text = []
+    for e in range(entries):
+        space = "\n".join(f"      - {{ tp: {i + 1}, conc-list: *c{e} }}" for i in range(items))
+        text.append(
+            f"m-fp8-h100-vllm-{e}:\n  image: vllm/vllm-openai:v0.10.0\n  model: m\n  model-prefix: m\n  runner: h100\n"
+            f"  precision: fp8\n  framework: vllm\n  multinode: false\n  x-concs: &c{e} [{conc}]\n"
+            f"  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n{space}\n"
+        )
+    (tmp_path / "configs" / "nvidia-master.yaml").write_text("".join(text))
+    return tmp_path
+
+
+def test_sweep_points_of_one_entry_are_bounded(tmp_path):
+    # 21 items aliasing one 2,000-value conc-list: 42,000 points, 1,024 followed
+    _repo(tmp_path, 1, 21, 2000)
+    code, out = run("benchmarks", "configs", cwd=tmp_path)
+    assert codes(out) == ["RL500"], out
+    assert "42,000 sweep points, more than the 1,024" in out and "the last 40,976 are not checked" in out, out
+
+
+def test_sweep_points_of_a_run_are_bounded(tmp_path):
+    _repo(tmp_path, 9, 1, 1024)
+    code, out = run("benchmarks", "configs", cwd=tmp_path)
+    assert codes(out) == ["RL500"], out
+    assert "more than the 8,192 sweep points recipelint follows per run: 1,024 of this entry's are not checked" in out, out
+
+
+# --- YAML nesting and aliases --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "e: " + "[" * 40_000 + "]" * 40_000 + "\n",
+        "e: " + "{a: " * 40_000 + "b" + "}" * 40_000 + "\n",
+        "e:\n" + "".join("  " * i + "- \n" for i in range(1, 400)),
+    ],
+    ids=["flow-sequences", "flow-mappings", "block-sequences"],
+)
+def test_deep_master_config_is_a_finding(tmp_path, text):
+    _repo(tmp_path, 1, 1, 1)
+    (tmp_path / "configs" / "nvidia-master.yaml").write_text(text)
+    code, out = run("benchmarks", "configs", cwd=tmp_path)
+    assert codes(out) == ["RL500"] and "nesting deeper than 200 levels" in out, out
+
+
+def _bomb() -> str:
+    parts, prev = ["&a [x, x, x, x, x, x, x, x, x]"], "a"
+    for n in "bcdefghi":
+        parts.append(f"&{n} [{', '.join([f'*{prev}'] * 9)}]")
+        prev = n
+    return "[" + ", ".join(parts) + "]"
+
+
+def test_alias_bomb_in_master_config_is_a_finding(tmp_path):
+    _repo(tmp_path, 1, 1, 1)
+    (tmp_path / "configs" / "nvidia-master.yaml").write_text(f"e: {_bomb()}\n")
+    code, out = run("benchmarks", "configs", cwd=tmp_path)
+    assert codes(out) == ["RL500"] and "aliases expand to more than" in out, out
+
+
+@pytest.mark.parametrize(
+    "text, what",
+    [
+        ("ignore: " + "[" * 40_000 + "]" * 40_000 + "\n", "nesting deeper than 200 levels"),
+        ("ignore:\n" + "".join("  " * i + "- \n" for i in range(1, 400)), "nesting deeper than 200 levels"),
+        (f"ignore: {_bomb()}\n", "aliases expand to more than"),
+        (f"per-file-ignores: {{'*.sh': {_bomb()}}}\n", "aliases expand to more than"),
+    ],
+    ids=["flow", "block", "aliases", "aliases-in-mapping"],
+)
+def test_hostile_settings_are_a_one_line_error(tmp_path, text, what):
+    (tmp_path / ".recipelint.yaml").write_text(text)
+    recipe(tmp_path, "echo hi\n")
+    code, out = run("r.sh", cwd=tmp_path)
+    assert code == 2 and what in out and ".recipelint.yaml:" in out, out
