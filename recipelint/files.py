@@ -125,7 +125,7 @@ def read_regular(path: Path | str, limit: int) -> bytes:
 
 def _what(mode: int) -> str:
     if stat.S_ISDIR(mode):
-        return "a directory"
+        return "is a directory"
     if stat.S_ISFIFO(mode):
         return "not a regular file (a FIFO)"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
