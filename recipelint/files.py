@@ -58,6 +58,13 @@ def confine(path: Path | str, roots) -> Path:
         real = os.path.realpath(path)
     except (OSError, ValueError) as exc:
         raise Refused("unreadable", f"{path}: cannot resolve ({exc})") from None
+    return confine_resolved(real, roots, path)
+
+
+def confine_resolved(real: str, roots, path: Path | str | None = None) -> Path:
+    """:func:`confine` for a path whose links are already resolved (``real``, e.g. from the walk
+    that found the file): the same checks, without resolving it again."""
+    path = real if path is None else path
     for tree in SYSTEM_TREES:
         if _within(real, tree):
             raise Refused("system", f"{path}: under {tree} (recipelint does not read system files)")

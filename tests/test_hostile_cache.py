@@ -7,6 +7,7 @@ limit; each asserts that the run ENDS with the report a run without the cache gi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
@@ -435,10 +436,15 @@ def test_an_oversized_or_invalid_index_is_dropped(project, monkeypatch):
     assert run(root, cache, ".").stdout == fresh(root, ".")
     assert len(json.loads((cache / "files.idx").read_text())["data"]["files"]) <= store.MAX_INDEX
     monkeypatch.setenv("RECIPELINT_CACHE_DIR", str(cache))
+    lib = str((root / "other.sh").resolve())
     (cache / "files.idx").write_text(
-        store.seal({"format": store.FORMAT, "files": {"/a": [1, "x"], "/b": "y", "/c": [1, 2, 3, 4, "0" * 64]}})
+        store.seal({"format": store.FORMAT, "files": {lib: [1, "x"], "/b": "y", "/c": [1, 2, 3, 4, "0" * 64]}})
     )
-    assert store._StatIndex().files == {"/c": [1, 2, 3, 4, "0" * 64]}
+    idx = store._StatIndex()
+    data = (root / "other.sh").read_bytes()
+    assert idx.digest(lib) == (len(data), hashlib.sha256(data).digest())  # (the bad entry is not used)
+    idx.save()  # (dirty: the digest was recomputed) — the entries of the wrong shape are not kept
+    assert set(store._StatIndex().files) == {lib, "/c"}
     del want
 
 

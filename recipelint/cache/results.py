@@ -52,7 +52,7 @@ from recipelint.cache.store import (
     read_entry,
     write_entry,
 )
-from recipelint.files import Refused, confine
+from recipelint.files import Refused, confine, confine_resolved
 
 SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".md", ".toml")
 
@@ -145,9 +145,10 @@ def _tree_digest(root: Path, h) -> bool:
     return True
 
 
-def key(paths: list[Path], files: list[Path], options: str) -> Key | None:
+def key(paths: list[Path], files: list[Path], options: str, resolved: dict[str, str] | None = None) -> Key | None:
     """The run's cache key, or None when the run cannot be cached (no cache directory, no
-    project root, an input outside the root, a tree too large)."""
+    project root, an input outside the root, a tree too large).  ``resolved``: inputs whose
+    links the caller has resolved already (path → real path), not resolved again."""
     if cache_dir() is None:
         return None
     root = project_root(paths)
@@ -160,7 +161,8 @@ def key(paths: list[Path], files: list[Path], options: str) -> Key | None:
         h.update(f"arg {p}\0".encode())
     for p in files:  # the inputs (and their exact order)
         try:
-            real = confine(p, [root])
+            done = resolved.get(str(p)) if resolved else None
+            real = confine_resolved(done, [root], p) if done is not None else confine(p, [root])
         except Refused:
             return None  # (outside the root: not digested, so not cached)
         _file_digest(real, f"input {p}", h)

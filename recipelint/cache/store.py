@@ -159,8 +159,16 @@ def code_fingerprint() -> str:
 
 
 def _valid(e: Any) -> bool:
+    """Whether ``e`` is a well-formed index entry (checked for each entry used: no generator)."""
     return (
-        isinstance(e, list) and len(e) == 5 and all(type(x) is int for x in e[:4]) and isinstance(e[4], str) and len(e[4]) == 64
+        type(e) is list
+        and len(e) == 5
+        and type(e[0]) is int
+        and type(e[1]) is int
+        and type(e[2]) is int
+        and type(e[3]) is int
+        and type(e[4]) is str
+        and len(e[4]) == 64
     )
 
 
@@ -182,7 +190,7 @@ class _StatIndex:
         try:
             data = read_entry(self.path, MAX_INDEX * 400)
             files = data["files"] if data.get("format") == FORMAT and isinstance(data.get("files"), dict) else {}
-            self.files = {k: v for k, v in files.items() if isinstance(k, str) and _valid(v)}
+            self.files = files  # (entries are checked when used, and all of them when saved)
         except BAD_ENTRY:
             self.files = {}
 
@@ -197,6 +205,7 @@ class _StatIndex:
         e = self.files.get(path)
         if (
             e is not None
+            and _valid(e)
             and e[0] == st.st_size
             and e[1] == st.st_mtime_ns
             and e[2] == st.st_ino
@@ -222,6 +231,7 @@ class _StatIndex:
     def save(self) -> None:
         if not self.dirty or self.path is None:
             return
+        self.files = {k: v for k, v in self.files.items() if isinstance(k, str) and _valid(v)}
         if len(self.files) > MAX_INDEX:  # compact: this run's files, then the most recently hashed
             order = sorted(self.files.items(), key=lambda kv: (kv[0] in self.used, kv[1][3]), reverse=True)
             self.files = dict(order[:MAX_INDEX])

@@ -102,9 +102,13 @@ def confined_configs(configs: list[Path], roots: list[Path], where: str = "") ->
             raise UsageError(f"{where}{r.reason}: not read") from None
 
 
-def collect(paths: list[Path], settings: Settings | None = None, force_exclude: bool = False) -> list[tuple[Path, str]]:
+def collect(
+    paths: list[Path], settings: Settings | None = None, force_exclude: bool = False, resolved: dict[str, str] | None = None
+) -> list[tuple[Path, str]]:
     """(path, display) of every recipe: directories are walked for ``*.sh`` (skipping excluded
-    paths); files named on the command line are taken as they are, unless ``force_exclude``."""
+    paths); files named on the command line are taken as they are, unless ``force_exclude``.
+    ``resolved``, when given, receives each recipe's path with its links resolved (path → real
+    path: the cache key reuses them)."""
     settings = settings or Settings()
     out: list[tuple[Path, str]] = []
     seen: set[str] = set()
@@ -119,7 +123,7 @@ def collect(paths: list[Path], settings: Settings | None = None, force_exclude: 
                     fp = rootp / name
                     # a dangling or looping link found in a walk is not a recipe: skipped
                     if name.endswith(".sh") and (key := _key(fp)) is not None and not settings.excluded(fp):
-                        _add(out, seen, fp, key)
+                        _add(out, seen, fp, key, resolved)
         else:
             _named_file(p)
             key = _key(p)
@@ -127,7 +131,7 @@ def collect(paths: list[Path], settings: Settings | None = None, force_exclude: 
                 raise UsageError(f"{p}: symbolic link loop")
             if force_exclude and settings.excluded(p):
                 continue
-            _add(out, seen, p, key)
+            _add(out, seen, p, key, resolved)
     return out
 
 
@@ -180,10 +184,12 @@ def _key(p: Path) -> str | None:
         return None
 
 
-def _add(out, seen, fp: Path, key: str) -> None:
+def _add(out, seen, fp: Path, key: str, resolved: dict[str, str] | None = None) -> None:
     if key in seen:
         return
     seen.add(key)
+    if resolved is not None:
+        resolved[str(fp)] = key
     out.append((fp, display_path(fp)))
 
 
@@ -272,7 +278,8 @@ def lint(
     for p in config_list:
         if not p.is_file():
             raise UsageError(f"{p}: config file not found")
-    files = collect(recipe_paths, st, opt.force_exclude) if recipe_paths else []
+    resolved: dict[str, str] = {}
+    files = collect(recipe_paths, st, opt.force_exclude, resolved) if recipe_paths else []
     cache_key = None
     from recipelint.engines import facts
 
@@ -289,6 +296,7 @@ def lint(
             list(paths),
             [p for p, _ in files] + list(config_list),
             repr((sel, ign, opt.use_suppressions, opt.use_configs, opt.force_exclude, st)),
+            resolved,
         )
         hit = cache.load(cache_key) if cache_key else None
         if hit is not None:
