@@ -318,6 +318,11 @@ def check(
     if add_suppressions and (diff_base or write_baseline is not None or pre_commit):
         _fail("--add-suppressions takes the whole tree's findings: not with --diff-base, --pre-commit or --write-baseline")
     colour = _colour(color, to_file=output_file is not None)
+    if not no_cache:  # (finding the settings reads facts already: from their cached parse, as the run does)
+        from recipelint.cache.store import cache_dir
+        from recipelint.engines import facts
+
+        facts.cache_in(cache_dir())
     try:
         st = load(settings_file if settings_file is not None else find(paths[0]))
     except SettingsError as e:

@@ -541,3 +541,26 @@ def test_history_defaults_agree_with_engine_defaults_read_by_hand():
 
     tables(data)
     assert checked >= 40 and not differ, differ
+
+
+def test_history_unions_equal_the_per_version_views():
+    """``History.union`` (one pass over the names) gives what the per-version views give, for
+    one release, a few, all of them, and releases a table was not read for."""
+    import random
+
+    from recipelint.engines import catalog
+
+    rnd = random.Random(7)
+    for engine, h in catalog.histories().items():
+        views = catalog.catalogs()[engine]
+        picks = [None, (h.releases[0],), (h.releases[-1],), tuple(rnd.sample(h.releases, 3)), tuple(h.releases[:2])]
+        for kind in [k for k in h.tables]:
+            for vers in picks:
+                cats = [views[v] for v in (vers or h.releases)]
+                if kind.startswith("json:"):
+                    got = [c.get("json_keys", {}).get(kind[5:]) for c in cats]
+                else:
+                    got = [c.get(kind) for c in cats]
+                read = [set(g) for g in got if g is not None]
+                want = set().union(*read) if read else None
+                assert h.union(kind, vers) == want, (engine, kind, vers)

@@ -20,6 +20,28 @@ from importlib import resources
 _TABLES = ("flags", "tool_call_parsers", "reasoning_parsers")
 
 
+class _Lazy(Mapping):
+    """A mapping whose values are decoded from ``raw`` by ``decode`` when first read."""
+
+    def __init__(self, raw: dict, decode):
+        self._raw, self._decode = raw, decode
+        self._done: dict = {}
+
+    def __getitem__(self, key):
+        if key not in self._done:
+            self._done[key] = self._decode(self._raw[key])
+        return self._done[key]
+
+    def __iter__(self):
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __contains__(self, key) -> bool:
+        return key in self._raw
+
+
 class History:
     """One engine's history: ordered releases and, per table, name -> release-index runs."""
 
@@ -28,18 +50,17 @@ class History:
         self.releases: list[str] = list(data["releases"])
         self.pos = {v: i for i, v in enumerate(self.releases)}
         self.abbreviations: bool = data.get("abbreviations", True)
-        self.tables: dict[str, dict[str, tuple[tuple[int, int], ...]]] = {}
-        for kind in _TABLES:
-            if kind in data:
-                self.tables[kind] = {n: self._runs(r) for n, r in data[kind].items()}
-        for flag, keys in (data.get("json_keys") or {}).items():
-            self.tables["json:" + flag] = {n: self._runs(r) for n, r in keys.items()}
+        # (tables are decoded when first asked for: a run asks about a few of them)
+        raw = {kind: data[kind] for kind in _TABLES if kind in data}
+        raw.update({"json:" + flag: keys for flag, keys in (data.get("json_keys") or {}).items()})
+        self.tables: Mapping[str, dict[str, tuple[tuple[int, int], ...]]] = _Lazy(
+            raw, lambda table: {n: self._runs(r) for n, r in table.items()}
+        )
         self.catalogued = {k: self._runs(r) for k, r in (data.get("catalogued") or {}).items()}
         # flag -> ((JSON value, runs), ...): literal defaults where the source gives one
-        self.defaults = {
-            flag: tuple((value, self._runs(r)) for value, r in vals.items())
-            for flag, vals in (data.get("defaults") or {}).items()
-        }
+        self.defaults: Mapping[str, tuple] = _Lazy(
+            data.get("defaults") or {}, lambda vals: tuple((value, self._runs(r)) for value, r in vals.items())
+        )
 
     def _runs(self, text: str) -> tuple[tuple[int, int], ...]:
         out = []
@@ -57,6 +78,20 @@ class History:
             return True
         key = kind[5:] if kind.startswith("json:") else kind
         return any(a <= i <= b for a, b in self.catalogued.get(key, ()))
+
+    def union(self, kind: str, versions) -> set[str] | None:
+        """The names of table ``kind`` in any of ``versions`` (None: every release) for which
+        the table was read; None when it was read for none of them.  One pass over the names
+        (no per-release view is built: most runs ask about one release, or about all)."""
+        idx = range(len(self.releases)) if versions is None else [self.pos[v] for v in versions if v in self.pos]
+        read = [i for i in idx if self.read(kind, i)]
+        if not read:
+            return None
+        pre = [0] * (len(self.releases) + 1)  # pre[i]: how many read releases come before index i
+        mark = set(read)
+        for i in range(len(self.releases)):
+            pre[i + 1] = pre[i] + (i in mark)
+        return {n for n, runs in self.tables.get(kind, {}).items() if any(pre[b + 1] > pre[a] for a, b in runs)}
 
     @functools.cached_property
     def _members(self) -> dict[str, list[list[str]]]:
@@ -176,6 +211,29 @@ def _pick(engine: str, vers) -> list[dict]:
     return [cats[v] for v in vers if v in cats]
 
 
+def _union(engine: str, kind: str, vers) -> set[str] | None:
+    """The names of ``kind`` (flags, tool_call_parsers, reasoning_parsers, json:<flag>) in any of
+    the releases ``vers`` (None: all) whose table was read; None when none was.  From the
+    history directly, plus the per-version files of the older layout."""
+    views = catalogs().get(engine)
+    if isinstance(vers, str):
+        vers = (vers,)
+    out: set[str] | None = None
+    if isinstance(views, _Views) and views.history is not None:
+        out = views.history.union(kind, vers)
+    extra = views.extra if isinstance(views, _Views) else (views or {})  # (a plain mapping: per-version dicts)
+    for v, cat in extra.items():
+        if vers is not None and v not in vers:
+            continue
+        if kind.startswith("json:"):
+            names = (cat.get("json_keys") or {}).get(kind[5:])
+        else:
+            names = cat.get(kind, [] if kind == "flags" else None)
+        if names is not None:
+            out = set(names) | (out or set())
+    return out
+
+
 _EXTRA_FLAGS: dict[str, frozenset[str]] = {}
 
 
@@ -195,8 +253,7 @@ def engine_flags(engine: str, vers: tuple | str | None = None) -> frozenset[str]
     """Flags of an engine in the given releases (all catalogued releases when None), with the
     run's extra flags."""
     out: set[str] = set(_EXTRA_FLAGS.get(engine, ()))
-    for cat in _pick(engine, vers):
-        out.update(cat.get("flags", []))
+    out.update(_union(engine, "flags", vers) or ())
     return frozenset(out)
 
 
@@ -228,6 +285,11 @@ def expand(engine: str, flag: str, vers=None) -> tuple[str | None, tuple[str, ..
 
 def abbreviations(engine: str, vers=None) -> bool:
     """Whether the engine's CLI parser accepts unique prefixes (argparse: yes; click: no)."""
+    views = catalogs().get(engine)
+    if isinstance(views, _Views) and views.history is not None and not views.extra:
+        h = views.history
+        some = vers is None or any(v in h.pos for v in ((vers,) if isinstance(vers, str) else vers))
+        return not some or h.abbreviations
     cats = _pick(engine, vers)
     return not cats or any(cat.get("abbreviations", True) for cat in cats)
 
@@ -238,22 +300,13 @@ def resolves(engine: str, flag: str, vers=None) -> bool:
 
 def parsers(engine: str, kind: str, vers=None) -> frozenset[str]:
     """``kind``: tool_call_parsers or reasoning_parsers."""
-    out: set[str] = set()
-    for cat in _pick(engine, vers):
-        out.update(cat.get(kind, []))
-    return frozenset(out)
+    return frozenset(_union(engine, kind, vers) or ())
 
 
 def json_keys(engine: str, flag: str, vers=None) -> frozenset[str] | None:
     """Top-level keys a strict JSON config flag accepts, or None when not catalogued."""
-    found = False
-    out: set[str] = set()
-    for cat in _pick(engine, vers):
-        keys = (cat.get("json_keys") or {}).get(flag)
-        if keys is not None:
-            found = True
-            out.update(keys)
-    return frozenset(out) if found else None
+    out = _union(engine, "json:" + flag, vers)
+    return frozenset(out) if out is not None else None
 
 
 # ---- lifetimes ----------------------------------------------------------------------------
