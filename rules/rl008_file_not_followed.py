@@ -13,6 +13,12 @@ class FileNotFollowed(Rule):
     What the file would set is unknown to recipelint from there on (it may set any variable), so
     values that depend on it are not checked.
 
+    Also reported: code recipelint stops following because it nests past its limits — `source`
+    or `bash FILE` more than 8 files deep, `eval` inside `eval` more than 8 deep, a function that
+    may launch running itself more than 8 deep (directly, through `$(...)` or `bash -c`), or
+    function calls more than 48 deep. A launch inside that code is not seen. These are info
+    findings: such code mostly runs itself again, and its deeper levels repeat what was followed.
+
     ## Why is this bad?
     recipelint runs on pull requests, on files an outside author controls: following
     `source /proc/self/environ` or a link to a file outside the checkout would put the CI job's
@@ -58,11 +64,15 @@ class FileNotFollowed(Rule):
                     # the reason without the path it repeats (the word names the file)
                     _, sep, short = why.partition(": ")
                     msg = f"`{word}` is not followed: {short if sep else why}; what it sets is unknown from here on"
-                    yield ctx.finding(loc, msg, pr.point, key=f"{word}|{_kind(short or why)}")
+                    kind = _kind(short or why)
+                    # (past a nesting limit: mostly code running itself again, whose deeper levels
+                    # repeat what was followed — said, as info)
+                    sev = "info" if kind in ("nest", "runs itself") else None
+                    yield ctx.finding(loc, msg, pr.point, key=f"{word}|{kind}", severity=sev)
 
 
 def _kind(why: str) -> str:
-    for k in ("outside", "under /", "FIFO", "device", "regular", "limit", "binary", "UTF-8", "permission"):
+    for k in ("outside", "under /", "FIFO", "device", "regular", "limit", "binary", "UTF-8", "permission", "nest", "runs itself"):
         if k in why:
             return k
     return "other"

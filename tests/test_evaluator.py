@@ -1184,7 +1184,7 @@ def test_a_function_running_itself_through_bash_c_stops_at_the_nesting_limit():
     # call-depth limit never triggered (RecursionError); nesting of processes is bounded like `source`
     paths, commands = evaluate("f1() { bash -c 'f1 z'; }\nexport -f f1\nf1\nemit after\n")
     (p,) = paths
-    assert any("`f1` running itself more than 8 deep" in m for _, m in p.notes)
+    assert any("f1: the function runs itself more than 8 deep" in m for _, m in p.notes)
     assert [c[0] for c in commands if c[0][0] == "emit"] == [["emit", "after"]]
 
 
@@ -1193,7 +1193,7 @@ def test_a_script_running_itself_with_bash_stops_at_the_nesting_limit(tmp_path):
     script.write_text('bash "$0"\nemit after\n')
     paths, commands = evaluate(script.read_text(), path=str(script))
     (p,) = paths
-    assert any("bash processes nested above 8" in m for _, m in p.notes)
+    assert any("bash processes nest more than 8 deep" in m for _, m in p.notes)
     assert [c[0] for c in commands if c[0][0] == "emit"] == [["emit", "after"]] * 9
 
 
@@ -1207,7 +1207,7 @@ def test_a_launching_function_running_itself_through_command_substitution_is_cut
     f.write_text('f1() { A=$(f1 v); vllm serve "m$1"; }\nf1 top\nvllm serve after --port 1\n')
     (pr,) = Analyzer().analyze(f, "r.sh", [SweepPoint("p", {})]).points
     notes = [m for path in pr.paths for _, m in path.notes]
-    assert any("`f1` running itself more than 8 deep" in m for m in notes), notes
+    assert any("f1: the function runs itself more than 8 deep" in m for m in notes), notes
     assert "after" in [lc.model.text for lc in pr.launches]
 
 

@@ -153,7 +153,8 @@ def _b_source(ev, argv, node, st):
         st.status = None
         return [st]
     if st.source_depth >= ev.limits.max_source_depth:
-        st.notes.append((node.loc, f"source nesting above {ev.limits.max_source_depth}: {argv[1].shown} not followed"))
+        st.notes.append((node.loc, f"{NOT_FOLLOWED}{argv[1].shown}: {_nested(ev, 'sourced files')}"))
+        st.notes.append((node.loc, UNKNOWN_NAMES))
         st.status = None
         return [st]
     parsed = lib
@@ -170,6 +171,12 @@ def _b_source(ev, argv, node, st):
             r.status = r.ctl[1]
             r.ctl = None
     return res
+
+
+def _nested(ev, what: str) -> str:
+    """Why a `source`, `eval` or `bash` past the nesting cap is not followed (RL008 reports it)."""
+    n = ev.limits.max_source_depth
+    return f"{what} nest more than {n} deep here (recipelint follows {n} levels)"
 
 
 def _without_final_newlines(data):
@@ -249,7 +256,7 @@ def _b_eval(ev, argv, node, st, subshell=False, process=None):
         st.notes.append((node.loc, UNKNOWN_NAMES))
     if st.eval_depth >= ev.limits.max_source_depth:
         # (an eval that runs itself again, its value growing each time: 118 bytes took 67 s, 240 MB)
-        st.notes.append((node.loc, f"eval nesting above {ev.limits.max_source_depth}: not followed"))
+        st.notes.append((node.loc, f"{NOT_FOLLOWED}eval {_short(' '.join(w.shown for w in words), 30)}: {_nested(ev, 'evals')}"))
         st.notes.append((node.loc, UNKNOWN_NAMES))
         st.status = None
         return [st]
@@ -315,20 +322,20 @@ def _b_bash(ev, argv, node, st, prefix=()):
     """`bash -c STRING [NAME ARGS]` and `bash other.sh ARGS`: the string or the script (when
     it exists) is run as a new bash process (``_new_process``), nested at most as deep as
     `source` (a function that runs itself through `bash -c`)."""
-    if st.source_depth >= ev.limits.max_source_depth:
+    def cut():  # (past the nesting limit: what the process would run is not followed, and said)
         st.notes.append(
-            (
-                node.loc,
-                f"bash processes nested above {ev.limits.max_source_depth}: "
-                f"{_short(' '.join(w.shown for w in argv), 40)} not followed",
-            )
+            (node.loc, f"{NOT_FOLLOWED}{_short(' '.join(w.shown for w in argv), 40)}: {_nested(ev, 'bash processes')}")
         )
         return ev._external(argv, prefix, node, st, None)
+
+    deep = st.source_depth >= ev.limits.max_source_depth
     args = argv[1:]
     i = 0
     while i < len(args):
         t = args[i].text
         if t == "-c" and i + 1 < len(args):
+            if deep:
+                return cut()
             inner = [args[i + 1]]
             fake = [argv[0]] + inner
             saved, saved_script = st.pos, st.script
@@ -351,6 +358,8 @@ def _b_bash(ev, argv, node, st, prefix=()):
         if isinstance(parsed, Refused):  # not read: run as a program recipelint does not know
             st.notes.append((node.loc, f"{NOT_FOLLOWED}{args[i].shown}: {parsed.reason}"))
             parsed = None
+        if parsed is not None and deep:
+            return cut()
         if parsed is not None:
             script = args[i].text if isinstance(parsed.root.src, VirtualSource) else str(parsed.root.src.path)
 

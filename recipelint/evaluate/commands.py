@@ -12,6 +12,7 @@ from recipelint.evaluate.builtins import (
     _SHELL_BUILTINS,
     _STDIN_FILTERS,
     _TAKES_PREFIX,
+    NOT_FOLLOWED,
     _b_bash,
 )
 from recipelint.evaluate.state import Command, State, _CmdError, _Exit
@@ -393,10 +394,12 @@ class Commands:
         # without frames), so a function running itself that way is bounded too
         why = None
         if len(st.calls) >= self.limits.max_call_depth:
-            why = f"call depth above {self.limits.max_call_depth}: `{name}` not followed"
+            n = self.limits.max_call_depth
+            why = f"{NOT_FOLLOWED}{name}: function calls nest more than {n} deep here (recipelint follows {n} levels)"
         elif sum(1 for c in st.calls if c[0] == name) >= self.limits.max_recursion:
             # a function that may launch, running itself (directly, through `$(...)` or `bash -c`)
-            why = f"`{name}` running itself more than {self.limits.max_recursion} deep: not followed"
+            n = self.limits.max_recursion
+            why = f"{NOT_FOLLOWED}{name}: the function runs itself more than {n} deep here (recipelint follows {n} levels)"
         if why is not None:
             st.notes.append((node.loc, why))
             st.truncated = True
