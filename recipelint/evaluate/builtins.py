@@ -322,6 +322,7 @@ def _b_bash(ev, argv, node, st, prefix=()):
     """`bash -c STRING [NAME ARGS]` and `bash other.sh ARGS`: the string or the script (when
     it exists) is run as a new bash process (``_new_process``), nested at most as deep as
     `source` (a function that runs itself through `bash -c`)."""
+
     def cut():  # (past the nesting limit: what the process would run is not followed, and said)
         st.notes.append(
             (node.loc, f"{NOT_FOLLOWED}{_short(' '.join(w.shown for w in argv), 40)}: {_nested(ev, 'bash processes')}")
