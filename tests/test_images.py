@@ -183,3 +183,10 @@ def test_images_data_is_consistent():
                 assert re.fullmatch(r"\d+\.\d+\.\d+rc\d+\.dev\d+", str(e["dev"])), key
         for key in d.get("nightlies") or {}:
             assert isinstance(key, str) and re.fullmatch(r"[0-9a-f]{7,40}", key), key
+
+
+def test_a_dev_version_in_the_tag_is_a_build_after_its_base_release():
+    ev = resolve("vllm", "vllm/vllm-openai:v0.26.1rc1.dev668-cu130")
+    assert span(ev) == ("0.26.0", versions("vllm")[-1]) and not ev.exact
+    assert "possibly newer than every catalogued release" in ev.label
+    assert release_in_tag("vllm", parse_image("vllm/vllm-openai:vllm0.26.1rc1.dev5")) == ("0.26.1rc1.dev5", "dev")

@@ -94,7 +94,8 @@ def _is_engine_repository(engine: str, repo: str) -> bool:
 
 def release_in_tag(engine: str, tag: Tag) -> tuple[str, str] | None:
     """``(version, how)`` for the engine release a tag names, ``how`` one of ``release`` (``v0.25.1``,
-    ``sglang-0.5.9``, a bare ``0.25.1`` in the engine's own repository) or ``series`` (``vllm0.26``);
+    ``sglang-0.5.9``, a bare ``0.25.1`` in the engine's own repository), ``series`` (``vllm0.26``)
+    or ``dev`` (``v0.26.1rc1.dev668``: a build after the 0.26.0 release branch);
     None when it names none.  A version glued to anything else (``cu13.0.1``, ``rocm7.2.2``,
     ``py3.12``, ``atom0.1.3``) is another product's; a ``v``-prefixed one is read in the engine's
     repositories and in any repository named after the engine (``quay.io/x/llm-d-vllm:v0.26.0``),
@@ -111,9 +112,17 @@ def release_in_tag(engine: str, tag: Tag) -> tuple[str, str] | None:
         m = _TOKEN.fullmatch(tok)
         if m:
             pre, v = m.group("pre").lower(), m.group("v")
-            three = v.count(".") >= 2 and not _DEV.fullmatch(v)
+            if _DEV.fullmatch(v):  # `vllm-0.26.1rc1.dev668`: a build, not a release
+                if pre in names or pre == "v" or (not pre and (own or prev.lower() in names)):
+                    return v, "dev"
+                prev = tok
+                continue
+            three = v.count(".") >= 2
             if pre in names or (not pre and prev.lower() in names):
-                return (v, "release") if three else (v, "series")
+                if three:
+                    return v, "release"
+                if re.fullmatch(r"\d+\.\d+", v):
+                    return v, "series"
             if pre == "v" and three and (own or prev.lower() in names or any(n in last for n in names)):
                 return v, "release"
             if not pre and three and (own or last in names) and v.split(".")[0] in majors:
@@ -211,7 +220,7 @@ def _from_entry(engine: str, image: str, what: str, entry: dict) -> EngineVersio
     desc = f"{what} {when}".strip()
     if lo is None:
         desc += f" (no lower bound known: from {known[0]}, the oldest catalogued)"
-    if hi is None and by is not None:
+    if hi is None and (by or after or lo):
         # main moved on past every catalogued release: judged against the newest ones
         rng = _span(engine, lo, None) or (known[-1],)
         tail = "newer than every catalogued release" if len(rng) == 1 else "possibly newer than every catalogued release"
@@ -262,6 +271,8 @@ def resolve(engine: str, image: str | None) -> EngineVersion:
         if hit:
             return _from_entry(engine, image, str(hit[1].get("what") or f"{_a(name)} build of commit {hit[0][:12]}"), hit[1])
         found = release_in_tag(engine, tag)
+        if found and found[1] == "dev":
+            return _from_entry(engine, image, f"{_a(name)} {found[0]} build", {"dev": found[0]})
         if found and found[1] == "series":
             series = found[0]
             rng = tuple(k for k in known if k == series or k.startswith(series + "."))
