@@ -51,7 +51,7 @@ SHAPES = [
     ("vllm", "vllm/vllm-openai:minimax-m3-perf-arm64-13.0.1-7a67223", ("0.23.0", "0.25.0"), False),
     ("vllm", "vllm/vllm-openai:vllm-minimax-m3-perf-x86_64-13.0.1-8b00f41", ("0.23.0", "0.25.0"), False),
     ("vllm", "vllm/vllm-openai:dsv4-megamoe-mxfp4-arm64-cu130-4ba0a72", ("0.19.1", "0.26.0"), False),
-    ("vllm", "vllm/vllm-openai:kimi-k3", ("0.25.0", "0.27.0"), False),
+    ("vllm", "vllm/vllm-openai:kimi-k3", ("0.25.0", "0.28.0"), False),
     ("vllm", "vllm/vllm-openai-rocm:minimax-m3", ("0.22.0", "0.24.0"), False),
     ("vllm", "vllm/vllm-openai:minimax-m3-0618-x86_64-cu130", ("0.23.0", "0.25.0"), False),
     ("sglang", "lmsysorg/sglang:deepseek-v4-hopper@sha256:" + "1" * 64, ("0.5.10", "0.5.12"), False),
