@@ -43,7 +43,11 @@ class UnknownFlag(Rule):
     A flag of the *other* engine is RL202.  When the image is not a release (a nightly, a dev
     build), the flag is judged against every catalogued release in the range the image lies in
     (or all of them), and the message says so; a release newer than every catalogued one is
-    judged against the newest, saying so.  With no image known at all (a script outside a
+    judged against the newest, saying so.  Without an image, the release the settings declare
+    (`engine-versions = {vllm = "0.10.1"}`) or the repository pins (`vllm==0.10.1.1` in
+    `requirements*.txt` or `pyproject.toml`, `FROM vllm/vllm-openai:v0.10.1` in a Dockerfile, when
+    the pins agree) is judged, and the message says where it came from ("vLLM 0.10.1.1 (pinned in
+    requirements.txt:3)"; docs/engine-histories.md).  With no version known at all (a script outside a
     benchmark repository), a flag is unknown only if no catalogued release ever had it (a
     warning: older releases are not catalogued); a flag that later releases removed is
     accepted and its lifetime said as info.  A release older than every catalogued one is not

@@ -58,7 +58,6 @@ class Pin:
 class Scan:
     pins: dict[str, list[Pin]] = field(default_factory=dict)  # engine -> every exact pin found
     notes: list[str] = field(default_factory=list)  # what was not used, and why
-    files: list[str] = field(default_factory=list)  # the files read (for the result cache's key)
 
     def chosen(self) -> dict[str, EngineVersion]:
         """engine -> the version its pins agree on (engines whose pins disagree: none)."""
@@ -132,7 +131,6 @@ def scan(dirs: list[Path], root: Path, roots: list[Path]) -> Scan:
                 if e.kind != "missing":
                     out.notes.append(f"{rel}: not read for engine pins ({e.reason.split(': ', 1)[-1]})")
                 continue
-            out.files.append(str(path))
             if name == "pyproject.toml":
                 found = _pyproject(text, rel, packages, out)
             elif name.startswith("requirements"):
@@ -166,7 +164,8 @@ def _candidates(d: str, out: Scan) -> list[str]:
 
 def _rel(path: Path, root: Path) -> str:
     try:
-        return os.path.relpath(os.path.realpath(path), os.path.realpath(root)).replace(os.sep, "/")
+        # (the folder is resolved, the file is not: a link is named where it is, not where it leads)
+        return os.path.relpath(path, os.path.realpath(root)).replace(os.sep, "/")
     except ValueError:
         return path.name
 
