@@ -101,7 +101,10 @@ def test_an_environments_entry_scopes_its_own_version(repo):
         ("engine-versions: {vlm: '0.10.1'}\n", "`engine-versions.vlm`: engine must be one of sglang, vllm"),
         ("engine-versions: {trtllm: '1.2.0'}\n", "no release history of TensorRT-LLM, so its version would not be judged"),
         ("engine-versions: [vllm]\n", "`engine-versions` must be a table of engine"),
-        ("environments: [{files: 'x/*', engine-versions: {atom: '1'}}]\n", "`environments.engine-versions.atom`: recipelint has no"),
+        (
+            "environments: [{files: 'x/*', engine-versions: {atom: '1'}}]\n",
+            "`environments.engine-versions.atom`: recipelint has no",
+        ),
     ],
 )
 def test_bad_declarations_are_one_line_errors(repo, text, says):
@@ -126,7 +129,9 @@ def test_show_settings_shows_the_declaration_and_the_pins(repo):
 
 
 def test_requirements_pin_is_used_and_named(repo):
-    (repo / "requirements.txt").write_text("# serving\ntorch==2.8.0\nvllm[audio]==0.10.2 \\\n    --hash=sha256:00  # the engine\n")
+    (repo / "requirements.txt").write_text(
+        "# serving\ntorch==2.8.0\nvllm[audio]==0.10.2 \\\n    --hash=sha256:00  # the engine\n"
+    )
     r = _check()
     assert _rl601(r) == {"--num-scheduler-steps": _rl601(r)["--num-scheduler-steps"]}
     assert "vLLM 0.10.2 (pinned in requirements.txt:3) has no such flag" in _rl601(r)["--num-scheduler-steps"]
@@ -192,7 +197,9 @@ def test_settings_beat_pins(repo):
 
 def test_an_image_beats_settings_and_pins(repo):
     (repo / "requirements.txt").write_text("vllm==0.10.0\n")
-    _settings(repo, "engine-versions: {vllm: '0.10.0'}\nenvironments: [{files: '*.sh', env: {IMAGE: 'vllm/vllm-openai:v0.11.0'}}]\n")
+    _settings(
+        repo, "engine-versions: {vllm: '0.10.0'}\nenvironments: [{files: '*.sh', env: {IMAGE: 'vllm/vllm-openai:v0.11.0'}}]\n"
+    )
     got = _rl601(_check())
     line = got["--max-seq-len-to-capture"]
     assert "vLLM 0.11.0 has no such flag" in line and "pinned" not in line and "declared" not in line
@@ -227,3 +234,28 @@ def test_the_result_cache_sees_a_pin_change(repo, tmp_path_factory, monkeypatch)
     assert all("no image, no pin" in x for x in _rl601(gone).values()) and _rl601(gone)
     _settings(repo, "engine-versions: {vllm: '0.10.0'}\n")
     assert _rl601(warm()) == {}
+
+
+@pytest.mark.parametrize(
+    "line, version",
+    [
+        ("vllm==0.10.1.1", "0.10.1.1"),
+        ("VLLM === 0.10.0", "0.10.0"),
+        ('vllm==0.10.1 ; sys_platform == "linux"', "0.10.1"),
+        ("vllm==0.11.0+cu128  # pinned for CUDA 12.8", "0.11.0"),
+        ("sglang[all]==0.5.3.post1", "0.5.3.post1"),
+        ("vllm>=0.9", None),
+        ("vllm==0.10.*", None),
+        ("vllm==0.10.1,<0.11", None),
+        ("vllm", None),
+        ("vllm @ https://example.com/vllm-0.10.1.whl", None),
+        ("vllm-ascend==0.10.1", None),  # (another distribution)
+        ("-r requirements-common.txt", None),
+    ],
+)
+def test_what_a_requirement_line_pins(line, version):
+    from recipelint.engines.pins import Scan, _engines, _requirements
+
+    packages, _ = _engines()
+    pins = _requirements(line + "\n", "requirements.txt", packages, Scan())
+    assert [p.version for p in pins] == ([version] if version else [])

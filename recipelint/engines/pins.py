@@ -253,8 +253,10 @@ def _dockerfile(text: str, rel: str, images: dict[str, str], out: Scan) -> list[
             continue
         ev = resolve(engine, image)
         release = ev.versions[0] if ev.exact else (ev.newer or ev.older)
+        if release is None and len(ev.versions) == 2:
+            release = tag  # (a release between two catalogued ones: judged against both, as an image is)
         if release is None:
-            out.notes.append(f"{where} `{text_}`: the tag names no release: not used")
+            out.notes.append(f"{where} `{text_}`: the tag names no release (a nightly or dev build?): not used")
             continue
         pins.append(Pin(engine, release, where, text_, image))
     return pins
