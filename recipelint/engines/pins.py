@@ -111,7 +111,7 @@ def scan(dirs: list[Path], root: Path, roots: list[Path]) -> Scan:
     from recipelint.files import Refused, confine, read_text
 
     out = Scan()
-    packages, images = _engines()
+    names_of: dict[str, dict[str, str]] = {}  # (the data is loaded only when a pin file is found)
     seen: set[str] = set()
     for d in dirs[:MAX_DIRS]:
         try:
@@ -131,6 +131,9 @@ def scan(dirs: list[Path], root: Path, roots: list[Path]) -> Scan:
                 if e.kind != "missing":
                     out.notes.append(f"{rel}: not read for engine pins ({e.reason.split(': ', 1)[-1]})")
                 continue
+            if not names_of:
+                names_of["packages"], names_of["images"] = _engines()
+            packages, images = names_of["packages"], names_of["images"]
             if name == "pyproject.toml":
                 found = _pyproject(text, rel, packages, out)
             elif name.startswith("requirements"):

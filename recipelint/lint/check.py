@@ -282,9 +282,6 @@ def lint(
             raise UsageError(f"{p}: config file not found")
     resolved: dict[str, str] = {}
     files = collect(recipe_paths, st, opt.force_exclude, resolved) if recipe_paths else []
-    pins = engine_pins(paths, roots)
-    result.pin_notes = [m for m in pins.messages() if "disagree" in m]
-    declared = _Declared(st, pins)
     cache_key = None
     from recipelint.engines import facts
 
@@ -294,6 +291,9 @@ def lint(
 
         cache_at = cache_dir()  # (None: no place for a cache, nothing cached)
     facts.cache_in(cache_at)
+    pins = engine_pins(paths, roots)  # (after cache_in: the facts it reads come from their cached parse)
+    result.pin_notes = [m for m in pins.messages() if "disagree" in m]
+    declared = _Declared(st, pins)
     if opt.cache and opt.points_for is None:
         from recipelint.cache import results as cache
 
