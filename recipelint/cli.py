@@ -174,9 +174,13 @@ def _check_master_configs(paths: list[Path], where: str = "", cache: bool = True
             _fail(f"{where}{p}: not a master config: its YAML is not a mapping of entries")
 
 
-def _show_settings(st, settings_file, first: Path, sel, ign, fail_on, output_format, config) -> None:
-    """``--show-settings``: print the resolved settings with their sources; exit 0."""
+def _show_settings(st, settings_file, paths: list[Path], search_roots, sel, ign, fail_on, output_format, config) -> None:
+    """``--show-settings``: print the resolved settings with their sources, and the engine pins
+    read from the repository; exit 0."""
+    from recipelint.engines.catalog import ENGINE_NAMES
     from recipelint.lint.settings import show
+
+    first = paths[0]
     from recipelint.sweep import configs as configs_mod
 
     cli = {"select": sel, "ignore": ign, "fail-on": fail_on, "output-format": output_format, "configs": config}
@@ -190,7 +194,18 @@ def _show_settings(st, settings_file, first: Path, sel, ign, fail_on, output_for
         [_rel(str(p)) for pat in configs_mod.facts.load("inferencex")["configs"] for p in sorted(root.glob(pat))] if root else []
     )
     notes = {"configs": f"configs/*-master.yaml above {first} ({', '.join(found) or 'none found'})", "select": "every rule"}
+    if not st.engine_versions:
+        notes["engine-versions"] = "the sweep point's image, else the repository's pins (below), else every release"
     _echo(show(st, cli, how, notes), nl=False)
+    from recipelint.lint.check import engine_pins, run_roots
+
+    lines = engine_pins(paths, run_roots(paths, search_roots)).messages()
+    declared = set(st.engine_versions)
+    for line in lines or ["none found"]:
+        over = any(
+            line.startswith(ENGINE_NAMES.get(e, e) + " ") or line.startswith(ENGINE_NAMES.get(e, e) + ":") for e in declared
+        )
+        _echo(f"# engine pins: {line}{' (engine-versions wins)' if over else ''}")
     raise typer.Exit(0)
 
 
@@ -352,7 +367,7 @@ def check(
         _fail(str(e))
     _check_master_configs([st.base / c for c in st.configs], f"{st.path}: `configs`: ", cache=not no_cache)
     if show_settings:
-        _show_settings(st, settings_file, paths[0], sel, ign, fail_on, output_format, config)
+        _show_settings(st, settings_file, paths, search_root, sel, ign, fail_on, output_format, config)
     apply_facts(st)
     progress = Progress(sys.stderr)  # "checked N/M files" on a terminal, for runs over ~2 s
     opts = Options(
@@ -380,6 +395,8 @@ def check(
         _fail(str(e))
     for p in result.skipped:
         _echo(f"recipelint: {p}: not a recipe, master config or dispatch workflow: skipped", err=True)
+    for note in result.pin_notes:
+        _echo(f"recipelint: engine pins: {note}", err=True)
     if add_suppressions:
         _add_suppressions(result, paths, opts)
     if write_baseline is not None:

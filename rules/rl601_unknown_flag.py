@@ -43,7 +43,11 @@ class UnknownFlag(Rule):
     A flag of the *other* engine is RL202.  When the image is not a release (a nightly, a dev
     build), the flag is judged against every catalogued release in the range the image lies in
     (or all of them), and the message says so; a release newer than every catalogued one is
-    judged against the newest, saying so.  With no image known at all (a script outside a
+    judged against the newest, saying so.  Without an image, the release the settings declare
+    (`engine-versions = {vllm = "0.10.1"}`) or the repository pins (`vllm==0.10.1.1` in
+    `requirements*.txt` or `pyproject.toml`, `FROM vllm/vllm-openai:v0.10.1` in a Dockerfile, when
+    the pins agree) is judged, and the message says where it came from ("vLLM 0.10.1.1 (pinned in
+    requirements.txt:3)"; docs/engine-histories.md).  With no version known at all (a script outside a
     benchmark repository), a flag is unknown only if no catalogued release ever had it (a
     warning: older releases are not catalogued); a flag that later releases removed is
     accepted and its lifetime said as info.  A release older than every catalogued one is not
@@ -89,7 +93,7 @@ class UnknownFlag(Rule):
                     )
                 else:
                     life = describe_lifetime(lc.engine, key, ev.versions)
-                    if ev.image is None and not ev.exact and life is None:
+                    if ev.any_release and life is None:
                         # no image: the script may run any catalogued release, and none has the
                         # flag; what releases older than the first catalogued one had is not known
                         known = versions(lc.engine)
@@ -97,7 +101,7 @@ class UnknownFlag(Rule):
                         msg = (
                             f"no {ENGINE_NAMES.get(lc.engine, lc.engine)} release from {known[0]} to {known[-1]} has a "
                             f"flag `{key}`: the server stops with `unrecognized arguments`{hint} (no image is known "
-                            "for this script; older releases are not catalogued)"
+                            f"for this script{' and ' + ev.note if ev.note else ''}; older releases are not catalogued)"
                         )
                         yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label, severity="warning")
                         continue
@@ -109,7 +113,7 @@ class UnknownFlag(Rule):
                         # drop it); a "did you mean" among today's flags would guess at a rename
                         msg = f"`{key}` {life}; {ev.label} has no such flag: the server stops with `unrecognized arguments`"
                 yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label)
-            if ev.image is None and not ev.exact and use.point.origin != "default matrix":
+            if ev.any_release and use.point.origin != "default matrix":
                 # (a benchmark repository's recipe that no master config runs, `deprecated/`: not
                 # launched with any image, so what a newer release removed is not its concern)
                 yield from self._lifetimes(ctx, use, ev)
@@ -135,7 +139,7 @@ class UnknownFlag(Rule):
                 else "`unrecognized arguments`"
             )
             msg = (
-                f"`{full}` {life}: no engine version is known for this script (no image, no pin), so it is "
+                f"`{full}` {life}: no engine version is known for this script ({ev.why_unknown}), so it is "
                 f"not judged; from that release on the server stops with {stop}"
             )
             yield ctx.finding(f.word.loc, msg, use.point, key=full, variant="lifetime", severity="info")

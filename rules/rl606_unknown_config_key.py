@@ -63,7 +63,7 @@ class UnknownConfigKey(Rule):
                             f"`{f.base}` key `{key}` {life}; {ev.label} does not have it: vLLM stops at startup "
                             "(unexpected keyword)"
                         )
-                    if ev.image is None and not ev.exact:
+                    if ev.any_release:
                         # no image: no catalogued release has the key (older ones are not catalogued)
                         first = catalogued_from("vllm", "json:" + f.base) or ev.versions[0]
                         msg += f" (no release from {first} on has it; older releases are not catalogued)"

@@ -470,7 +470,8 @@ connector-keys: {MyConnector: ["key_a"]}
 extra-flags: {vllm: ["--omni"]}
 extra-entry-points: {vllm: ["python -m dynamo.vllm"]}
 profile: auto
-environments: [{files: "benchmarks/*.sh", env: {MODEL: org/m}, args: ["8000"]}]
+environments: [{files: "benchmarks/*.sh", env: {MODEL: org/m}, args: ["8000"], engine-versions: {sglang: "0.5.14"}}]
+engine-versions: {vllm: "0.10.1"}
 """
 _SETTINGS_TOML = """\
 [tool.recipelint]
@@ -482,7 +483,8 @@ fail-on = "warning"
 configs = ["configs/nvidia-master.yaml"]
 extra-flags = {vllm = ["--omni"]}
 extra-entry-points = {vllm = ["python -m dynamo.vllm"]}
-environments = [{files = "benchmarks/*.sh", env = {MODEL = "org/m"}, args = ["8000"]}]
+environments = [{files = "benchmarks/*.sh", env = {MODEL = "org/m"}, args = ["8000"], engine-versions = {vllm = "0.10.0"}}]
+engine-versions = {vllm = "0.10.1", sglang = "0.5.14"}
 """
 _TOML_TOKENS = [
     "[",

@@ -32,9 +32,31 @@ class EngineVersion:
     #: why these versions, when the tag is not a release (a nightly's dates, a vendor build's
     #: data entry, a series): said in the label
     basis: str | None = None
+    #: where a version not from the point's image came from: "declared in .recipelint.yaml",
+    #: "pinned in requirements.txt:3" (recipelint.engines.pins); None for an image's
+    source: str | None = None
+    #: why no version is known beyond "no image": the repository's pins disagree (recipelint.engines.pins)
+    note: str | None = None
+
+    @property
+    def why_unknown(self) -> str:
+        """For :attr:`any_release`: why no version is known ("no image, no pin")."""
+        return f"no image; {self.note}" if self.note else "no image, no pin"
+
+    @property
+    def any_release(self) -> bool:
+        """No version is known (no image, nothing declared or pinned): every catalogued release."""
+        return self.image is None and not self.exact and self.source is None
 
     @property
     def label(self) -> str:
+        label = self._label()
+        if self.source is None:
+            return label
+        head, sep, rest = label.partition(" (")
+        return f"{head} ({self.source}; {rest}" if sep else f"{label} ({self.source})"
+
+    def _label(self) -> str:
         name = ENGINE_NAMES.get(self.engine, self.engine)
         if self.exact:
             return f"{name} {self.versions[0]}"
@@ -303,6 +325,28 @@ def resolve(engine: str, image: str | None) -> EngineVersion:
     return EngineVersion(engine, tuple(known), image, False)
 
 
+def of_version(engine: str, version: str, source: str) -> EngineVersion:
+    """The release ``version`` a repository declares or pins (``source`` says where), placed
+    among the catalogued ones as an image's release is (:func:`resolve`)."""
+    known = versions(engine)
+    if version in known:
+        return EngineVersion(engine, (version,), None, True, source=source)
+    older = [k for k in known if version_key(k) < version_key(version)]
+    newer = [k for k in known if version_key(k) > version_key(version)]
+    if older and newer:
+        return EngineVersion(engine, (older[-1], newer[0]), None, False, source=source)
+    if older:
+        return EngineVersion(engine, (older[-1],), None, False, newer=version, source=source)
+    return EngineVersion(engine, (), None, False, older=version, source=source)
+
+
+#: ``SweepPoint.extra`` key: engine -> the ``EngineVersion`` declared or pinned for a point without an image
+DECLARED = "engine_versions"
+
+
 def of_point(engine: str, point) -> EngineVersion:
     image = point.env.get("IMAGE") if point is not None else None
-    return resolve(engine, image if isinstance(image, str) and image else None)
+    if isinstance(image, str) and image:
+        return resolve(engine, image)
+    declared = (point.extra.get(DECLARED) or {}).get(engine) if point is not None else None
+    return declared if declared is not None else resolve(engine, None)

@@ -46,6 +46,8 @@ class LintResult:
     base_commit: str | None = None
     #: YAML files named on the command line that are neither master configs nor dispatch workflows
     skipped: list[Path] = field(default_factory=list)
+    #: the engine pins of the repository that disagree (none of them is used), one line each
+    pin_notes: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -289,13 +291,16 @@ def lint(
 
         cache_at = cache_dir()  # (None: no place for a cache, nothing cached)
     facts.cache_in(cache_at)
+    pins = engine_pins(paths, roots)  # (after cache_in: the facts it reads come from their cached parse)
+    result.pin_notes = [m for m in pins.messages() if "disagree" in m]
+    declared = _Declared(st, pins)
     if opt.cache and opt.points_for is None:
         from recipelint.cache import results as cache
 
         cache_key = cache.key(
             list(paths),
             [p for p, _ in files] + list(config_list),
-            repr((sel, ign, opt.use_suppressions, opt.use_configs, opt.force_exclude, st)),
+            repr((sel, ign, opt.use_suppressions, opt.use_configs, opt.force_exclude, st, pins.key())),
             resolved,
         )
         hit = cache.load(cache_key) if cache_key else None
@@ -341,11 +346,11 @@ def lint(
     def points(path: Path, display: str):
         pts = cs.points_for(path) if opt.points_for is None else None
         if pts:
-            return pts
+            return declared.apply(pts, path, copy=True)
         if opt.points_for is not None:
-            return lambda text: opt.points_for(display, text)
+            return lambda text: declared.apply(opt.points_for(display, text), path)
         found, defaults = bool(getattr(cs, "found", False)), st.environment_for(path)
-        return lambda text: unconfigured_points(display, text, st.profile, found, defaults)
+        return lambda text: declared.apply(unconfigured_points(display, text, st.profile, found, defaults), path)
 
     def analyze_file(path: Path, display: str) -> FileResult:
         return analyzer.analyze(path, display, points(path, display))
@@ -396,6 +401,86 @@ def lint(
     result.findings, result.documented = _documented(grouped, opt.show_documented)
     result.all_findings = list(result.findings)
     return result
+
+
+def engine_pins(paths: list[Path], roots: list[Path]):
+    """The engine pins of the repository (``recipelint.engines.pins.scan``) in the folders of
+    ``paths`` and their parents up to the project root (never a walk of the tree)."""
+    from recipelint.bash.source import safe_resolve
+    from recipelint.engines.pins import scan
+    from recipelint.sweep.configs import project_root
+
+    first = (paths or [Path(".")])[0]
+    try:
+        root = project_root(first)
+        dirs: list[Path] = []
+        for p in paths or [Path(".")]:
+            here = safe_resolve(p if p.is_dir() and not p.is_symlink() else p.parent)
+            for d in [here, *here.parents]:
+                if d != root and root not in d.parents:
+                    break  # (outside the project: not looked in)
+                if d not in dirs:
+                    dirs.append(d)
+                if d == root:
+                    break
+        if root not in dirs:
+            dirs.append(root)
+    except (OSError, RuntimeError, ValueError):
+        from recipelint.engines.pins import Scan
+
+        return Scan()
+    return scan(dirs, root, roots)
+
+
+class _Declared:
+    """The engine versions the settings declare and the repository pins, put on the sweep points
+    without an image (``SweepPoint.extra``, read by ``recipelint.engines.versions.of_point``):
+    the settings win over the pins, an image over both."""
+
+    def __init__(self, st: Settings, pins):
+        self.st = st
+        from recipelint.engines.catalog import ENGINE_NAMES
+        from recipelint.engines.versions import resolve
+
+        self.pinned = pins.chosen()
+        for engine, ps in pins.ambiguous().items():  # (said in the findings that judge every release)
+            listed = ", ".join(f"{p.where} `{p.text}`" for p in ps[:4]) + (" …" if len(ps) > 4 else "")
+            note = f"the repository's {ENGINE_NAMES.get(engine, engine)} pins disagree, so none is used: {listed}"
+            self.pinned[engine] = replace(resolve(engine, None), note=note)
+        self._by: dict = {}
+
+    def of(self, path: Path) -> dict:
+        from recipelint.engines.versions import of_version
+
+        given = self.st.engine_versions_for(path) if (self.st.engine_versions or self.st.environments) else {}
+        key = tuple(sorted(given.items()))
+        hit = self._by.get(key)
+        if hit is None:
+            hit = dict(self.pinned)
+            for engine, (version, source) in given.items():
+                hit[engine] = of_version(engine, version, source)
+            self._by[key] = hit
+        return hit
+
+    def apply(self, pts, path: Path, copy: bool = False):
+        from recipelint.engines.versions import DECLARED
+
+        if not self.pinned and not self.st.engine_versions and not self.st.environments:
+            return pts
+        versions = self.of(path)
+        if not versions:
+            return pts
+        out = []
+        for p in pts:
+            image = p.env.get("IMAGE")
+            if isinstance(image, str) and image:
+                out.append(p)
+            elif copy:
+                out.append(replace(p, extra={**p.extra, DECLARED: versions}))
+            else:
+                p.extra[DECLARED] = versions
+                out.append(p)
+        return out
 
 
 def _documented(findings: list[Finding], show: bool) -> tuple[list[Finding], int]:

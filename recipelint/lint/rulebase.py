@@ -178,7 +178,9 @@ class Use:
 
     def engine_version(self, engine: str | None = None):
         """The engine release(s) this point's image runs (``recipelint.engines.versions.EngineVersion``) —
-        of the launch's engine, or of ``engine`` —, or None when there is no catalog to judge with:
+        of the launch's engine, or of ``engine`` —; without an image, the release the settings'
+        ``engine-versions`` declare or the repository pins (``EngineVersion.source`` says which;
+        put on the point by ``lint.check``); or None when there is no catalog to judge with:
         the engine has none (TRT-LLM, ATOM), or the image's release is older than every one."""
         from recipelint.engines.catalog import versions
         from recipelint.engines.versions import of_point

@@ -26,6 +26,14 @@ Keys::
     extra-entry-points = {vllm = ["python -m dynamo.vllm"]}  # commands that take an engine's flags
     profile = "auto"                # auto, inferencex (the default matrix) or environment
     environments = [{files = "scripts/*.sh", env = {MODEL = "org/m"}, args = ["8000"]}]  # what callers give
+    engine-versions = {vllm = "0.10.1"}   # the releases the scripts run (when no image says)
+
+``engine-versions`` names, per engine with a release history (vllm, sglang), the release the
+repository's scripts run where no sweep point's image says (docs/engine-histories.md, "Declaring
+the engine version").  An ``environments`` entry may hold its own ``engine-versions`` for the
+files its glob matches (it wins over the top-level one).  A sweep point's image wins over both;
+both win over the pins read from the repository (``requirements*.txt``, ``pyproject.toml``,
+Dockerfiles: recipelint.engines.pins).
 
 Unknown keys and bad values are errors (a one-line message, exit status 2).
 """
@@ -74,6 +82,8 @@ class Settings:
     profile: str = "auto"
     #: (glob relative to the settings file, env, args): what such a script's caller gives it
     environments: list = field(default_factory=list)
+    #: engine -> release the scripts run (when no sweep point's image says)
+    engine_versions: dict[str, str] = field(default_factory=dict)
     #: the keys the settings file set (the others are defaults), for --show-settings
     given: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
@@ -91,10 +101,29 @@ class Settings:
         """(env, args) the first ``environments`` entry whose glob matches ``path`` gives."""
         rel = self._rel(path) if self.environments else None
         if rel is not None:
-            for glob, env, args in self.environments:
+            for glob, env, args, _ in self.environments:
                 if _glob(rel, glob):
                     return dict(env), args
         return {}, None
+
+    def engine_versions_for(self, path: Path) -> dict[str, tuple[str, str]]:
+        """engine -> (release, where it is declared) for ``path``: the top-level
+        ``engine-versions``, with those of the first ``environments`` entry whose glob matches."""
+        where = self._where()
+        out = {e: (v, f"declared in {where}") for e, v in self.engine_versions.items()}
+        rel = self._rel(path) if any(e[3] for e in self.environments) else None
+        if rel is not None:
+            for glob, _, _, versions in self.environments:
+                if _glob(rel, glob):
+                    out.update({e: (v, f"declared in {where} for `{glob}`") for e, v in versions.items()})
+                    break
+        return out
+
+    def _where(self) -> str:
+        if self.path is None:
+            return "the settings"
+        name = self.path.name
+        return f"{name} [tool.recipelint]" if name == "pyproject.toml" else name
 
     def excluded(self, path: Path) -> bool:
         if not self.exclude:  # (resolving every path of a big tree costs ~50 ms)
@@ -314,6 +343,8 @@ def _validate(raw: dict, where: str, path: Path) -> Settings:
             s.profile = value
         elif k == "environments":
             s.environments = _environments(value, where)
+        elif k == "engine-versions":
+            s.engine_versions = _engine_versions(value, "engine-versions", where)
         else:
             raise SettingsError(f"{where}: unknown key `{key}`")
     return s
@@ -343,16 +374,60 @@ def _environments(value, where) -> list:
         raise SettingsError(f"{where}: `environments` must be a list of tables with `files`, `env` and `args`")
     out = []
     for e in value:
-        unknown_keys = set(e) - {"files", "env", "args"}
+        e = {str(k).replace("_", "-"): v for k, v in e.items()}
+        unknown_keys = set(e) - {"files", "env", "args", "engine-versions"}
         if unknown_keys or not isinstance(e.get("files"), str):
-            raise SettingsError(f"{where}: `environments`: each entry has `files` (a glob) and may have `env`, `args`")
+            raise SettingsError(
+                f"{where}: `environments`: each entry has `files` (a glob) and may have `env`, `args`, `engine-versions`"
+            )
         env = e.get("env") or {}
         if not isinstance(env, dict) or not all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(k)) for k in env):
             raise SettingsError(f"{where}: `environments`: `env` must be a table of NAME = value")
         args = e.get("args")
         if args is not None:
             args = _strings(args, "environments.args", where)
-        out.append((e["files"], {str(k): str(v) for k, v in env.items()}, args))
+        versions = _engine_versions(e.get("engine-versions") or {}, "environments.engine-versions", where)
+        out.append((e["files"], {str(k): str(v) for k, v in env.items()}, args, versions))
+    return out
+
+
+def _engine_versions(value, key: str, where: str) -> dict[str, str]:
+    """``{vllm = "0.10.1"}``: engines with a release history, each a release of it."""
+    from recipelint.engines.catalog import ENGINE_NAMES, version_key, versions
+    from recipelint.engines.facts import load as load_facts
+
+    if not isinstance(value, dict):
+        raise SettingsError(f'{where}: `{key}` must be a table of engine = "release" (like {{vllm = "0.10.1"}})')
+    known_engines = sorted(e for e in load_facts("engines")["engines"] if versions(e))
+    out: dict[str, str] = {}
+    for engine, version in value.items():
+        engine = str(engine)
+        if not versions(engine):
+            if engine in load_facts("engines")["engines"]:
+                raise SettingsError(
+                    f"{where}: `{key}.{engine}`: recipelint has no release history of "
+                    f"{ENGINE_NAMES.get(engine, engine)}, so its version would not be judged; "
+                    f"engines with one: {', '.join(known_engines)}"
+                )
+            raise SettingsError(f"{where}: `{key}.{engine}`: engine must be one of {', '.join(known_engines)}")
+        if not isinstance(version, str):
+            raise SettingsError(f'{where}: `{key}.{engine}` must be a release as a string (like "0.10.1"), got {version!r}')
+        v = version.strip().removeprefix("v")
+        known = versions(engine)
+        if v not in known:
+            name = ENGINE_NAMES.get(engine, engine)
+            older = [k for k in known if version_key(k) < version_key(v)]
+            newer = [k for k in known if version_key(k) > version_key(v)]
+            if not re.fullmatch(r"\d+(\.\d+)+((a|b|rc)\d+)?(\.post\d+)?", v):
+                why = "is not a release number"
+            elif older and newer:
+                why = f"is not a {name} release recipelint knows (nearest: {older[-1]}, {newer[0]})"
+            elif older:
+                why = f"is newer than every {name} release recipelint knows (the newest is {known[-1]})"
+            else:
+                why = f"is older than every {name} release recipelint knows (the oldest is {known[0]})"
+            raise SettingsError(f"{where}: `{key}.{engine}`: {version!r} {why}")
+        out[engine] = v
     return out
 
 
