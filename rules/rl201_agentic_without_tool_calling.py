@@ -93,5 +93,5 @@ def _effect(use, engine: str) -> str | None:
         got, does = parts[0]
         return f"{behaviour_scope(*got)} {does}"
     (_, ev) = parts[0][0]
-    each = "; ".join(f"releases {span(j.held)} {does}" for (j, _ev), does in parts)
-    return f"on {ev.label}: {each}"
+    each = "; ".join(f"{does} on releases {span(j.held)}" for (j, _ev), does in parts)
+    return f"{ev.label}: {each}"
