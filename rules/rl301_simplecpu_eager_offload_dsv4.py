@@ -3,6 +3,8 @@ from recipelint.lint.rulebase import Rule, kv_connector, model_family
 
 #: the behaviour this rule relies on (rules/data/behaviours.yaml)
 BEHAVIOUR = "vllm.simplecpu-eager-store-per-step-dedup"
+#: `lazy_offload` absent = eager: removing the key does not help where this holds
+DEFAULT_EAGER = "vllm.simplecpu-lazy-offload-default-eager"
 #: what a comment names when it documents eager offload as a choice
 DOC_NAMES = ("lazy_offload", "lazy offload", "lazy mode", "eager offload", "offload eagerly", "eager mode", "popleft")
 
@@ -82,10 +84,12 @@ class SimpleCpuEagerOffloadDsv4(Rule):
             if not judged.somewhere:
                 continue
             if judged.everywhere:
+                eager = use.behaviour(DEFAULT_EAGER)
+                also = " (the default is also eager)" if eager is not None and eager[0].everywhere else ""
                 msg = (
                     f"`lazy_offload: false` offloads eagerly, and {ev.label} has the eager store path (releases {lo}–{hi}) "
-                    f"on which DeepSeek-V4 was reported to crash with {spec['symptom']} ({spec['reported']}); set `\"lazy_offload\": true` "
-                    f"(the default is also eager) or use an image with vLLM {spec['changed_in']} or later"
+                    f"on which DeepSeek-V4 was reported to crash with {spec['symptom']} ({spec['reported']}); set `\"lazy_offload\": true`"
+                    f"{also} or use an image with vLLM {spec['changed_in']} or later"
                 )
                 severity = None
             else:
