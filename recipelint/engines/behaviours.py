@@ -128,7 +128,9 @@ def value(bid: str, version: str):
 
 def judge(bid: str, versions) -> Judgement:
     b = get(bid)
-    held, no, unknown = [], [], []
+    held: list[str] = []
+    no: list[str] = []
+    unknown: list[str] = []
     for v in versions:
         h = holds(bid, v)
         (unknown if h is None else held if h else no).append(v)
