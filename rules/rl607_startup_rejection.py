@@ -3,6 +3,7 @@ from recipelint.lint.rulebase import Rule, behaviour_scope, flag_int, kv_connect
 #: the behaviours this rule relies on (rules/data/behaviours.yaml)
 AUTO_TOOL = "vllm.auto-tool-choice-needs-parser-at-startup"
 KV_ROLE = "vllm.kv-role-required"
+CAPTURE = "vllm.capture-size-consistent"
 
 
 class StartupRejection(Rule):
@@ -32,7 +33,8 @@ class StartupRejection(Rule):
     Checked only where every value involved is known.  The first two are version-scoped
     behaviours (`vllm.auto-tool-choice-needs-parser-at-startup`, `vllm.kv-role-required` in
     `rules/data/behaviours.yaml`: every release 0.8.0–0.34.0, read from `validate_parsed_serve_args`
-    and `KVTransferConfig.__post_init__`); the message names the release judged.
+    and `KVTransferConfig.__post_init__`), and so is the third (`vllm.capture-size-consistent`:
+    0.11.1–0.34.0, `VllmConfig._set_cudagraph_sizes`); the message names the release judged.
     """
 
     code = "RL607"
@@ -94,6 +96,9 @@ class StartupRejection(Rule):
                 maxima.append((v, f.value_loc))
         if not maxima:
             return
+        got = use.behaviour(CAPTURE)
+        if got is None or not got[0].somewhere:
+            return
         sizes = [e.integer for e in sizes_node.elements]
         mbt = flag_int(lc, "--max-num-batched-tokens")
         kept = [s for s in sizes if mbt is None or s <= mbt]
@@ -103,6 +108,6 @@ class StartupRejection(Rule):
             if value != max(kept):
                 msg = (
                     f"max_cudagraph_capture_size is {value} but the largest kept cudagraph_capture_sizes entry is "
-                    f"{max(kept)}: vLLM stops at startup (they must be consistent)"
+                    f"{max(kept)}: {behaviour_scope(*got)} stops at startup (they must be consistent)"
                 )
                 yield ctx.finding(loc, msg, use.point, key=f"capture|{value}|{max(kept)}")

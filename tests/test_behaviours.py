@@ -182,3 +182,10 @@ def test_rl504_sglang_defaults_per_release():
     assert "batch cap of 256" in dsvb.message and "DeepSeek-V4" in dsvb.message and "SGLang 0.5.23" in dsvb.message
     (dsvc,) = got["dsvc_fp8_b200_mtp.sh"]  # 0.5.10: no DeepSeek-V4 default yet
     assert "batch cap of 48" in dsvc.message and "SGLang 0.5.10" in dsvc.message
+
+
+def test_rl607_capture_sizes_are_judged_from_0_11_1():
+    got = _by_file(RULES / "RL607", "RL607")
+    (f,) = got["capture_sizes_by_release.sh"]
+    assert "vLLM 0.11.1 stops at startup" in f.message
+    assert "capture_sizes_before_the_check.sh" not in got  # 0.11.0
