@@ -1,4 +1,7 @@
-from recipelint.lint.rulebase import Rule, env_int, flag_int, sglang_attention_dp
+from recipelint.lint.rulebase import Rule, behaviour_scope, env_int, flag_int, sglang_attention_dp
+
+#: the behaviour this rule relies on (rules/data/behaviours.yaml)
+BEHAVIOUR = "sglang.max-running-requests-global"
 
 
 class SglangRunningRequestsDivided(Rule):
@@ -29,7 +32,9 @@ class SglangRunningRequestsDivided(Rule):
     ## Exceptions
     Only sweep points with a known `CONC` are judged; a global value at or above `CONC` is fine,
     and so is a constant cap (`MAX_RUNNING=256`): only a value computed with a division is
-    reported.
+    reported.  Judged on releases that divide the flag by the attention-DP size
+    (`sglang.max-running-requests-global` in `rules/data/behaviours.yaml`: 0.4.1.post7 on; 0.4.0–
+    0.4.1.post6 do not), and the message names the release it judged.
     vLLM is the mirror case (per engine): see RL101.
     """
 
@@ -51,9 +56,12 @@ class SglangRunningRequestsDivided(Rule):
             # the value must have been computed by a division (a cap such as `=256` is not this bug)
             if "/" not in ctx.source_text(f.value_loc):
                 continue
+            got = use.behaviour(BEHAVIOUR)
+            if got is None or not got[0].somewhere:
+                continue
             per_worker = max(1, v // dp)
             msg = (
-                f"`--max-running-requests` is {v} with {dp} DP-attention workers while CONC={conc}: SGLang already "
+                f"`--max-running-requests` is {v} with {dp} DP-attention workers while CONC={conc}: {behaviour_scope(*got)} already "
                 f"divides it by the DP size, so each worker admits only {per_worker}; pass the global value "
                 f"(e.g. {v * dp})"
             )

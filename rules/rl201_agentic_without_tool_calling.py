@@ -1,5 +1,15 @@
 from recipelint.engines import facts
-from recipelint.lint.rulebase import Rule, model_family
+from recipelint.engines.behaviours import span
+from recipelint.lint.rulebase import Rule, behaviour_scope, model_family
+
+#: the behaviours this rule relies on (rules/data/behaviours.yaml), per engine: (id, what it does)
+EFFECTS = {
+    "vllm": (("vllm.auto-tool-choice-rejected", "answers every `tool_choice: auto` request with HTTP 400"),),
+    "sglang": (
+        ("sglang.tools-unparsed-without-parser", "returns tool calls as plain text"),
+        ("sglang.tools-rejected-without-parser", "fails every request with tools (`Unsupported tool_call_parser: None`)"),
+    ),
+}
 
 
 class AgenticWithoutToolCalling(Rule):
@@ -15,7 +25,11 @@ class AgenticWithoutToolCalling(Rule):
     both flags vLLM rejects every such request with HTTP 400 (`"auto" tool choice requires
     --enable-auto-tool-choice and --tool-call-parser to be set`); SGLang accepts them but
     returns tool calls as plain text, so the replayed agent loop silently measures something
-    else.  Either way the sweep's numbers are invalid.
+    else (SGLang 0.5.2 on; 0.4.2–0.5.1.post3 fail every request with tools, `ValueError:
+    Unsupported tool_call_parser: None`).  Either way the sweep's numbers are invalid.  These are
+    version-scoped behaviours (`vllm.auto-tool-choice-rejected`, `sglang.tools-unparsed-without-parser`,
+    `sglang.tools-rejected-without-parser` in `rules/data/behaviours.yaml`); the message names the
+    release judged.
 
     ## Example
     ```bash
@@ -57,9 +71,27 @@ class AgenticWithoutToolCalling(Rule):
             names = " and ".join(f"`{k}`" for k in missing)
             parser = fams.get(fam, {}).get(lc.engine, {}).get("tool_call_parser") if fam else None
             hint = f" (for this model: `--tool-call-parser {parser}`)" if parser and "--tool-call-parser" in missing else ""
-            if lc.engine == "vllm":
-                effect = "vLLM answers every `tool_choice: auto` request with HTTP 400"
-            else:
-                effect = "SGLang returns tool calls as plain text"
+            effect = _effect(use, lc.engine)
+            if effect is None:
+                continue
             msg = f"agentic {lc.engine} launch without {names}: {effect}{hint}"
             yield ctx.finding(lc.loc, msg, use.point, key=",".join(missing))
+
+
+def _effect(use, engine: str) -> str | None:
+    """What the engine does with the agent's requests on the releases judged, or None when no
+    behaviour is known to hold on any of them."""
+    parts = []
+    for bid, does in EFFECTS.get(engine, ()):
+        got = use.behaviour(bid)
+        if got is None or not got[0].somewhere:
+            continue
+        parts.append((got, does))
+    if not parts:
+        return None
+    if len(parts) == 1:
+        got, does = parts[0]
+        return f"{behaviour_scope(*got)} {does}"
+    (_, ev) = parts[0][0]
+    each = "; ".join(f"{does} on releases {span(j.held)}" for (j, _ev), does in parts)
+    return f"{ev.label}: {each}"

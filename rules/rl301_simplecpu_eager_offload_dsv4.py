@@ -1,8 +1,10 @@
-from recipelint.engines import facts
-from recipelint.engines.catalog import version_key
+from recipelint.engines import behaviours
 from recipelint.lint.rulebase import Rule, kv_connector, model_family
 
-FAILURE = "simplecpu-eager-dsv4"
+#: the behaviour this rule relies on (rules/data/behaviours.yaml)
+BEHAVIOUR = "vllm.simplecpu-eager-store-per-step-dedup"
+#: `lazy_offload` absent = eager: removing the key does not help where this holds
+DEFAULT_EAGER = "vllm.simplecpu-lazy-offload-default-eager"
 #: what a comment names when it documents eager offload as a choice
 DOC_NAMES = ("lazy_offload", "lazy offload", "lazy mode", "eager offload", "offload eagerly", "eager mode", "popleft")
 
@@ -20,16 +22,18 @@ class SimpleCpuEagerOffloadDsv4(Rule):
     AssertionError in the GPU block pool (`vllm/v1/core/kv_cache_utils.py:269`) at low and mid
     concurrency, so a sweep of low `CONC` values fails during warm-up.  Releases 0.19.0–0.21.0
     deduplicate eager stores only within one scheduler step, so a block whose store is still in
-    flight is offloaded again; 0.22.1 keeps the in-flight set across steps (vllm PR #41289), and
-    InferenceX has published eager DeepSeek-V4 runs on later nightlies.  The releases, files and
-    evidence are data: `failures` in `rules/data/connectors.yaml`.
+    flight is offloaded again; 0.22.0 keeps the in-flight set across steps
+    (`_in_flight_store_gpu_blocks` in `vllm/v1/simple_kv_offload/manager.py`), and InferenceX has
+    published eager DeepSeek-V4 runs on later nightlies.  The releases, files and reports
+    (InferenceX 4208910, 333a7c3, 370a162f3) are data: `vllm.simplecpu-eager-store-per-step-dedup`
+    in `rules/data/behaviours.yaml`.
 
     On an affected release, removing the key does not help: the connector reads it as
     `bool(extra_config.get("lazy_offload", False))`, so its default is also eager.  Set it to
     the JSON boolean `true`.
 
     The finding names the release it judged (the sweep point's image, see
-    `rules/data/images.yaml`).  A release from 0.22.1 on is not reported.  When the image's
+    `rules/data/images.yaml`).  A release from 0.22.0 on is not reported.  When the image's
     release is not known (an uncatalogued image, or a nightly spanning both sides), the finding
     is a warning that says only what was reported.
 
@@ -45,7 +49,7 @@ class SimpleCpuEagerOffloadDsv4(Rule):
     {"kv_connector": "SimpleCPUOffloadConnector", "kv_role": "kv_both",
      "kv_connector_extra_config": {"cpu_bytes_to_use_per_rank": 356000000000, "lazy_offload": true}}
     ```
-    or an image with vLLM 0.22.1 or later.
+    or an image with vLLM 0.22.0 or later.
 
     ## Exceptions
     A comment that names the choice (`lazy_offload`, "eager offload", "eager mode", "lazy mode",
@@ -60,30 +64,32 @@ class SimpleCpuEagerOffloadDsv4(Rule):
     severity = "error"
 
     def check(self, ctx):
-        spec = facts.load("connectors")["failures"][FAILURE]
-        lo, hi = str(spec["holds"]["since"]), str(spec["holds"]["until"])
+        b = behaviours.get(BEHAVIOUR)
+        spec = b.spec
+        lo, hi = b.runs[0][0], b.runs[-1][1]
         for use in ctx.uses("vllm"):
             lc = use.launch
             name, extra, flag = kv_connector(lc)
             if name != spec["connector"] or extra is None:
                 continue
             lazy = extra.get(spec["key"])
-            if lazy is None or lazy.kind not in ("bool", "number") or lazy.value not in spec["values"]:
+            if lazy is None or lazy.kind not in ("bool", "number") or lazy.value not in spec["values_reported"]:
                 continue
             if model_family(lc, ctx.name) != spec["model_family"]:
                 continue
-            ev = use.engine_version("vllm")
-            if ev is None:  # older than every catalogued release: no SimpleCPU connector to judge
+            got = use.behaviour(BEHAVIOUR)
+            if got is None:  # older than every catalogued release: no SimpleCPU connector to judge
                 continue
-            hit = [v for v in ev.versions if version_key(lo) <= version_key(v) <= version_key(hi)]
-            if not hit:
+            judged, ev = got
+            if not judged.somewhere:
                 continue
-            certain = len(hit) == len(ev.versions)
-            if certain:
+            if judged.everywhere:
+                eager = use.behaviour(DEFAULT_EAGER)
+                also = " (the default is also eager)" if eager is not None and eager[0].everywhere else ""
                 msg = (
                     f"`lazy_offload: false` offloads eagerly, and {ev.label} has the eager store path (releases {lo}–{hi}) "
-                    f"on which DeepSeek-V4 was reported to crash with {spec['symptom']} ({spec['reported']}); set `\"lazy_offload\": true` "
-                    f"(the default is also eager) or use an image with vLLM {spec['changed_in']} or later"
+                    f"on which DeepSeek-V4 was reported to crash with {spec['symptom']} ({spec['reported']}); set `\"lazy_offload\": true`"
+                    f"{also} or use an image with vLLM {spec['changed_in']} or later"
                 )
                 severity = None
             else:

@@ -1,4 +1,8 @@
-from recipelint.lint.rulebase import Rule, env_int, kv_connector, vllm_world_size
+from recipelint.lint.rulebase import Rule, behaviour_scope, env_int, kv_connector, vllm_world_size
+
+#: the behaviours this rule relies on (rules/data/behaviours.yaml)
+SERVER_WIDE = "vllm.simplecpu-cpu-bytes-server-wide"
+PER_RANK = "vllm.simplecpu-per-rank-key"
 
 GB = 10**9
 GIB = 1024**3
@@ -36,7 +40,10 @@ class CpuBytesDoubleDivided(Rule):
 
     ## Exceptions
     Judged only when the sweep point's `TOTAL_CPU_DRAM_GB` and the engine's parallel sizes are
-    known.
+    known, and only on releases whose connector divides `cpu_bytes_to_use` by the world size
+    (`vllm.simplecpu-cpu-bytes-server-wide` in `rules/data/behaviours.yaml`: every release with the
+    connector, 0.19.0 on, read from `simple_cpu_offload_connector.py`); the message names the
+    release it judged.
     """
 
     code = "RL305"
@@ -56,15 +63,22 @@ class CpuBytesDoubleDivided(Rule):
             ws = vllm_world_size(lc)
             if not total or not ws or ws <= 1:
                 continue
+            got = use.behaviour(SERVER_WIDE)
+            if got is None or not got[0].somewhere:
+                continue
+            judged, ev = got
+            per_rank_read = use.behaviour(PER_RANK)
+            per_rank = per_rank_read is not None and per_rank_read[0].everywhere
             value = node.integer
             gpus = env_int(point, "GPU_COUNT") or ws
             for unit in (GB, GIB):
                 if any(_close(value * n, total * unit) for n in {gpus, ws} if n > 1):
-                    per_rank = value // ws
+                    share = value // ws
+                    fix = "pass it as `cpu_bytes_to_use_per_rank` or pass" if per_rank else "pass"
                     msg = (
                         f"`cpu_bytes_to_use` is {value / GB:.0f} GB, already the per-GPU share of TOTAL_CPU_DRAM_GB={total}; "
-                        f"vLLM divides it again by the world size {ws}, so each rank gets {per_rank / GB:.0f} GB and only "
-                        f"1/{ws} of the budget is used; pass it as `cpu_bytes_to_use_per_rank` or pass the server-wide total"
+                        f"{behaviour_scope(judged, ev)} divides it again by the world size {ws}, so each rank gets "
+                        f"{share / GB:.0f} GB and only 1/{ws} of the budget is used; {fix} the server-wide total"
                     )
                     yield ctx.finding(node.loc, msg, point, key=str(ws))
                     break

@@ -1,7 +1,12 @@
 import re
 
-from recipelint.engines import facts
-from recipelint.lint.rulebase import Rule, env_int, flag_int, model_family, vllm_dp_size
+from recipelint.engines import behaviours, facts
+from recipelint.lint.rulebase import Rule, Use, env_int, flag_int, model_family, vllm_dp_size
+
+#: SGLang's defaults when --max-running-requests is absent (rules/data/behaviours.yaml); the model's
+#: default is applied before the speculative one, so it wins
+SGLANG_DSV4 = "sglang.deepseek-v4-default-max-running-requests"
+SGLANG_SPEC = "sglang.speculative-default-max-running-requests"
 
 
 class ConcAboveBatchCap(Rule):
@@ -10,9 +15,11 @@ class ConcAboveBatchCap(Rule):
     Reports a master-config concurrency above the engine's effective batch cap for that launch:
     vLLM's `--max-num-seqs` times the number of data-parallel engines (when the flag is absent:
     1024 per engine on GPUs with 70 GiB or more — every H100/H200/B200/B300/MI300X-class GPU —
-    and 256 on smaller ones); SGLang's global `--max-running-requests` (when absent: 48 with
-    speculative decoding, 256 for DeepSeek-V4).  Defaults are data in
-    `rules/data/engine_defaults.yaml`.
+    and 256 on smaller ones); SGLang's global `--max-running-requests` (when absent: 256 for
+    DeepSeek-V4, 0.5.12 on, also with speculative decoding — the model's default is applied first;
+    otherwise 48 with speculative decoding from 0.4.4.post4 on, 32 in 0.4.3.post3–0.4.4.post3).
+    vLLM's defaults are data in `rules/data/engine_defaults.yaml`, SGLang's version-scoped ones in
+    `rules/data/behaviours.yaml` (the message names the release judged).
 
     ## Why is this bad?
     Requests above the cap wait in the engine's queue: the sweep point measures queueing, not the
@@ -48,11 +55,53 @@ class ConcAboveBatchCap(Rule):
             if not conc:
                 continue
             for lc in pr.launches:
-                cap, how, loc = self._cap(ctx, lc)
+                scope = ""
+                if lc.engine == "sglang" and lc.get("--max-running-requests") is None:
+                    cap, how, loc, scope = self._sglang_default(ctx, lc, pr.point, conc)
+                else:
+                    cap, how, loc = self._cap(ctx, lc)
                 if cap is None or conc <= cap:
                     continue
-                msg = f"CONC={conc} is above the engine's batch cap of {cap} ({how}): requests beyond {cap} wait in the queue"
+                msg = f"CONC={conc} is above the engine's batch cap of {cap} ({how}{scope}): requests beyond {cap} wait in the queue"
                 yield ctx.finding(loc, msg, pr.point, key=f"{cap}|{how}")
+
+    @staticmethod
+    def _sglang_default(ctx, lc, point, conc):
+        """(cap, how, loc, scope) of SGLang's default --max-running-requests for the releases the
+        point may run: DeepSeek-V4's, else the speculative one; the smallest cap among the judged
+        releases that have one below CONC, and which releases those are when not all."""
+        none = (None, "", None, "")
+        if not lc.complete:
+            return none
+        ev = Use(lc, point).engine_version("sglang")
+        if ev is None:
+            return none
+        dsv4 = model_family(lc, ctx.name) == "deepseek_v4"
+        spec_flag = lc.get("--speculative-algorithm")
+        algo = (spec_flag.text or "").upper() if spec_flag is not None else None
+        caps: dict[str, tuple[int, str]] = {}
+        for v in ev.versions:
+            cap = behaviours.value(SGLANG_DSV4, v) if dsv4 else None
+            if cap is not None:
+                caps[v] = (cap, "SGLang's default --max-running-requests for DeepSeek-V4")
+                continue
+            if spec_flag is None:
+                continue
+            exempt = behaviours.get(SGLANG_SPEC).spec.get("except_algorithms") or {}
+            if algo in exempt and behaviours.holds_in(exempt[algo], "sglang", v):
+                continue
+            cap = behaviours.value(SGLANG_SPEC, v)
+            if cap is not None:
+                caps[v] = (cap, "SGLang's default --max-running-requests with speculative decoding")
+        over = [v for v in ev.versions if v in caps and conc > caps[v][0]]
+        if not over:
+            return none
+        cap, how = min(caps[v] for v in over)
+        if len(over) == len(ev.versions):
+            scope = f"; {ev.label}"
+        else:
+            scope = f"; on releases {behaviours.span(over)} of {ev.label}"
+        return cap, how, lc.loc, scope
 
     def _cap(self, ctx, lc):
         defaults = facts.load("engine_defaults")
@@ -77,15 +126,8 @@ class ConcAboveBatchCap(Rule):
                 return None, "", None
             return v * dp, f"vLLM's default --max-num-seqs {v} on this GPU{engines}", lc.loc
         if lc.engine == "sglang":
-            spec = defaults["sglang"]["max_running_requests"]
             f = lc.get("--max-running-requests")
             if f is not None:
                 v = flag_int(lc, "--max-running-requests")
                 return (v, f"--max-running-requests {v} (global)", f.value_loc) if v is not None else (None, "", None)
-            if not lc.complete:
-                return None, "", None
-            if lc.has("--speculative-algorithm"):
-                return spec["speculative"], "SGLang's default --max-running-requests with speculative decoding", lc.loc
-            if model_family(lc, ctx.name) == "deepseek_v4":
-                return spec["deepseek_v4"], "SGLang's default --max-running-requests for DeepSeek-V4", lc.loc
         return None, "", None

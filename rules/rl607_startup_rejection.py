@@ -1,4 +1,9 @@
-from recipelint.lint.rulebase import Rule, flag_int, kv_connector
+from recipelint.lint.rulebase import Rule, behaviour_scope, flag_int, kv_connector
+
+#: the behaviours this rule relies on (rules/data/behaviours.yaml)
+AUTO_TOOL = "vllm.auto-tool-choice-needs-parser-at-startup"
+KV_ROLE = "vllm.kv-role-required"
+CAPTURE = "vllm.capture-size-consistent"
 
 
 class StartupRejection(Rule):
@@ -25,7 +30,11 @@ class StartupRejection(Rule):
     Give one of the two, or make the maximum equal to the largest listed size.
 
     ## Exceptions
-    Checked only where every value involved is known.
+    Checked only where every value involved is known.  The first two are version-scoped
+    behaviours (`vllm.auto-tool-choice-needs-parser-at-startup`, `vllm.kv-role-required` in
+    `rules/data/behaviours.yaml`: every release 0.8.0–0.34.0, read from `validate_parsed_serve_args`
+    and `KVTransferConfig.__post_init__`), and so is the third (`vllm.capture-size-consistent`:
+    0.11.1–0.34.0, `VllmConfig._set_cudagraph_sizes`); the message names the release judged.
     """
 
     code = "RL607"
@@ -36,20 +45,30 @@ class StartupRejection(Rule):
         for use in ctx.uses("vllm"):
             lc = use.launch
             auto = lc.get("--enable-auto-tool-choice")
-            if auto is not None and not lc.has("--tool-call-parser") and lc.complete:
+            got = use.behaviour(AUTO_TOOL)
+            if auto is not None and not lc.has("--tool-call-parser") and lc.complete and got and got[0].somewhere:
                 yield ctx.finding(
                     auto.word.loc,
-                    "`--enable-auto-tool-choice` without `--tool-call-parser`: vLLM stops "
+                    f"`--enable-auto-tool-choice` without `--tool-call-parser`: {behaviour_scope(*got)} stops "
                     "at startup (`--enable-auto-tool-choice requires --tool-call-parser`)",
                     use.point,
                     key="auto",
                 )
             name, _extra, kv = kv_connector(lc)
-            if kv is not None and kv.json is not None and kv.json.kind == "object" and name and kv.json.get("kv_role") is None:
+            got = use.behaviour(KV_ROLE)
+            if (
+                kv is not None
+                and kv.json is not None
+                and kv.json.kind == "object"
+                and name
+                and kv.json.get("kv_role") is None
+                and got
+                and got[0].somewhere
+            ):
                 yield ctx.finding(
                     kv.json.key_node("kv_connector").loc,
                     f"`--kv-transfer-config` names `{name}` but no "
-                    "`kv_role`: vLLM stops at startup (kv_role is required with kv_connector)",
+                    f"`kv_role`: {behaviour_scope(*got)} stops at startup (kv_role is required with kv_connector)",
                     use.point,
                     key="role",
                 )
@@ -77,6 +96,9 @@ class StartupRejection(Rule):
                 maxima.append((v, f.value_loc))
         if not maxima:
             return
+        got = use.behaviour(CAPTURE)
+        if got is None or not got[0].somewhere:
+            return
         sizes = [e.integer for e in sizes_node.elements]
         mbt = flag_int(lc, "--max-num-batched-tokens")
         kept = [s for s in sizes if mbt is None or s <= mbt]
@@ -86,6 +108,6 @@ class StartupRejection(Rule):
             if value != max(kept):
                 msg = (
                     f"max_cudagraph_capture_size is {value} but the largest kept cudagraph_capture_sizes entry is "
-                    f"{max(kept)}: vLLM stops at startup (they must be consistent)"
+                    f"{max(kept)}: {behaviour_scope(*got)} stops at startup (they must be consistent)"
                 )
                 yield ctx.finding(loc, msg, use.point, key=f"capture|{value}|{max(kept)}")

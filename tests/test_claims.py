@@ -37,7 +37,7 @@ def test_rl301_names_the_release_it_judged_and_is_quiet_after_the_change():
     got = _by_file(RULES / "RL301", "RL301", show_documented=True)
     (err,) = got["eager_affected_release.sh"]
     assert err.severity == "error" and "vLLM 0.20.1" in err.message and "0.19.0–0.21.0" in err.message
-    assert "0.22.1 or later" in err.message
+    assert "0.22.0 or later" in err.message
     assert "eager_fixed_release.sh" not in got  # 0.25.1 and nightly 426e59f: no finding at all
     (warn,) = got["eager_unknown_release.sh"]
     assert warn.severity == "warning" and "on vLLM 0.20.0" in warn.message and "not known" in warn.message
@@ -46,10 +46,13 @@ def test_rl301_names_the_release_it_judged_and_is_quiet_after_the_change():
 
 
 def test_rl301_failure_data_carries_its_evidence():
-    spec = facts.load("connectors")["failures"]["simplecpu-eager-dsv4"]
-    assert (str(spec["holds"]["since"]), str(spec["holds"]["until"])) == ("0.19.0", "0.21.0")
-    assert any("_in_flight_store_gpu_blocks" in e for e in spec["evidence"])
-    assert any("904e4ec" in e for e in spec["evidence"])
+    from recipelint.engines import behaviours
+
+    b = behaviours.get("vllm.simplecpu-eager-store-per-step-dedup")
+    assert b.runs == (("0.19.0", "0.21.0"),)
+    assert "_in_flight_store_gpu_blocks" in b.spec["read_from"]["lines"]
+    assert any("4208910" in e for e in b.spec["reported_by"]) and any("333a7c3" in e for e in b.spec["reported_by"])
+    assert any("904e4ec" in e for e in b.spec["reported_by"])
 
 
 # ---- RL302 -------------------------------------------------------------------------------

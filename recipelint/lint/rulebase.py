@@ -191,6 +191,18 @@ class Use:
         ev = of_point(engine, self.point)
         return ev if ev.versions else None
 
+    def behaviour(self, bid: str):
+        """The engine behaviour ``bid`` (``"vllm.kv-role-required"``: ``rules/data/behaviours.yaml``)
+        judged for the releases this point's image may run: ``(Judgement, EngineVersion)`` —
+        ``Judgement.everywhere`` when it holds for every judged release, ``.held`` the releases it
+        holds for —, or None when no release is judged (``engine_version`` is None)."""
+        from recipelint.engines import behaviours
+
+        ev = self.engine_version(bid.partition(".")[0])
+        if ev is None:
+            return None
+        return behaviours.judge(bid, ev.versions), ev
+
 
 class FileContext:
     """What a rule sees of one file (and, for project rules, the others)."""
@@ -519,6 +531,18 @@ def flag_int(launch: Launch, *keys: str) -> int | None:
 def vllm_dp_size(launch: Launch) -> int | None:
     v = flag_int(launch, "--data-parallel-size")
     return 1 if v is None and not launch.has("--data-parallel-size") else v
+
+
+def behaviour_scope(judged, ev) -> str:
+    """Which engine release(s) a behaviour is claimed for, for a message (``Use.behaviour``'s
+    pair): the judged release ("vLLM 0.20.1") when it holds for every one judged, else the ones it
+    holds for among them ("vLLM (on releases 0.19.0–0.21.0 of vLLM 0.19.0–0.25.1 (...))")."""
+    from recipelint.engines.catalog import ENGINE_NAMES
+
+    if judged.everywhere:
+        return ev.label
+    name = ENGINE_NAMES.get(ev.engine, ev.engine)
+    return f"{name} (on releases {judged.where} of {ev.label})"
 
 
 def vllm_world_size(launch: Launch) -> int | None:
