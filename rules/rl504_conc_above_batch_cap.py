@@ -1,7 +1,7 @@
 import re
 
 from recipelint.engines import facts
-from recipelint.lint.rulebase import Rule, env_int, flag_int, model_family, vllm_dp_size
+from recipelint.lint.rulebase import Rule, Use, env_int, flag_int, model_family, vllm_dp_size
 
 
 class ConcAboveBatchCap(Rule):
@@ -9,10 +9,13 @@ class ConcAboveBatchCap(Rule):
     ## What it does
     Reports a master-config concurrency above the engine's effective batch cap for that launch:
     vLLM's `--max-num-seqs` times the number of data-parallel engines (when the flag is absent:
-    1024 per engine on GPUs with 70 GiB or more — every H100/H200/B200/B300/MI300X-class GPU —
-    and 256 on smaller ones); SGLang's global `--max-running-requests` (when absent: 48 with
-    speculative decoding, 256 for DeepSeek-V4).  Defaults are data in
-    `rules/data/engine_defaults.yaml`.
+    the default of the release the sweep point's image runs — 1024 per engine on GPUs with 70 GiB
+    or more that are not an A100, every H100/H200/B200/B300/MI300X-class GPU, and 256 on smaller
+    ones, since vLLM 0.9.0; doubled by `--performance-mode throughput` from 0.17.0, capped by
+    `--max-num-batched-tokens` from 0.11.1); SGLang's global `--max-running-requests` (when absent:
+    48 with speculative decoding, 256 for DeepSeek-V4).  Defaults are data in
+    `rules/data/engine_defaults.yaml`, per release range, with the file they were read from; the
+    message names the releases whose default it relies on.
 
     ## Why is this bad?
     Requests above the cap wait in the engine's queue: the sweep point measures queueing, not the
@@ -35,7 +38,9 @@ class ConcAboveBatchCap(Rule):
     ## Exceptions
     Only points from a master config are judged; SGLang launches without the flag are judged
     only when one of its documented defaults applies, vLLM launches without it only when the
-    recipe's GPU is known from its file name.
+    recipe's GPU is known from its file name and every release the image may run has the same
+    default there (a `--performance-mode` or `--max-num-batched-tokens` whose value is not known:
+    not judged).  `--max-num-seqs` passed at the default is the same cap as the flag left out.
     """
 
     code = "RL504"
@@ -48,44 +53,43 @@ class ConcAboveBatchCap(Rule):
             if not conc:
                 continue
             for lc in pr.launches:
-                cap, how, loc = self._cap(ctx, lc)
+                cap, how, loc, key = self._cap(ctx, Use(lc, pr.point))
                 if cap is None or conc <= cap:
                     continue
                 msg = f"CONC={conc} is above the engine's batch cap of {cap} ({how}): requests beyond {cap} wait in the queue"
-                yield ctx.finding(loc, msg, pr.point, key=f"{cap}|{how}")
+                yield ctx.finding(loc, msg, pr.point, key=f"{cap}|{key}")
 
-    def _cap(self, ctx, lc):
-        defaults = facts.load("engine_defaults")
+    def _cap(self, ctx, use):
+        """(cap, how it comes about — for the message, where, the finding's key text)."""
+        lc = use.launch
         if lc.engine == "vllm":
             dp = vllm_dp_size(lc) or 1
             engines = f" × {dp} DP engines" if dp > 1 else ""
-            f = lc.get("--max-num-seqs")
+            if lc.get("--max-num-seqs") is None and not lc.complete:
+                return None, "", None, ""
+            got = use.max_num_seqs(re.split(r"[_.-]", ctx.name.lower()))
+            if got is None:
+                return None, "", None, ""
+            v, f, d = got
             if f is not None:
-                v = flag_int(lc, "--max-num-seqs")
-                if v is None:
-                    return None, "", None
-                return v * dp, f"--max-num-seqs {v}{engines}", f.value_loc
-            if not lc.complete:
-                return None, "", None
-            tokens = set(re.split(r"[_.-]", ctx.name.lower()))
-            spec = defaults["vllm"]
-            if tokens & set(spec["large_gpus"]):
-                v = spec["max_num_seqs"]["large_gpu"]
-            elif tokens & set(spec["small_gpus"]):
-                v = spec["max_num_seqs"]["other"]
-            else:
-                return None, "", None
-            return v * dp, f"vLLM's default --max-num-seqs {v} on this GPU{engines}", lc.loc
+                how = f"--max-num-seqs {v}{engines}"
+                return v * dp, how, f.value_loc, how
+            how = f"`--max-num-seqs` absent: {d.label} defaults it to {v} {d.why} ({d.read_from.split(' ')[0]}){engines}"
+            # (the key stays what it was before the default became version-scoped)
+            return v * dp, how, lc.loc, f"vLLM's default --max-num-seqs {v} on this GPU{engines}"
         if lc.engine == "sglang":
-            spec = defaults["sglang"]["max_running_requests"]
+            spec = facts.load("engine_defaults")["sglang"]["max_running_requests"]
             f = lc.get("--max-running-requests")
             if f is not None:
                 v = flag_int(lc, "--max-running-requests")
-                return (v, f"--max-running-requests {v} (global)", f.value_loc) if v is not None else (None, "", None)
+                how = f"--max-running-requests {v} (global)"
+                return (v, how, f.value_loc, how) if v is not None else (None, "", None, "")
             if not lc.complete:
-                return None, "", None
+                return None, "", None, ""
             if lc.has("--speculative-algorithm"):
-                return spec["speculative"], "SGLang's default --max-running-requests with speculative decoding", lc.loc
+                how = "SGLang's default --max-running-requests with speculative decoding"
+                return spec["speculative"], how, lc.loc, how
             if model_family(lc, ctx.name) == "deepseek_v4":
-                return spec["deepseek_v4"], "SGLang's default --max-running-requests for DeepSeek-V4", lc.loc
-        return None, "", None
+                how = "SGLang's default --max-running-requests for DeepSeek-V4"
+                return spec["deepseek_v4"], how, lc.loc, how
+        return None, "", None, ""
