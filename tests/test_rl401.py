@@ -9,8 +9,8 @@ from recipelint.engines.catalog import versions
 from recipelint.engines.launches import Flag
 from recipelint.evaluate.values import Word, lit
 from recipelint.lint.check import Options, lint
-from recipelint.lint.settings import Settings, apply_facts
 from recipelint.lint.effective import NONE, effective
+from recipelint.lint.settings import Settings, apply_facts
 from recipelint.rules.rl401_sibling_parity import DEFAULT, _odd_one_out, _Value
 
 

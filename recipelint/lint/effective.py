@@ -231,7 +231,11 @@ def _json_key(launch, key: str, dflt: Default | None) -> Effective:
     base, _, sub = key.partition(".")
     dotted = launch.get(key)
     f = launch.get(base)
-    absent = Effective(_shown_value(dflt.value), "default", True, None, dflt) if dflt is not None else Effective(None, "unknown", False)
+    absent = (
+        Effective(_shown_value(dflt.value), "default", True, None, dflt)
+        if dflt is not None
+        else Effective(None, "unknown", False)
+    )
     if dotted is not None and (f is None or dotted.index > f.index):
         t = dotted.text
         if t is None:
@@ -307,12 +311,11 @@ def max_num_seqs_default(launch, releases: tuple[str, ...] | None, gpu_tokens) -
         row = next((r for r in spec["by_release"] if _in(v, r["versions"])), None)
         if row is None or row.get(cls) is None:
             return None
-        n = int(row[cls])
         reads.append(str(row["read_from"]))
-        n, note = _seqs_modifiers(launch, v, n, spec)
-        if n is None:
+        got, note = _seqs_modifiers(launch, v, int(row[cls]), spec)
+        if got is None:
             return None
-        values.add(n)
+        values.add(got)
         why = note or why
     if len(values) != 1:
         return None
@@ -355,7 +358,10 @@ def _seqs_modifiers(launch, version: str, n: int, spec: dict) -> tuple[int | Non
                 if dp.text is None or not _INT.match(dp.text):
                     return None, ""
                 if int(dp.text) > 1 and int(mod["tokens"]) < n:
-                    n, note = int(mod["tokens"]), f" capped at {mod['tokens']} batched tokens by `--all2all-backend {backend.text.strip()}` with expert and data parallelism"
+                    n, note = (
+                        int(mod["tokens"]),
+                        f" capped at {mod['tokens']} batched tokens by `--all2all-backend {backend.text.strip()}` with expert and data parallelism",
+                    )
     return n, note
 
 
