@@ -74,8 +74,17 @@ def _defaulted(v: _Value) -> bool:
 
 
 def _labels(defaults) -> str:
-    """The releases the defaults were judged at: ``vLLM 0.25.1`` (one label when they agree)."""
-    return " / ".join(dict.fromkeys(d.label for d in defaults if d is not None)) or "the engine"
+    """The releases the defaults were judged at, as one span: ``vLLM 0.25.1``, ``SGLang 0.5.12–0.5.23``."""
+    from recipelint.engines.catalog import ENGINE_NAMES, version_key
+
+    found = [d for d in defaults if d is not None]
+    if not found:
+        return "the engine"
+    name = ENGINE_NAMES.get(found[0].engine, found[0].engine)
+    vs = sorted({v for d in found for v in d.versions}, key=version_key)
+    if not vs:
+        return name
+    return f"{name} {vs[0]}" if len(vs) == 1 else f"{name} {vs[0]}–{vs[-1]}"
 
 
 class SiblingParity(Rule):

@@ -72,9 +72,10 @@ class ConcAboveBatchCap(Rule):
                 return None, "", None, ""
             v, f, d = got
             if f is not None:
-                how = f"--max-num-seqs {v}{engines}"
-                return v * dp, how, f.value_loc, how
-            how = f"`--max-num-seqs` absent: {d.label} defaults it to {v} {d.why} ({d.read_from.split(' ')[0]}){engines}"
+                key = f"--max-num-seqs {v}{engines}"
+                at = f", {d.label}'s default {d.gpu}: the same as leaving it out" if d is not None and d.value == v else ""
+                return v * dp, f"--max-num-seqs {v}{at}{engines}", f.value_loc, key
+            how = f"`--max-num-seqs` absent: {d.why}{engines}"
             # (the key stays what it was before the default became version-scoped)
             return v * dp, how, lc.loc, f"vLLM's default --max-num-seqs {v} on this GPU{engines}"
         if lc.engine == "sglang":

@@ -10,6 +10,8 @@ Defaults come from two places, in this order:
   "no parser / no template": an absent ``--tool-call-parser`` is no parser, not a run-time
   choice).  A ``none`` entry holds at a release only when the history's literal there (if it read
   one) is among those values: a release that starts defaulting to something is judged by it.
+  A default is claimed for the judged releases that have the flag (the message names them), also
+  beyond the releases a hand entry was read at, as the history's ``null`` there agrees.
 * the engine history's literal default (``rules/data/catalogs/<engine>-history.json``,
   ``defaults``), when every judged release has the same non-null literal.  ``null`` (the engine
   decides at run time), a default the releases disagree on, or no reading: unknown — no claim.
@@ -100,22 +102,11 @@ def _hand(engine: str, key: str) -> dict | None:
     return spec if isinstance(spec, dict) else None
 
 
-def _within_read(spec: dict, releases: tuple[str, ...]) -> tuple[str, ...]:
-    """The releases inside the span a hand entry was read over (all of them when it lists none)."""
-    read = [str(x) for x in spec.get("versions") or ()]
-    if not read:
-        return releases
-    lo, hi = min(read, key=version_key), max(read, key=version_key)
-    return tuple(v for v in releases if version_key(lo) <= version_key(v) <= version_key(hi)) or releases
-
-
 @functools.lru_cache(maxsize=4096)
 def default_of(engine: str, key: str, releases: tuple[str, ...]) -> Default | None:
     """The default of ``key`` at every one of ``releases``, or None when it is not known there."""
     spec = _hand(engine, key)
     where = str((spec or {}).get("read_from", ""))
-    if spec is not None and spec.get("same_as"):
-        return Default(engine, f"same_as:{spec['same_as']}", _within_read(spec, releases), where)
     h = histories().get(engine)
     literals: list = []
     if h is not None and releases:
@@ -127,10 +118,12 @@ def default_of(engine: str, key: str, releases: tuple[str, ...]) -> Default | No
         having = tuple(v for v in releases if v in h.pos and h.has("flags", base, h.pos[v]))
         releases = having or releases
         literals = [default(engine, key, v) for v in releases]
+    if spec is not None and spec.get("same_as"):
+        return Default(engine, f"same_as:{spec['same_as']}", releases, where)
     if spec is not None and "none" in spec:
         none = spec["none"]
         if all(d is NOT_READ or d in none for d in literals):
-            return Default(engine, NONE, _within_read(spec, releases), where)
+            return Default(engine, NONE, releases, where)
     if not literals or any(d is NOT_READ or d is None for d in literals):
         return None
     first = json.dumps(literals[0])
@@ -269,10 +262,17 @@ def _json_key(launch, key: str, dflt: Default | None) -> Effective:
 class SeqsDefault:
     """vLLM's ``max_num_seqs`` when ``--max-num-seqs`` is not given, per engine."""
 
-    value: int
+    value: int  # the cap, after what other flags do to it
     versions: tuple[str, ...]
-    why: str  # "on this GPU (>= 70 GiB, not an A100)", "(--performance-mode throughput doubles it)"
+    base: int  # the release's default on this GPU class
+    gpu: str  # "on this GPU (70 GiB or more, not an A100)"
+    note: str  # ", capped at 512 by `--max-num-batched-tokens 512`", or ""
     read_from: str
+
+    @property
+    def why(self) -> str:
+        """``vLLM 0.25.1 defaults it to 1024 on this GPU (...), capped at 512 by ... (file)``."""
+        return f"{self.label} defaults it to {self.base} {self.gpu}{self.note} ({self.read_from.split(' ')[0]})"
 
     @property
     def label(self) -> str:
@@ -304,7 +304,7 @@ def max_num_seqs_default(launch, releases: tuple[str, ...] | None, gpu_tokens) -
     cls = _gpu_class(spec, gpu_tokens)
     if cls is None or not releases:
         return None
-    values: set[int] = set()
+    values: set[tuple[int, int]] = set()
     why = ""
     reads: list[str] = []
     for v in releases:
@@ -315,12 +315,13 @@ def max_num_seqs_default(launch, releases: tuple[str, ...] | None, gpu_tokens) -
         got, note = _seqs_modifiers(launch, v, int(row[cls]), spec)
         if got is None:
             return None
-        values.add(got)
+        values.add((int(row[cls]), got))
         why = note or why
     if len(values) != 1:
         return None
     where = {"large": "on this GPU (70 GiB or more, not an A100)", "small": "on this GPU (under 70 GiB)", "a100": "on an A100"}
-    return SeqsDefault(values.pop(), tuple(releases), f"{where.get(cls, '')}{why}", reads[-1])
+    base, value = values.pop()
+    return SeqsDefault(value, tuple(releases), base, where.get(cls, ""), why, reads[-1])
 
 
 def _seqs_modifiers(launch, version: str, n: int, spec: dict) -> tuple[int | None, str]:
@@ -338,13 +339,13 @@ def _seqs_modifiers(launch, version: str, n: int, spec: dict) -> tuple[int | Non
                 return None, ""
             if t.strip() == mod["value"]:
                 n *= 2
-                note = f" doubled by `{mod['flag']} {mod['value']}`"
+                note = f", doubled to {n} by `{mod['flag']} {mod['value']}`"
         elif kind == "capped_by" and f is not None:
             t = f.text
             if t is None or not _INT.match(t):
                 return None, ""
             if int(t) < n:
-                n, note = int(t), f" capped by `{mod['flag']} {int(t)}`"
+                n, note = int(t), f", capped at {int(t)} by `{mod['flag']} {int(t)}`"
         elif kind == "batched_dp_moe" and launch.get("--max-num-batched-tokens") is None:
             backend = launch.get("--all2all-backend")
             if backend is None:
@@ -358,10 +359,8 @@ def _seqs_modifiers(launch, version: str, n: int, spec: dict) -> tuple[int | Non
                 if dp.text is None or not _INT.match(dp.text):
                     return None, ""
                 if int(dp.text) > 1 and int(mod["tokens"]) < n:
-                    n, note = (
-                        int(mod["tokens"]),
-                        f" capped at {mod['tokens']} batched tokens by `--all2all-backend {backend.text.strip()}` with expert and data parallelism",
-                    )
+                    n = int(mod["tokens"])
+                    note = f", capped at {n} (the batched-token default of `--all2all-backend {backend.text.strip()}` with expert and data parallelism)"
     return n, note
 
 

@@ -213,16 +213,17 @@ class Use:
         return not (eff.at_default and eff.source == "passed")
 
     def max_num_seqs(self, gpu_tokens):
-        """vLLM's per-engine batch cap: (value, Flag or None, the default judged or None), or None
+        """vLLM's per-engine batch cap: (value, the Flag when passed, the default or None), or None
         when not known — the flag's value when passed, else the default of the releases the
-        point's image runs on the GPU ``gpu_tokens`` name (``effective.max_num_seqs_default``)."""
+        point's image runs on the GPU ``gpu_tokens`` name (``effective.max_num_seqs_default``;
+        also returned with a passed value, to say when it is passed at the default)."""
         from recipelint.lint.effective import max_num_seqs_default
 
         f = self.launch.get("--max-num-seqs")
+        d = max_num_seqs_default(self.launch, self.releases(), gpu_tokens)
         if f is not None:
             v = flag_int(self.launch, "--max-num-seqs")
-            return None if v is None else (v, f, None)
-        d = max_num_seqs_default(self.launch, self.releases(), gpu_tokens)
+            return None if v is None else (v, f, d)
         return None if d is None else (d.value, None, d)
 
 
