@@ -293,7 +293,7 @@ def _gpu_class(spec: dict, gpu_tokens) -> str | None:
     return None
 
 
-_INT = re.compile(r"\s*\d+\s*$")
+_INT = re.compile(r"\s*\d{1,18}\s*$")  # (a longer number is not judged: int() refuses > 4300 digits)
 
 
 def max_num_seqs_default(launch, releases: tuple[str, ...] | None, gpu_tokens) -> SeqsDefault | None:
