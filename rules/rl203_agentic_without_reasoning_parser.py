@@ -112,11 +112,10 @@ class AgenticWithoutReasoningParser(Rule):
                 continue
             tools = " and the tool-call parser scans it as answer text" if use.passes("--tool-call-parser") else ""
             eff = use.effective("--reasoning-parser")
-            at = (
-                f" (`{eff.flag.name} {eff.flag.text}` is {eff.default.label}'s default, no parser)"
-                if eff.flag and eff.default
-                else ""
-            )
+            at = ""
+            if eff.flag is not None and eff.default is not None:
+                shown = eff.flag.text or '""'
+                at = f" (`{eff.flag.name} {shown}` is {eff.default.label}'s default, no parser)"
             msg = (
                 f"agentic {lc.engine} launch of a reasoning model ({fam}: {why}) without `--reasoning-parser`{at}: "
                 f"{ev.label} returns the thinking inside `content`, not `reasoning_content`, so the client takes it "
