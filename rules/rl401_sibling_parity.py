@@ -64,6 +64,7 @@ class _Value:
     use: object = None
     text: str = ""  # how the recipe writes it (`--tool-call-parser deepseek_v4`, `NAME=value`)
     at_default: bool = False  # some point runs with the engine's default (left out or spelled out at it)
+    all_default: bool = False  # every point does
     dflt: object = None  # the default judged with (``recipelint.lint.effective.Default``), for a flag
 
 
@@ -206,7 +207,7 @@ class SiblingParity(Rule):
         when no point is in scope, or a value or the default it is judged against is not known."""
         values = set()
         rep = None
-        defaulted = False
+        defaulted, every = False, True
         for res, use in group.uses:
             if not _in_scope(spec, res, use.point):
                 continue
@@ -220,6 +221,7 @@ class SiblingParity(Rule):
                 return None
             values.add(v)
             defaulted = defaulted or eff.at_default
+            every = every and eff.at_default
             f = eff.flag
             if f is not None and (rep is None or (rep[3] and not eff.at_default)):
                 rep = (v, f, use, eff.at_default, eff.default)
@@ -232,7 +234,7 @@ class SiblingParity(Rule):
         if f is not None and "." in key and f.key != key:
             sub = key.partition(".")[2]
             text = f'{f.name} {{"{sub}": ...}}'
-        return _Value(frozenset(values), f, None, rep[2], text, defaulted, rep[4])
+        return _Value(frozenset(values), f, None, rep[2], text, defaulted, every, rep[4])
 
     def _flag_findings(self, ctx, mine: dict, others: list):
         behaviour = self._spec()[0]
@@ -278,7 +280,8 @@ class SiblingParity(Rule):
                 return None
             version = _labels(i[2].dflt for i in items)
             shown_default = ", ".join(f"`{_written(i)}` {i[2].dflt.shown}" for i in items)
-            spelled = [f"`{i[2].text}`" for i in items if i[2].flag is not None]
+            # "passes X, the default" only when X is the default at every point (not a value some points pass)
+            spelled = [f"`{i[2].text}`" for i in items if i[2].flag is not None and i[2].all_default]
             if len(spelled) == len(items):
                 mine = f"passes {', '.join(spelled)}, {version}'s default"
             else:

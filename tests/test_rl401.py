@@ -112,3 +112,18 @@ def test_no_engine_variable_is_both_behaviour_and_tuning():
     data = facts.load("parity")
     for name in data["behaviour_env"]:
         assert not any(fnmatch.fnmatch(name, p) for p in data["tuning_env"]), name
+
+
+def test_a_value_some_points_pass_is_not_called_the_default(tmp_path):
+    """`-pp` is 1 (the default) at CONC=16 and 2 at CONC=32: the message must not say `-pp 2` is the default."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_rules import fixture_points
+
+    head = "#!/usr/bin/env bash\n# point: TP=4 CONC=16 IMAGE=vllm/vllm-openai:v0.25.1\n# point: TP=4 CONC=32 IMAGE=vllm/vllm-openai:v0.25.1\n"
+    (tmp_path / "m_b200_vllm.sh").write_text(head + 'PP=1\n[ "$CONC" -gt 16 ] && PP=2\nvllm serve org/model -pp "$PP" &\n')
+    (tmp_path / "m_b300_vllm.sh").write_text(head + "vllm serve org/model -pp 4 &\n")
+    found = lint([tmp_path], options=Options(select=["RL401"], jobs=1, points_for=fixture_points)).findings
+    assert [Path(f.span.path).name for f in found] == ["m_b200_vllm.sh"], [f.message for f in found]
+    assert "default" in found[0].message and "'s default" not in found[0].message, found[0].message
