@@ -46,7 +46,8 @@ class AgenticWithoutToolCalling(Rule):
     ## Exceptions
     Only the benchmark path is judged: flags added only under an `EVAL_ONLY` branch do not count.
     Launches with an argument list recipelint could not compute are skipped (the flags may be in
-    it).  gpt-oss (harmony) models parse tool calls without a parser.
+    it).  gpt-oss (harmony) models parse tool calls without a parser.  A flag passed at the
+    engine's default (`--tool-call-parser ""`) is the flag left out.
     """
 
     code = "RL201"
@@ -65,7 +66,7 @@ class AgenticWithoutToolCalling(Rule):
             fam = model_family(lc, ctx.name)
             if fam and fams.get(fam, {}).get("tool_calling_builtin"):
                 continue
-            missing = [k for k in need if not lc.has(k)]
+            missing = [k for k in need if not use.passes(k)]  # (passed at the default: absent)
             if not missing:
                 continue
             names = " and ".join(f"`{k}`" for k in missing)

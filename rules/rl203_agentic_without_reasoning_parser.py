@@ -80,7 +80,8 @@ class AgenticWithoutReasoningParser(Rule):
     for each (an image judged against a range of releases is quiet when they differ).  Thinking
     turned off by `--default-chat-template-kwargs` (`{"enable_thinking": false}`) is accepted;
     what the client sends per request is not known and not judged.  A choice documented by a
-    comment naming `--reasoning-parser` is accepted.
+    comment naming `--reasoning-parser` is accepted.  `--reasoning-parser ""` (vLLM's default
+    from 0.9.0: no parser) is the flag left out, and the message says so.
     """
 
     code = "RL203"
@@ -93,8 +94,8 @@ class AgenticWithoutReasoningParser(Rule):
             lc = use.launch
             if lc.engine not in ("vllm", "sglang") or not lc.complete or not ctx.is_agentic(use):
                 continue
-            if lc.has("--reasoning-parser") or lc.has("--reasoning-parser-plugin"):
-                continue
+            if use.passes("--reasoning-parser") or lc.has("--reasoning-parser-plugin"):
+                continue  # (`--reasoning-parser ""`, the default, is no parser: judged as absent)
             fam = model_family(lc, ctx.name)
             spec = fams.get(fam, {}) if fam else {}
             reasoning = spec.get("reasoning")
@@ -109,9 +110,14 @@ class AgenticWithoutReasoningParser(Rule):
             thinks, why = self._thinks(lc, reasoning, ev.versions)
             if not thinks:
                 continue
-            tools = " and the tool-call parser scans it as answer text" if lc.has("--tool-call-parser") else ""
+            tools = " and the tool-call parser scans it as answer text" if use.passes("--tool-call-parser") else ""
+            eff = use.effective("--reasoning-parser")
+            at = ""
+            if eff.flag is not None and eff.default is not None:
+                shown = eff.flag.text or '""'
+                at = f" (`{eff.flag.name} {shown}` is {eff.default.label}'s default, no parser)"
             msg = (
-                f"agentic {lc.engine} launch of a reasoning model ({fam}: {why}) without `--reasoning-parser`: "
+                f"agentic {lc.engine} launch of a reasoning model ({fam}: {why}) without `--reasoning-parser`{at}: "
                 f"{ev.label} returns the thinking inside `content`, not `reasoning_content`, so the client takes it "
                 f"for the answer{tools}; pass `--reasoning-parser {parser}`"
             )

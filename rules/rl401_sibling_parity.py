@@ -4,7 +4,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.engines import facts
-from recipelint.engines.catalog import version_key
 from recipelint.evaluate.values import first_loc, text_of
 from recipelint.lint.rulebase import Rule, Use
 
@@ -64,6 +63,29 @@ class _Value:
     loc: object = None  # for a variable: where it is set
     use: object = None
     text: str = ""  # how the recipe writes it (`--tool-call-parser deepseek_v4`, `NAME=value`)
+    at_default: bool = False  # some point runs with the engine's default (left out or spelled out at it)
+    all_default: bool = False  # every point does
+    dflt: object = None  # the default judged with (``recipelint.lint.effective.Default``), for a flag
+
+
+def _defaulted(v: _Value) -> bool:
+    """Whether some point of the value runs at the engine's default (flags: ``at_default``;
+    engine variables: the ``DEFAULT`` sentinel)."""
+    return v.at_default or DEFAULT in v.values
+
+
+def _labels(defaults) -> str:
+    """The releases the defaults were judged at, as one span: ``vLLM 0.25.1``, ``SGLang 0.5.12–0.5.23``."""
+    from recipelint.engines.catalog import ENGINE_NAMES, version_key
+
+    found = [d for d in defaults if d is not None]
+    if not found:
+        return "the engine"
+    name = ENGINE_NAMES.get(found[0].engine, found[0].engine)
+    vs = sorted({v for d in found for v in d.versions}, key=version_key)
+    if not vs:
+        return name
+    return f"{name} {vs[0]}" if len(vs) == 1 else f"{name} {vs[0]}–{vs[-1]}"
 
 
 class SiblingParity(Rule):
@@ -102,10 +124,14 @@ class SiblingParity(Rule):
     `--max-running-requests`, prefix-cache toggles, the parallel layout the sweep point sets —
     and unclassified flags are not.  Workload-scoped flags are compared only on sweep points of
     that workload: the request parsers on agentic-coding points, not on fixed-seq-len throughput
-    runs (whose client sends `/v1/completions`).  A flag passed at the engine's default
-    (`--pipeline-parallel-size 1`, `--tokenizer-path` equal to the model path; defaults in
-    `rules/data/engine_defaults.yaml`, `parity`) equals the flag left out, and an alias equals its
-    canonical spelling.  Engine variables are compared the same way (`behaviour_env`: thinking
+    runs (whose client sends `/v1/completions`).  A flag's effective value is the value passed, else
+    the engine's default at the release the sweep point's image runs, from the engine history
+    (`rules/data/catalogs/<engine>-history.json`); a flag passed at that default
+    (`--pipeline-parallel-size 1`, `--tokenizer-path` equal to the model path) equals the flag
+    left out, and an alias equals its canonical spelling.  Where the history has no literal default
+    (the engine decides at run time) or the releases judged disagree on it, only the facts in
+    `rules/data/engine_defaults.yaml` (`parity`: "same as the model", "none") are used, else the
+    flag is not compared at that point; the message names the release whose default it relies on.  Engine variables are compared the same way (`behaviour_env`: thinking
     defaults, think-token caps, tool-call strictness, `SGLANG_SIMULATE_ACC_LEN`; every other
     `VLLM_*` / `SGLANG_*` / `NCCL_*` ... variable is tuning).  With three or more siblings the odd
     one out is reported once, naming the siblings that agree.  A difference documented by a
@@ -175,22 +201,32 @@ class SiblingParity(Rule):
         return out
 
     # -- flags ---------------------------------------------------------------------------------
-    def _flag_value(self, result, group: _Group, key: str, spec: dict, default: dict) -> _Value | None:
-        """The effective values of ``key`` over the group's points in the flag's workloads; None
-        when no point is in scope or a value is not known."""
+    def _flag_value(self, result, group: _Group, key: str, spec: dict) -> _Value | None:
+        """The effective values of ``key`` over the group's points in the flag's workloads (the
+        value passed, else the engine's default at the point's release: ``Use.effective``); None
+        when no point is in scope, or a value or the default it is judged against is not known."""
         values = set()
         rep = None
+        defaulted, every = False, True
         for res, use in group.uses:
             if not _in_scope(spec, res, use.point):
                 continue
-            v, f = _effective_flag(use.launch, key, default)
+            eff = use.effective(key)
+            if eff.default is None:
+                return None  # no default known at this release: nothing to compare against
+            v = eff.value
+            if spec.get("presence_only") and not eff.at_default and (v is not None or eff.source == "passed"):
+                v = "set"
             if v is None:
                 return None
             values.add(v)
-            if f is not None and (rep is None or (rep[0] == DEFAULT and v != DEFAULT)):
-                rep = (v, f, use)
+            defaulted = defaulted or eff.at_default
+            every = every and eff.at_default
+            f = eff.flag
+            if f is not None and (rep is None or (rep[3] and not eff.at_default)):
+                rep = (v, f, use, eff.at_default, eff.default)
             elif rep is None:
-                rep = (v, None, use)
+                rep = (v, None, use, eff.at_default, eff.default)
         if not values or rep is None:
             return None
         f = rep[1]
@@ -198,22 +234,15 @@ class SiblingParity(Rule):
         if f is not None and "." in key and f.key != key:
             sub = key.partition(".")[2]
             text = f'{f.name} {{"{sub}": ...}}'
-        return _Value(frozenset(values), f, None, rep[2], text)
+        return _Value(frozenset(values), f, None, rep[2], text, defaulted, every, rep[4])
 
     def _flag_findings(self, ctx, mine: dict, others: list):
-        behaviour, defaults, _, _ = self._spec()
-        # (feature, siblings) -> ({key: (key, spec, my value, [(sib, value)], group, default)}, points)
+        behaviour = self._spec()[0]
+        # (feature, siblings) -> ({key: (key, spec, my value, [(sib, value)], group)}, points)
         merged: dict = {}
         for gkey, group in mine.items():
-            engine = gkey[0]
-            eng_defaults = defaults.get(engine) or {}
             for key, spec in behaviour.items():
-                default = eng_defaults.get(key)
-                if default is None:
-                    continue  # no default known for this engine: not judged
-                if spec.get("presence_only"):
-                    default = {**default, "presence_only": True}
-                my = self._flag_value(ctx.result, group, key, spec, default)
+                my = self._flag_value(ctx.result, group, key, spec)
                 if my is None:
                     continue
                 theirs = []
@@ -221,7 +250,7 @@ class SiblingParity(Rule):
                     g = groups.get(gkey)
                     if g is None:
                         continue
-                    v = self._flag_value(sib, g, key, spec, default)
+                    v = self._flag_value(sib, g, key, spec)
                     if v is not None:
                         theirs.append((sib, v))
                 against = _odd_one_out(ctx.result, my, theirs)
@@ -230,7 +259,7 @@ class SiblingParity(Rule):
                 feature = spec.get("feature") or key
                 names = tuple(sorted(s.path.name for s, _ in against))
                 entry = merged.setdefault((feature, names), ({}, []))
-                entry[0].setdefault(key, (key, spec, my, against, group, default))
+                entry[0].setdefault(key, (key, spec, my, against, group))
                 entry[1].extend(p for p in group.points if p not in entry[1])
         for (feature, names), (by_key, points) in merged.items():
             found = self._flag_finding(ctx, feature, names, list(by_key.values()), points)
@@ -239,24 +268,28 @@ class SiblingParity(Rule):
 
     def _flag_finding(self, ctx, feature, names, items, points):
         """One finding for one difference: the flags of one feature this recipe disagrees on
-        with the same siblings."""
+        with the same siblings.  A default is named with the releases it was judged at (this
+        recipe's, or the siblings' when they are the ones left at it)."""
         spec, my = items[0][1], items[0][2]
         why = spec.get(f"why_{my.use.launch.engine}") or spec["why"]
         label = _sibling_label(names)
         theirs_text = ", ".join(f"`{i[3][0][1].text}`" for i in items if i[3][0][1].text)
-        mine_text = ", ".join(f"`{i[2].text}`" for i in items if i[2].text and DEFAULT not in i[2].values)
-        version = _version_label(my.use, [i[5] for i in items])
-        shown_default = ", ".join(f"`{_written(i)}` {_show_default(i[5])}" for i in items)
-        if DEFAULT in my.values:
+        mine_text = ", ".join(f"`{i[2].text}`" for i in items if i[2].text and not _defaulted(i[2]))
+        if _defaulted(my):
             if not theirs_text:
                 return None
-            spelled = [f"`{i[2].text}`" for i in items if i[2].flag is not None]
+            version = _labels(i[2].dflt for i in items)
+            shown_default = ", ".join(f"`{_written(i)}` {i[2].dflt.shown}" for i in items)
+            # "passes X, the default" only when X is the default at every point (not a value some points pass)
+            spelled = [f"`{i[2].text}`" for i in items if i[2].flag is not None and i[2].all_default]
             if len(spelled) == len(items):
                 mine = f"passes {', '.join(spelled)}, {version}'s default"
             else:
                 mine = f"does not ({version} default: {shown_default})"
             msg = f"{label} {_verb(names)} {theirs_text} but this recipe {mine}"
-        elif all(DEFAULT in i[3][0][1].values for i in items):
+        elif all(_defaulted(i[3][0][1]) for i in items):
+            version = _labels(i[3][0][1].dflt for i in items)
+            shown_default = ", ".join(f"`{_written(i)}` {i[3][0][1].dflt.shown}" for i in items)
             msg = f"this recipe passes {mine_text} but {label} {_verb(names, 'does', 'do')} not ({version} default: {shown_default})"
         else:
             msg = f"this recipe passes {mine_text} but {label} {_verb(names)} {theirs_text}"
@@ -264,7 +297,7 @@ class SiblingParity(Rule):
         msg += f": {' '.join(why.split())}"
         anchor = self._flag_anchor(items)
         related = []
-        for k, _, _, against, _, _ in items:
+        for k, _, _, against, _ in items:
             for sib, v in against:
                 if v.flag is not None:
                     related.append((v.flag.word.loc, f"{sib.path.name} passes {v.text} here"))
@@ -286,10 +319,10 @@ class SiblingParity(Rule):
         """Where the fix goes: this recipe's flag when it passes one; else next to the flag the
         sibling writes just before (or after) the missing one, when this recipe passes that one
         too; else the launch."""
-        for _, _, my, _, _, _ in items:
+        for _, _, my, _, _ in items:
             if my.flag is not None:
                 return my.flag.word.loc
-        key, _, my, against, _, _ = items[0]
+        key, _, my, against, _ = items[0]
         v = against[0][1]
         launch = my.use.launch
         if "." in key:
@@ -466,73 +499,6 @@ def _normal_value(text: str, default: dict) -> str:
     return DEFAULT if t == str(d) else t
 
 
-def _effective_flag(launch, key: str, default: dict):
-    """(effective value, the flag that sets it) of ``key`` in one launch; (None, flag) when the
-    value is not known.  ``presence_only``: any value other than the default counts as one (set
-    or not)."""
-    v, f = _effective_value(launch, key, default)
-    if default.get("presence_only") and v is not None and v != DEFAULT:
-        v = "set"
-    return v, f
-
-
-def _json_key(launch, key: str, default: dict):
-    """A key inside a JSON flag (``--speculative-config.synthetic_acceptance_length``): written
-    dotted, or inside the flag's JSON object."""
-    base, _, sub = key.partition(".")
-    dotted = launch.get(key)
-    f = launch.get(base)
-    if dotted is not None and (f is None or dotted.index > f.index):
-        t = dotted.text
-        return (None if t is None else _normal_value(t, default)), dotted
-    if f is None:
-        return DEFAULT, None
-    if f.json is None:
-        return (None, f) if f.text is None or f.text.lstrip().startswith("{") else (DEFAULT, None)
-    if f.json.kind != "object":
-        return None, f
-    node = f.json.get(sub)
-    if node is None:
-        keys_known = all(k.kind == "string" and k.value is not None for k, _ in f.json.items)
-        return (DEFAULT, None) if keys_known else (None, f)
-    if node.kind in ("null",):
-        return DEFAULT, None
-    if node.kind == "unknown" or node.value is None:
-        return ("set" if default.get("presence_only") else None), f
-    return _normal_value(str(node.value), default), f
-
-
-def _effective_value(launch, key: str, default: dict):
-    if "." in key:
-        return _json_key(launch, key, default)
-    f = launch.get(key)
-    neg = launch.get("--no-" + key[2:]) if key.startswith("--") else None
-    if neg is not None and (f is None or neg.index > f.index):
-        return (DEFAULT if default.get("default") is False else "false"), neg
-    if f is None:
-        return DEFAULT, None
-    if isinstance(default.get("default"), bool):
-        if f.value is None:
-            return (DEFAULT if default["default"] is True else "true"), f
-        t = f.text
-        return (None if t is None else _normal_value(t, default)), f
-    t = f.text
-    if f.value is not None and t is None:
-        return None, f
-    if t is None:
-        t = "true"
-    same = default.get("same_as")
-    if same == "model":
-        m = launch.model
-        mt = m.text if m is not None else None
-        if mt is not None and t.rstrip("/") == mt.rstrip("/"):
-            return DEFAULT, f
-        if mt is None:
-            return None, f
-        return t, f
-    return _normal_value(t, default), f
-
-
 def _odd_one_out(me, my: _Value, theirs: list):
     """The siblings (with their values) this recipe is the odd one out against, or None.
 
@@ -558,14 +524,14 @@ def _odd_one_out(me, my: _Value, theirs: list):
     if biggest > mine_size and len(top) == 1:
         return top[0]
     # a tie
-    my_default = DEFAULT in my.values
+    my_default = _defaulted(my)
     for c in top:
-        their_default = DEFAULT in c[0][1].values
+        their_default = _defaulted(c[0][1])
         if my_default and not their_default:
             return c
     if my_default:
         return None
-    if any(DEFAULT in c[0][1].values for c in top):
+    if any(_defaulted(c[0][1]) for c in top):
         return None  # the others are at the default: they are the ones reported
     first = min([me.path.name, *(s.path.name for c in top for s, _ in c)])
     return top[0] if first == me.path.name else None
@@ -573,7 +539,7 @@ def _odd_one_out(me, my: _Value, theirs: list):
 
 def _written(item) -> str:
     """A flag's name as the recipes write it: this recipe's spelling, else the sibling's."""
-    key, _, my, against, _, _ = item
+    key, _, my, against, _ = item
     for v in [my, *(a[1] for a in against)]:
         if v.flag is not None:
             if "." in key and "." not in v.flag.name:
@@ -603,23 +569,6 @@ def _show_default(default: dict) -> str:
     if d is False:
         return "off"
     return f"`{d}`"
-
-
-def _version_label(use, defaults=()) -> str:
-    """The judged releases, within the ones the defaults were read at (engine_defaults.yaml's
-    ``versions``): a default is not claimed for releases nobody read it in."""
-    names = {"vllm": "vLLM", "sglang": "SGLang"}
-    engine = use.launch.engine
-    ev = use.engine_version()
-    name = names.get(engine, engine)
-    if ev is None or not ev.versions:
-        return name
-    v = ev.versions
-    read = [str(x) for d in defaults if isinstance(d, dict) for x in d.get("versions") or ()]
-    if read:
-        lo, hi = min(read, key=version_key), max(read, key=version_key)
-        v = tuple(x for x in v if version_key(lo) <= version_key(x) <= version_key(hi)) or v
-    return f"{name} {v[0]}" if len(v) == 1 else f"{name} {v[0]}–{v[-1]}"
 
 
 def _main_list(launch) -> set:

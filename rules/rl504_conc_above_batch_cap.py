@@ -1,6 +1,6 @@
 import re
 
-from recipelint.engines import behaviours, facts
+from recipelint.engines import behaviours
 from recipelint.lint.rulebase import Rule, Use, env_int, flag_int, model_family, vllm_dp_size
 
 #: SGLang's defaults when --max-running-requests is absent (rules/data/behaviours.yaml); the model's
@@ -14,12 +14,15 @@ class ConcAboveBatchCap(Rule):
     ## What it does
     Reports a master-config concurrency above the engine's effective batch cap for that launch:
     vLLM's `--max-num-seqs` times the number of data-parallel engines (when the flag is absent:
-    1024 per engine on GPUs with 70 GiB or more — every H100/H200/B200/B300/MI300X-class GPU —
-    and 256 on smaller ones); SGLang's global `--max-running-requests` (when absent: 256 for
-    DeepSeek-V4, 0.5.12 on, also with speculative decoding — the model's default is applied first;
-    otherwise 48 with speculative decoding from 0.4.4.post4 on, 32 in 0.4.3.post3–0.4.4.post3).
-    vLLM's defaults are data in `rules/data/engine_defaults.yaml`, SGLang's version-scoped ones in
-    `rules/data/behaviours.yaml` (the message names the release judged).
+    the default of the release the sweep point's image runs — 1024 per engine on GPUs with 70 GiB
+    or more that are not an A100, every H100/H200/B200/B300/MI300X-class GPU, and 256 on smaller
+    ones, since vLLM 0.9.0; doubled by `--performance-mode throughput` from 0.17.0, capped by
+    `--max-num-batched-tokens` from 0.11.1); SGLang's global `--max-running-requests` (when absent:
+    256 for DeepSeek-V4, 0.5.12 on, also with speculative decoding — the model's default is applied
+    first; otherwise 48 with speculative decoding from 0.4.4.post4 on, 32 in 0.4.3.post3–0.4.4.post3).
+    vLLM's defaults are data in `rules/data/engine_defaults.yaml` per release range, SGLang's
+    version-scoped ones in `rules/data/behaviours.yaml`, each with the file they were read from;
+    the message names the releases it judged.
 
     ## Why is this bad?
     Requests above the cap wait in the engine's queue: the sweep point measures queueing, not the
@@ -58,12 +61,13 @@ class ConcAboveBatchCap(Rule):
                 scope = ""
                 if lc.engine == "sglang" and lc.get("--max-running-requests") is None:
                     cap, how, loc, scope = self._sglang_default(ctx, lc, pr.point, conc)
+                    key = how
                 else:
-                    cap, how, loc = self._cap(ctx, lc)
+                    cap, how, loc, key = self._cap(ctx, Use(lc, pr.point))
                 if cap is None or conc <= cap:
                     continue
                 msg = f"CONC={conc} is above the engine's batch cap of {cap} ({how}{scope}): requests beyond {cap} wait in the queue"
-                yield ctx.finding(loc, msg, pr.point, key=f"{cap}|{how}")
+                yield ctx.finding(loc, msg, pr.point, key=f"{cap}|{key}")
 
     @staticmethod
     def _sglang_default(ctx, lc, point, conc):
@@ -103,31 +107,29 @@ class ConcAboveBatchCap(Rule):
             scope = f"; on releases {behaviours.span(over)} of {ev.label}"
         return cap, how, lc.loc, scope
 
-    def _cap(self, ctx, lc):
-        defaults = facts.load("engine_defaults")
+    def _cap(self, ctx, use):
+        """(cap, how it comes about — for the message, where, the finding's key text)."""
+        lc = use.launch
         if lc.engine == "vllm":
             dp = vllm_dp_size(lc) or 1
             engines = f" × {dp} DP engines" if dp > 1 else ""
-            f = lc.get("--max-num-seqs")
+            if lc.get("--max-num-seqs") is None and not lc.complete:
+                return None, "", None, ""
+            got = use.max_num_seqs(re.split(r"[_.-]", ctx.name.lower()))
+            if got is None:
+                return None, "", None, ""
+            v, f, d = got
             if f is not None:
-                v = flag_int(lc, "--max-num-seqs")
-                if v is None:
-                    return None, "", None
-                return v * dp, f"--max-num-seqs {v}{engines}", f.value_loc
-            if not lc.complete:
-                return None, "", None
-            tokens = set(re.split(r"[_.-]", ctx.name.lower()))
-            spec = defaults["vllm"]
-            if tokens & set(spec["large_gpus"]):
-                v = spec["max_num_seqs"]["large_gpu"]
-            elif tokens & set(spec["small_gpus"]):
-                v = spec["max_num_seqs"]["other"]
-            else:
-                return None, "", None
-            return v * dp, f"vLLM's default --max-num-seqs {v} on this GPU{engines}", lc.loc
-        if lc.engine == "sglang":
+                key = f"--max-num-seqs {v}{engines}"
+                at = f", {d.label}'s default {d.gpu}: the same as leaving it out" if d is not None and d.value == v else ""
+                return v * dp, f"--max-num-seqs {v}{at}{engines}", f.value_loc, key
+            how = f"`--max-num-seqs` absent: {d.why}{engines}"
+            # (the key stays what it was before the default became version-scoped)
+            return v * dp, how, lc.loc, f"vLLM's default --max-num-seqs {v} on this GPU{engines}"
+        if lc.engine == "sglang":  # (passed: absent, its defaults are _sglang_default's)
             f = lc.get("--max-running-requests")
             if f is not None:
                 v = flag_int(lc, "--max-running-requests")
-                return (v, f"--max-running-requests {v} (global)", f.value_loc) if v is not None else (None, "", None)
-        return None, "", None
+                how = f"--max-running-requests {v} (global)"
+                return (v, how, f.value_loc, how) if v is not None else (None, "", None, "")
+        return None, "", None, ""

@@ -203,6 +203,43 @@ class Use:
             return None
         return behaviours.judge(bid, ev.versions), ev
 
+    def releases(self) -> tuple[str, ...]:
+        """The releases this point's image runs (``engine_version().versions``); () when none is known."""
+        ev = self.engine_version()
+        return ev.versions if ev is not None else ()
+
+    def effective(self, key: str):
+        """The effective value of flag ``key`` in this launch (``recipelint.lint.effective.Effective``):
+        the value passed, else the engine's default at the releases the point's image runs — a flag
+        passed at its default equals the flag left out; ``.where`` says which (passed / default at
+        vLLM 0.25.1 / unknown)."""
+        from recipelint.lint.effective import effective
+
+        return effective(self.launch, key, self.releases() if self.engine_version() is not None else None)
+
+    def passes(self, key: str) -> bool:
+        """Whether the launch passes ``key`` at something other than the engine's default: a flag
+        passed at its default (`--reasoning-parser ""`, `--pipeline-parallel-size 1`) counts as
+        absent; a value that is not known, or a default that is not, counts as passed."""
+        if not self.launch.has(key):
+            return False
+        eff = self.effective(key)
+        return not (eff.at_default and eff.source == "passed")
+
+    def max_num_seqs(self, gpu_tokens):
+        """vLLM's per-engine batch cap: (value, the Flag when passed, the default or None), or None
+        when not known — the flag's value when passed, else the default of the releases the
+        point's image runs on the GPU ``gpu_tokens`` name (``effective.max_num_seqs_default``;
+        also returned with a passed value, to say when it is passed at the default)."""
+        from recipelint.lint.effective import max_num_seqs_default
+
+        f = self.launch.get("--max-num-seqs")
+        d = max_num_seqs_default(self.launch, self.releases(), gpu_tokens)
+        if f is not None:
+            v = flag_int(self.launch, "--max-num-seqs")
+            return None if v is None else (v, f, d)
+        return None if d is None else (d.value, None, d)
+
 
 class FileContext:
     """What a rule sees of one file (and, for project rules, the others)."""
