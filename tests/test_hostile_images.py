@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_hostile_bounds import run
 
 from recipelint.engines.catalog import versions
-from test_hostile_bounds import run
 
 SEED = Path(__file__).resolve().parent.parent / "fixtures" / "seed"
 PINNED = "nightly-dev-x86_64-cu13.0.1-515d6e9"
