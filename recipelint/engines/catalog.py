@@ -198,8 +198,11 @@ def version_key(v: str) -> tuple:
     return (nums, pre, post)
 
 
-def versions(engine: str) -> list[str]:
-    return sorted(catalogs().get(engine, {}), key=version_key)
+@functools.lru_cache(maxsize=None)
+def versions(engine: str) -> tuple[str, ...]:
+    """The catalogued releases of ``engine``, oldest first (asked for every launch of every point:
+    computed once)."""
+    return tuple(sorted(catalogs().get(engine, {}), key=version_key))
 
 
 def _pick(engine: str, vers) -> list[dict]:
@@ -298,13 +301,28 @@ def resolves(engine: str, flag: str, vers=None) -> bool:
     return expand(engine, flag, vers)[0] is not None
 
 
+def _hashable(vers):
+    return tuple(vers) if isinstance(vers, list | set | frozenset) else vers
+
+
 def parsers(engine: str, kind: str, vers=None) -> frozenset[str]:
     """``kind``: tool_call_parsers or reasoning_parsers."""
+    return _parsers(engine, kind, _hashable(vers))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsers(engine: str, kind: str, vers) -> frozenset[str]:
     return frozenset(_union(engine, kind, vers) or ())
 
 
 def json_keys(engine: str, flag: str, vers=None) -> frozenset[str] | None:
     """Top-level keys a strict JSON config flag accepts, or None when not catalogued."""
+    return _json_keys(engine, flag, _hashable(vers))
+
+
+@functools.lru_cache(maxsize=4096)
+def _json_keys(engine: str, flag: str, vers) -> frozenset[str] | None:
+    # (asked for every JSON flag of every launch at every point: a few distinct questions)
     out = _union(engine, "json:" + flag, vers)
     return frozenset(out) if out is not None else None
 
