@@ -84,7 +84,7 @@ class UnknownFlag(Rule):
                 full, candidates = expand(lc.engine, key, ev.versions)
                 if full is not None:
                     continue
-                if key in engine_flags(OTHER[lc.engine]):
+                if lc.engine in OTHER and key in engine_flags(OTHER[lc.engine]):
                     continue  # RL202
                 if candidates:
                     msg = (

@@ -311,7 +311,7 @@ def json_keys(engine: str, flag: str, vers=None) -> frozenset[str] | None:
 
 # ---- lifetimes ----------------------------------------------------------------------------
 
-ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
+ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "atom": "ATOM"}
 
 
 def lifetime(engine: str, name: str, kind: str = "flags") -> tuple[tuple[str, str], ...] | None:

@@ -77,6 +77,7 @@ class EngineVersion:
 _TOKEN = re.compile(r"(?P<pre>[a-z]*?)(?P<v>\d+(?:\.\d+)+(?:(?:rc|a|b)\d+)?(?:\.post\d+)?(?:\.dev\d+)?)", re.I)
 _HEX = re.compile(r"[0-9a-f]{7,40}")
 _DATE = re.compile(r"20\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
+_DATED = re.compile(rf"(?P<pre>[a-z]*?)(?P<d>{_DATE.pattern})(?:[01]\d|2[0-3])?(?:[0-5]\d)?")
 _DEV = re.compile(r"(\d+\.\d+\.\d+)(?:rc\d+)?\.dev\d+")
 
 
@@ -258,6 +259,21 @@ def _from_entry(engine: str, image: str, what: str, entry: dict) -> EngineVersio
     )
 
 
+def _tag_days(engine: str, tag: Tag) -> list[datetime.date]:
+    """The build days a tag's tokens carry: ``20260527``, with a time (``202606101403``, ATOM's
+    ``nightly_YYYYMMDDHHMM``) or glued to the engine's name (ATOM's ``atom20260511``)."""
+    names = {n.lower() for n in _engine_data(engine).get("names") or (engine,)}
+    out = []
+    for t in tag.tokens:
+        m = _DATED.fullmatch(t.lower())
+        if m and (not m.group("pre") or m.group("pre") in names):
+            d = m.group("d")
+            day = _day(f"{d[:4]}-{d[4:6]}-{d[6:]}")
+            if day is not None:
+                out.append(day)
+    return out
+
+
 def _a(name: str) -> str:
     return ("an " if name[:1].upper() in "AEFHILMNORSX" else "a ") + name
 
@@ -319,7 +335,7 @@ def resolve(engine: str, image: str | None) -> EngineVersion:
             return EngineVersion(engine, (), image, False, older=v)
         if _is_engine_repository(engine, tag.repository):
             # a dated build of the engine's own (`nightly-dev-20260527-14f81a67`): of that day
-            days = [d for d in (_day(f"{t[:4]}-{t[4:6]}-{t[6:]}") for t in tag.tokens if _DATE.fullmatch(t)) if d]
+            days = _tag_days(engine, tag)
             if len(days) == 1:
                 return _from_entry(engine, image, f"{_a(name)} build", {"after": days[0].isoformat(), "by": days[0].isoformat()})
     return EngineVersion(engine, tuple(known), image, False)
