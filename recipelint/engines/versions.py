@@ -65,7 +65,7 @@ class EngineVersion:
         if self.older:
             return f"{name} {self.older} (older than every catalogued release: not judged)"
         if not self.versions:
-            return name
+            return f"{name} ({self.basis})" if self.basis else name
         span = self.versions[0] if len(self.versions) == 1 else f"{self.versions[0]}–{self.versions[-1]}"
         if self.basis:
             return f"{name} {span} ({self.basis})"
@@ -244,6 +244,11 @@ def _from_entry(engine: str, image: str, what: str, entry: dict) -> EngineVersio
     if lo is None:
         desc += f" (no lower bound known: from {known[0]}, the oldest catalogued)"
     if hi is None and (by or after or lo):
+        unjudged = _engine_data(engine).get("beyond_newest_unjudged")
+        if unjudged:
+            # the engine's main has moved too far from its newest release to judge a build of it
+            # (ATOM: main's parser takes `--x-y` and `--x_y` alike, no release does)
+            return EngineVersion(engine, (), image, False, basis=f"image `{image}` is {desc}, possibly newer than every catalogued release: not judged ({unjudged})")
         # main moved on past every catalogued release: judged against the newest ones
         rng = _span(engine, lo, None) or (known[-1],)
         tail = "newer than every catalogued release" if len(rng) == 1 else "possibly newer than every catalogued release"
