@@ -248,7 +248,13 @@ def _from_entry(engine: str, image: str, what: str, entry: dict) -> EngineVersio
         if unjudged:
             # the engine's main has moved too far from its newest release to judge a build of it
             # (ATOM: main's parser takes `--x-y` and `--x_y` alike, no release does)
-            return EngineVersion(engine, (), image, False, basis=f"image `{image}` is {desc}, possibly newer than every catalogued release: not judged ({unjudged})")
+            return EngineVersion(
+                engine,
+                (),
+                image,
+                False,
+                basis=f"image `{image}` is {desc}, possibly newer than every catalogued release: not judged ({unjudged})",
+            )
         # main moved on past every catalogued release: judged against the newest ones
         rng = _span(engine, lo, None) or (known[-1],)
         tail = "newer than every catalogued release" if len(rng) == 1 else "possibly newer than every catalogued release"
