@@ -19,6 +19,20 @@ The same archives give a byte-identical history (names sorted, nothing from the 
 file system's order).  Used for the committed histories: vLLM sdists 0.8.0–0.34.0 (0.15.0 and
 0.15.1 have no sdist: their wheels), SGLang sdists 0.4.0–0.5.10.post1 and wheels 0.5.11–0.5.23.
 
+ROCm ATOM is not on PyPI: its history is read from the ``vX.Y.Z`` tags of its git repository
+(``-rc`` tags left out), each tag's tree read with ``git ls-tree`` / ``git show TAG:path``::
+
+    python tools/gen_catalogs.py --atom-repo /work/.mirror/ROCm+ATOM/repo --out rules/data/catalogs
+
+(the bare git directory the ``fetch`` of ``github:ROCm/ATOM`` gives).  ``sources`` then give each
+release's tag, commit SHA and the commit's day (UTC), and ``repository`` the repository.  Flags:
+the ``--`` literals of the ``add_argument(`` calls in ``atom/model_engine/arg_utils.py``
+(``EngineArgs.add_cli_args``) and the server's ``main`` (``atom/entrypoints/openai_server.py`` up
+to 0.1.2, ``atom/entrypoints/openai/api_server.py`` from 0.1.3), ``--no-`` forms of
+``BooleanOptionalAction`` calls, literal defaults.  No release has a parser flag
+(``--tool-call-parser``), so no parser table.  The atomesh entry point (0.1.5,
+``USE_ATOMESH_ENTRYPOINTS=1``) is not read: it passes unknown flags on (``parse_known_args``).
+
 The older per-version mode (one ``<engine>-<version>.json`` each) is kept for TensorRT-LLM
 wheels put in ``--wheels``:
 
