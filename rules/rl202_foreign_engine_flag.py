@@ -28,7 +28,8 @@ class ForeignEngineFlag(Rule):
 
     ## Exceptions
     A flag the engine accepts under any known version, or as a unique abbreviation of one of
-    its flags, is not reported.  Single-dash short options are not judged.
+    its flags, is not reported.  Single-dash short options are not judged.  On an ATOM launch a
+    flag ATOM lacks is RL601 (whichever engine it comes from).
     """
 
     code = "RL202"
@@ -39,7 +40,7 @@ class ForeignEngineFlag(Rule):
         for use in ctx.uses():
             lc = use.launch
             own = engine_flags(lc.engine)
-            if not own:
+            if not own or lc.engine not in ENGINE_NAMES:  # ATOM: an unknown flag is RL601
                 continue
             for f in lc.flags:
                 if not f.name.startswith("--"):

@@ -1,7 +1,24 @@
+from recipelint.engines import facts
 from recipelint.engines.catalog import ENGINE_NAMES, describe_lifetime, engine_flags, expand, versions
+from recipelint.evaluate.values import text_of
 from recipelint.lint.rulebase import Rule
 
 OTHER = {"vllm": "sglang", "sglang": "vllm"}
+
+
+def permissive(lc) -> str | None:
+    """The launch's environment setting that makes the engine pass unknown flags on
+    (``permissive_env`` in rules/data/engines.yaml: ATOM's ``USE_ATOMESH_ENTRYPOINTS=1``), or
+    None.  A value the linter cannot read counts as set."""
+    spec = ((facts.load("engines").get("engines") or {}).get(lc.engine) or {}).get("permissive_env") or {}
+    for name, on in spec.items():
+        if name not in lc.env:
+            continue
+        value = lc.env[name]
+        text = text_of(value) if isinstance(value, tuple) else value
+        if not isinstance(text, str) or text.strip() == str(on):
+            return f"{name}={text.strip() if isinstance(text, str) else '<unknown>'}"
+    return None
 
 
 class UnknownFlag(Rule):
@@ -51,7 +68,10 @@ class UnknownFlag(Rule):
     benchmark repository), a flag is unknown only if no catalogued release ever had it (a
     warning: older releases are not catalogued); a flag that later releases removed is
     accepted and its lifetime said as info.  A release older than every catalogued one is not
-    judged (flags it had may have been removed since).  TRT-LLM and ATOM are not catalogued.
+    judged (flags it had may have been removed since).  TRT-LLM is not catalogued.  ATOM's history
+    comes from the ROCm/ATOM release tags (0.1.2 on; its parser takes flags as written: no `_` for
+    `-`); an ATOM 0.1.5 launch with `USE_ATOMESH_ENTRYPOINTS=1` is not judged, as info (that
+    entry point passes unknown flags to the atomesh CLI).
     Options a plugin adds to the engine's parser (vllm-omni's `--omni`) are named in the
     settings' `extra-flags`.
     """
@@ -66,6 +86,14 @@ class UnknownFlag(Rule):
             lc = use.launch
             ev = use.engine_version()
             if ev is None:
+                continue
+            why = permissive(lc)
+            if why:
+                msg = (
+                    f"{ENGINE_NAMES.get(lc.engine, lc.engine)}'s flags are not judged: with `{why}` the server "
+                    "passes flags it does not know on (to the atomesh CLI) instead of stopping"
+                )
+                yield ctx.finding(lc.loc, msg, use.point, key="permissive|" + why, variant=ev.label, severity="info")
                 continue
             for f in lc.flags:
                 if not f.name.startswith("--"):
@@ -84,7 +112,7 @@ class UnknownFlag(Rule):
                 full, candidates = expand(lc.engine, key, ev.versions)
                 if full is not None:
                     continue
-                if key in engine_flags(OTHER[lc.engine]):
+                if lc.engine in OTHER and key in engine_flags(OTHER[lc.engine]):
                     continue  # RL202
                 if candidates:
                     msg = (

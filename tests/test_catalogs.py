@@ -46,12 +46,17 @@ def test_history_schema(path):
         "json_keys",
         "catalogued",
         "defaults",
+        "repository",  # a history read from a git repository's tags (ATOM)
     }
     assert path.stem == f"{data['engine']}-history" and data["generator"] == "tools/gen_catalogs.py"
     releases = data["releases"]
     assert releases == sorted(releases, key=version_key) and len(set(releases)) == len(releases)
     package = {"trtllm": "tensorrt_llm"}.get(data["engine"], data["engine"])
     for v in releases:  # every release names the archive it was read from, and its digest
+        if "repository" in data:  # or the tag, its commit and the commit's day
+            tag, commit, day = data["sources"][v]
+            assert tag == f"v{v}" and len(commit) == 40 and len(day) == 10
+            continue
         name, sha = data["sources"][v]
         assert name.replace("-", "_").startswith(f"{package}_{v}".replace("-", "_")) and len(sha) == 64
     pos = {v: i for i, v in enumerate(releases)}

@@ -19,6 +19,20 @@ The same archives give a byte-identical history (names sorted, nothing from the 
 file system's order).  Used for the committed histories: vLLM sdists 0.8.0–0.34.0 (0.15.0 and
 0.15.1 have no sdist: their wheels), SGLang sdists 0.4.0–0.5.10.post1 and wheels 0.5.11–0.5.23.
 
+ROCm ATOM is not on PyPI: its history is read from the ``vX.Y.Z`` tags of its git repository
+(``-rc`` tags left out), each tag's tree read with ``git ls-tree`` / ``git show TAG:path``::
+
+    python tools/gen_catalogs.py --atom-repo /work/.mirror/ROCm+ATOM/repo --out rules/data/catalogs
+
+(the bare git directory the ``fetch`` of ``github:ROCm/ATOM`` gives).  ``sources`` then give each
+release's tag, commit SHA and the commit's day (UTC), and ``repository`` the repository.  Flags:
+the ``--`` literals of the ``add_argument(`` calls in ``atom/model_engine/arg_utils.py``
+(``EngineArgs.add_cli_args``) and the server's ``main`` (``atom/entrypoints/openai_server.py`` up
+to 0.1.2, ``atom/entrypoints/openai/api_server.py`` from 0.1.3), ``--no-`` forms of
+``BooleanOptionalAction`` calls, literal defaults.  No release has a parser flag
+(``--tool-call-parser``), so no parser table.  The atomesh entry point (0.1.5,
+``USE_ATOMESH_ENTRYPOINTS=1``) is not read: it passes unknown flags on (``parse_known_args``).
+
 The older per-version mode (one ``<engine>-<version>.json`` each) is kept for TensorRT-LLM
 wheels put in ``--wheels``:
 
@@ -190,6 +204,43 @@ class Archive:
 
 
 Wheel = Archive  # the name the per-version mode and its tests use
+
+
+class GitTree(Archive):
+    """The Python sources of one tag of a git repository (ATOM, not on PyPI), read with
+    ``git ls-tree`` / ``git show TAG:path`` — no work tree is checked out, nothing is run.
+    ``commit`` is the tagged commit's SHA; ``date`` its committer date (ISO, UTC day)."""
+
+    def __init__(self, repo: Path, tag: str, package: str):
+        self.path = repo
+        self.package = package
+        self.tag = tag
+        self._trees = {}
+        self._src = {}
+        self.zip = None
+        self.commit = self._git("rev-parse", f"{tag}^{{commit}}").strip()
+        self.date = self._git("log", "-1", "--format=%cd", "--date=format-local:%Y-%m-%d", self.commit).strip()
+        listed = self._git("ls-tree", "-r", "--name-only", self.commit, "--", package + "/")
+        self.names = {n for n in listed.splitlines() if n.endswith(".py")}
+
+    def _git(self, *args: str) -> str:
+        env = {"TZ": "UTC", "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent", "PATH": "/usr/bin:/bin"}
+        return subprocess.run(
+            ["git", "--git-dir", str(self.path), *args], check=True, capture_output=True, text=True, env=env
+        ).stdout
+
+    def source(self, name: str) -> str | None:
+        if name not in self.names:
+            return None
+        if name not in self._src:
+            raw = subprocess.run(
+                ["git", "--git-dir", str(self.path), "show", f"{self.commit}:{name}"], check=True, capture_output=True
+            ).stdout
+            self._src[name] = raw
+        return self._src[name].decode("utf-8-sig", errors="replace")
+
+    def sha256(self) -> str:  # a tag is recorded by its commit, not by an archive digest
+        return self.commit
 
 
 # ---------------------------------------------------------------------------------------------
@@ -525,6 +576,18 @@ def vllm_json_keys(w: Wheel) -> dict[str, list[str]]:
 # SGLang
 
 
+def _add_argument_flags(node: ast.Call, idx: ClassIndex, flags: set[str], defaults: dict[str, str]) -> None:
+    """One ``add_argument(...)`` call: its ``--`` literals (and ``--no-`` forms of a
+    ``BooleanOptionalAction``) into ``flags``, its literal default into ``defaults``."""
+    lits = [s for s in (str_const(a) for a in node.args) if s and s.startswith("--")]
+    flags.update(lits)
+    d = _call_default(node, idx, {}) if lits else None
+    for lit in lits if d is not None else ():
+        defaults.setdefault(lit, d)
+    if any(kw.arg == "action" and "BooleanOptionalAction" in ast.unparse(kw.value) for kw in node.keywords):
+        flags.update("--no-" + f[2:] for f in lits)
+
+
 def sglang_flags(w: Wheel, defaults: dict[str, str] | None = None) -> list[str]:
     """Flags of ``sglang.launch_server``; ``defaults`` (when given) gets each flag's literal default."""
     defaults = {} if defaults is None else defaults
@@ -537,13 +600,7 @@ def sglang_flags(w: Wheel, defaults: dict[str, str] | None = None) -> list[str]:
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and call_name(node) == "add_argument":
-                lits = [s for s in (str_const(a) for a in node.args) if s and s.startswith("--")]
-                flags.update(lits)
-                d = _call_default(node, idx, {}) if lits else None
-                for lit in lits if d is not None else ():
-                    defaults.setdefault(lit, d)
-                if any(kw.arg == "action" and "BooleanOptionalAction" in ast.unparse(kw.value) for kw in node.keywords):
-                    flags.update("--no-" + f[2:] for f in lits)
+                _add_argument_flags(node, idx, flags, defaults)
             # field(metadata={"cli_aliases": ["--tp"]}) / {"aliases": [...]} / {"flag": "--x"}
             if isinstance(node, ast.Dict):
                 for k, v in zip(node.keys, node.values):
@@ -704,6 +761,57 @@ def write_catalog(out: Path, engine: str, version: str, w: Wheel, data: dict) ->
 
 
 # ---------------------------------------------------------------------------------------------
+# ATOM
+
+#: where ``python -m atom.entrypoints.openai_server`` builds its parser: ``EngineArgs.add_cli_args``
+#: and the server's own ``--host``/``--server-port``/... (in openai_server.py up to 0.1.2, in
+#: openai/api_server.py from 0.1.3, which openai_server.py imports ``main`` from)
+ATOM_FLAG_FILES = (
+    "atom/model_engine/arg_utils.py",
+    "atom/entrypoints/openai_server.py",
+    "atom/entrypoints/openai/api_server.py",
+)
+_ATOM_TAG = re.compile(r"^v(?P<ver>\d+\.\d+\.\d+(?:\.post\d+)?)$")
+
+
+def atom_flags(w: Archive, defaults: dict[str, str] | None = None) -> list[str]:
+    """Flags of ATOM's OpenAI server: the ``--`` literals of every ``add_argument(`` call in
+    :data:`ATOM_FLAG_FILES` (``-tp``-style short options are not catalogued, as for the others)."""
+    defaults = {} if defaults is None else defaults
+    flags: set[str] = {"--help"}
+    idx = ClassIndex(w, ("atom/model_engine/", "atom/entrypoints/"))
+    for name in ATOM_FLAG_FILES:
+        tree = w.tree(name)
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Call) and call_name(node) == "add_argument":
+                _add_argument_flags(node, idx, flags, defaults)
+    return sorted(flags)
+
+
+def atom_tags(repo: Path) -> dict[str, str]:
+    """version -> tag: the final release tags (``v0.1.5``; ``-rc`` tags left out)."""
+    out = subprocess.run(["git", "--git-dir", str(repo), "tag", "--list"], check=True, capture_output=True, text=True)
+    return {m.group("ver"): t for t in sorted(out.stdout.split()) if (m := _ATOM_TAG.match(t))}
+
+
+def atom_history_main(repo: Path, out: Path) -> Path:
+    tags = atom_tags(repo)
+    if not tags:
+        raise SystemExit(f"no release tags in {repo}")
+    per_release: dict[str, dict] = {}
+    sources: dict[str, tuple[str, ...]] = {}
+    for v, tag in sorted(tags.items()):
+        w = GitTree(repo, tag, "atom")
+        defaults: dict[str, str] = {}
+        per_release[v] = {"flags": atom_flags(w, defaults), "defaults": defaults}
+        sources[v] = (tag, w.commit, w.date)
+        print(f"read {tag} ({w.commit[:12]}, {w.date}): {len(per_release[v]['flags'])} flags", file=sys.stderr)
+    hist = build_history("atom", per_release, sources)
+    hist["repository"] = "https://github.com/ROCm/ATOM"
+    return write_history(out, hist)
+
+
+# ---------------------------------------------------------------------------------------------
 # histories
 
 PACKAGES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt_llm"}
@@ -841,6 +949,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--history", nargs="*", default=[], choices=sorted(PACKAGES), help="engines to write a history for")
     ap.add_argument("--sources", nargs="*", type=Path, default=[], help="folders of sdists and wheels (--history)")
+    ap.add_argument("--atom-repo", type=Path, help="a git directory of ROCm/ATOM: write atom-history.json from its tags")
     ap.add_argument("--vllm", nargs="*", default=[])
     ap.add_argument("--sglang", nargs="*", default=[])
     ap.add_argument("--trtllm", nargs="*", default=[])
@@ -850,6 +959,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for engine in args.history:
         print(f"wrote {history_main(engine, args.sources, args.out)}")
+    if args.atom_repo:
+        print(f"wrote {atom_history_main(args.atom_repo, args.out)}")
     for v in args.vllm:
         w = Wheel(wheel_path("vllm", v, args.wheels))
         tools, reasoning = vllm_parsers(w)

@@ -33,7 +33,6 @@ FRAMEWORK_ENGINE = (("vllm", "vllm"), ("sglang", "sglang"), ("trt", "trtllm"), (
 NO_CATALOG = {
     "trtllm": "no catalog: TensorRT-LLM 1.3 has no wheels on PyPI (its sdists are 10 KB stubs) and "
     "pypi.nvidia.com is unreachable here",
-    "atom": "no catalog: ROCm ATOM is not on PyPI (PyPI's `atom` is an unrelated package)",
     "tilert": "no catalog: TileRT's launcher is not one recipelint knows (rules/data/engines.yaml)",
 }
 MORE = {"tilert": "TileRT", "atom": "ATOM", "trtllm": "TensorRT-LLM"}

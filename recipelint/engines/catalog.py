@@ -329,7 +329,7 @@ def _json_keys(engine: str, flag: str, vers) -> frozenset[str] | None:
 
 # ---- lifetimes ----------------------------------------------------------------------------
 
-ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
+ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "atom": "ATOM"}
 
 
 def lifetime(engine: str, name: str, kind: str = "flags") -> tuple[tuple[str, str], ...] | None:

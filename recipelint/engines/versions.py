@@ -65,7 +65,7 @@ class EngineVersion:
         if self.older:
             return f"{name} {self.older} (older than every catalogued release: not judged)"
         if not self.versions:
-            return name
+            return f"{name} ({self.basis})" if self.basis else name
         span = self.versions[0] if len(self.versions) == 1 else f"{self.versions[0]}–{self.versions[-1]}"
         if self.basis:
             return f"{name} {span} ({self.basis})"
@@ -77,6 +77,7 @@ class EngineVersion:
 _TOKEN = re.compile(r"(?P<pre>[a-z]*?)(?P<v>\d+(?:\.\d+)+(?:(?:rc|a|b)\d+)?(?:\.post\d+)?(?:\.dev\d+)?)", re.I)
 _HEX = re.compile(r"[0-9a-f]{7,40}")
 _DATE = re.compile(r"20\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
+_DATED = re.compile(rf"(?P<pre>[a-z]*?)(?P<d>{_DATE.pattern})(?:[01]\d|2[0-3])?(?:[0-5]\d)?")
 _DEV = re.compile(r"(\d+\.\d+\.\d+)(?:rc\d+)?\.dev\d+")
 
 
@@ -243,6 +244,17 @@ def _from_entry(engine: str, image: str, what: str, entry: dict) -> EngineVersio
     if lo is None:
         desc += f" (no lower bound known: from {known[0]}, the oldest catalogued)"
     if hi is None and (by or after or lo):
+        unjudged = _engine_data(engine).get("beyond_newest_unjudged")
+        if unjudged:
+            # the engine's main has moved too far from its newest release to judge a build of it
+            # (ATOM: main's parser takes `--x-y` and `--x_y` alike, no release does)
+            return EngineVersion(
+                engine,
+                (),
+                image,
+                False,
+                basis=f"image `{image}` is {desc}, possibly newer than every catalogued release: not judged ({unjudged})",
+            )
         # main moved on past every catalogued release: judged against the newest ones
         rng = _span(engine, lo, None) or (known[-1],)
         tail = "newer than every catalogued release" if len(rng) == 1 else "possibly newer than every catalogued release"
@@ -256,6 +268,21 @@ def _from_entry(engine: str, image: str, what: str, entry: dict) -> EngineVersio
     return EngineVersion(
         engine, rng, image, False, basis=f"image `{image}` is {desc}: judged against every catalogued release in that range"
     )
+
+
+def _tag_days(engine: str, tag: Tag) -> list[datetime.date]:
+    """The build days a tag's tokens carry: ``20260527``, with a time (``202606101403``, ATOM's
+    ``nightly_YYYYMMDDHHMM``) or glued to the engine's name (ATOM's ``atom20260511``)."""
+    names = {n.lower() for n in _engine_data(engine).get("names") or (engine,)}
+    out = []
+    for t in tag.tokens:
+        m = _DATED.fullmatch(t.lower())
+        if m and (not m.group("pre") or m.group("pre") in names):
+            d = m.group("d")
+            day = _day(f"{d[:4]}-{d[4:6]}-{d[6:]}")
+            if day is not None:
+                out.append(day)
+    return out
 
 
 def _a(name: str) -> str:
@@ -319,7 +346,7 @@ def resolve(engine: str, image: str | None) -> EngineVersion:
             return EngineVersion(engine, (), image, False, older=v)
         if _is_engine_repository(engine, tag.repository):
             # a dated build of the engine's own (`nightly-dev-20260527-14f81a67`): of that day
-            days = [d for d in (_day(f"{t[:4]}-{t[4:6]}-{t[6:]}") for t in tag.tokens if _DATE.fullmatch(t)) if d]
+            days = _tag_days(engine, tag)
             if len(days) == 1:
                 return _from_entry(engine, image, f"{_a(name)} build", {"after": days[0].isoformat(), "by": days[0].isoformat()})
     return EngineVersion(engine, tuple(known), image, False)

@@ -181,7 +181,7 @@ class Use:
         of the launch's engine, or of ``engine`` —; without an image, the release the settings'
         ``engine-versions`` declare or the repository pins (``EngineVersion.source`` says which;
         put on the point by ``lint.check``); or None when there is no catalog to judge with:
-        the engine has none (TRT-LLM, ATOM), or the image's release is older than every one."""
+        the engine has none (TRT-LLM), or the image's release is older than every one."""
         from recipelint.engines.catalog import versions
         from recipelint.engines.versions import of_point
 

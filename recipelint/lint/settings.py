@@ -28,7 +28,7 @@ Keys::
     environments = [{files = "scripts/*.sh", env = {MODEL = "org/m"}, args = ["8000"]}]  # what callers give
     engine-versions = {vllm = "0.10.1"}   # the releases the scripts run (when no image says)
 
-``engine-versions`` names, per engine with a release history (vllm, sglang), the release the
+``engine-versions`` names, per engine with a release history (vllm, sglang, atom), the release the
 repository's scripts run where no sweep point's image says (docs/engine-histories.md, "Declaring
 the engine version").  An ``environments`` entry may hold its own ``engine-versions`` for the
 files its glob matches (it wins over the top-level one).  A sweep point's image wins over both;
