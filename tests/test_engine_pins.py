@@ -98,12 +98,12 @@ def test_an_environments_entry_scopes_its_own_version(repo):
         ("engine-versions: {vllm: 0.10}\n", 'must be a release as a string (like "0.10.1"), got 0.1'),
         ("engine-versions: {vllm: 'latest'}\n", "'latest' is not a release number"),
         ("engine-versions: {sglang: '0.10.1'}\n", "`engine-versions.sglang`: '0.10.1'"),
-        ("engine-versions: {vlm: '0.10.1'}\n", "`engine-versions.vlm`: engine must be one of sglang, vllm"),
+        ("engine-versions: {vlm: '0.10.1'}\n", "`engine-versions.vlm`: engine must be one of atom, sglang, vllm"),
         ("engine-versions: {trtllm: '1.2.0'}\n", "no release history of TensorRT-LLM, so its version would not be judged"),
         ("engine-versions: [vllm]\n", "`engine-versions` must be a table of engine"),
         (
             "environments: [{files: 'x/*', engine-versions: {atom: '1'}}]\n",
-            "`environments.engine-versions.atom`: recipelint has no",
+            "`environments.engine-versions.atom`: '1' is not a release number",
         ),
     ],
 )

@@ -359,7 +359,7 @@ def test_settings_extra_flags_are_flags_of_every_release(tmp_path, monkeypatch):
     "value,needle",
     [
         ("extra-flags = [\"--omni\"]", "must be a table of engine = [flags]"),
-        ("extra-flags = { trtllm = [\"--x\"] }", "engine must be one of sglang, vllm"),
+        ("extra-flags = { trtllm = [\"--x\"] }", "engine must be one of atom, sglang, vllm"),
         ("extra-flags = { vllm = \"--x\" }", "must be a list of strings"),
         ("extra-flags = { vllm = [\"omni\"] }", "'omni' is not a long option"),
     ],
