@@ -7,7 +7,7 @@ class UnknownEntryPoint(Rule):
     """
     ## What it does
     Reports a command that looks like a server launch but is no entry point recipelint knows:
-    `python3 -m dynamo.vllm`, `python -m sglang_router.launch_server`, a `*-serve` program, or
+    `python3 -m dynamo.trtllm`, `python -m sglang_router.launch_server`, a `*-serve` program, or
     `python3 -m "$MODULE"` with server options (`--model`, `--port`, ...) where the value of
     the module is unknown (a variable set by a file recipelint could not follow).
 
@@ -18,7 +18,7 @@ class UnknownEntryPoint(Rule):
 
     ## Example
     ```bash
-    python3 -m dynamo.vllm --model "$MODEL" --tensor-parallel-size 8
+    python3 -m my_site.serve --model "$MODEL" --tensor-parallel-size 8
     ```
 
     ## Use instead
@@ -26,14 +26,16 @@ class UnknownEntryPoint(Rule):
     are checked like the engine's:
     ```toml
     [tool.recipelint]
-    extra-entry-points = {vllm = ["python -m dynamo.vllm"]}
+    extra-entry-points = {vllm = ["python -m my_site.serve"]}
     ```
     Otherwise suppress the finding with the reason (`# recipelint: ignore[RL007] ...`).
 
     ## Exceptions
     The engines' own tools (benchmark clients such as `python -m sglang.bench_serving`,
     environment checks) are not servers (`serve_like.not_servers` in
-    `rules/data/engines.yaml`).
+    `rules/data/engines.yaml`).  NVIDIA Dynamo's `python -m dynamo.vllm` and `python -m
+    dynamo.sglang` are known entry points (their own flags and the engine's are checked, RL601);
+    `dynamo.trtllm` is not (no TensorRT-LLM history).
     """
 
     code = "RL007"

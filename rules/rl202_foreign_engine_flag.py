@@ -1,4 +1,4 @@
-from recipelint.engines.catalog import engine_flags, resolves
+from recipelint.engines.catalog import engine_flags, resolves, wrapper_flags
 from recipelint.lint.rulebase import Rule
 
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
@@ -29,7 +29,8 @@ class ForeignEngineFlag(Rule):
     ## Exceptions
     A flag the engine accepts under any known version, or as a unique abbreviation of one of
     its flags, is not reported.  Single-dash short options are not judged.  On an ATOM launch a
-    flag ATOM lacks is RL601 (whichever engine it comes from).
+    flag ATOM lacks is RL601 (whichever engine it comes from).  Through a wrapper
+    (`python -m dynamo.vllm`), the wrapper's own flags are accepted too.
     """
 
     code = "RL202"
@@ -46,7 +47,7 @@ class ForeignEngineFlag(Rule):
                 if not f.name.startswith("--"):
                     continue
                 key = f.base if lc.engine == "vllm" else f.name.split(".", 1)[0]
-                if resolves(lc.engine, key):
+                if resolves(lc.engine, key) or (lc.wrapper and key in wrapper_flags(lc.wrapper)):
                     continue
                 for other, label in ENGINE_NAMES.items():
                     if other != lc.engine and key in engine_flags(other):

@@ -1,5 +1,13 @@
 from recipelint.engines import facts
-from recipelint.engines.catalog import ENGINE_NAMES, describe_lifetime, engine_flags, expand, versions
+from recipelint.engines.catalog import (
+    ENGINE_NAMES,
+    describe_lifetime,
+    engine_flags,
+    expand,
+    versions,
+    wrapper_flags,
+    wrapper_label,
+)
 from recipelint.evaluate.values import text_of
 from recipelint.lint.rulebase import Rule
 
@@ -19,6 +27,17 @@ def permissive(lc) -> str | None:
         if not isinstance(text, str) or text.strip() == str(on):
             return f"{name}={text.strip() if isinstance(text, str) else '<unknown>'}"
     return None
+
+
+def _alive(lc, ev) -> frozenset[str]:
+    """What a "did you mean" picks from: the engine's flags at the judged releases and, through
+    a wrapper, the wrapper's own."""
+    own = engine_flags(lc.engine, ev.versions)
+    return own | wrapper_flags(lc.wrapper) if lc.wrapper else own
+
+
+def _nor(lc) -> str:
+    return f", nor does {wrapper_label(lc.wrapper)}" if lc.wrapper else ""
 
 
 class UnknownFlag(Rule):
@@ -72,6 +91,9 @@ class UnknownFlag(Rule):
     comes from the ROCm/ATOM release tags (0.1.2 on; its parser takes flags as written: no `_` for
     `-`); an ATOM 0.1.5 launch with `USE_ATOMESH_ENTRYPOINTS=1` is not judged, as info (that
     entry point passes unknown flags to the atomesh CLI).
+    NVIDIA Dynamo's workers (`python -m dynamo.vllm`, `python -m dynamo.sglang`) take their own
+    flags besides the engine's: those come from the ai-dynamo wheels 0.4.0–1.6.1
+    (`rules/data/catalogs/wrappers/`), and one is accepted when any of those releases has it.
     Options a plugin adds to the engine's parser (vllm-omni's `--omni`) are named in the
     settings' `extra-flags`.
     """
@@ -109,6 +131,8 @@ class UnknownFlag(Rule):
                     yield ctx.finding(f.word.loc, msg, use.point, key="one-word|" + f.name.split()[0])
                     continue
                 key = f.base
+                if lc.wrapper and key in wrapper_flags(lc.wrapper):
+                    continue  # the wrapper's own (python -m dynamo.vllm --endpoint ...)
                 full, candidates = expand(lc.engine, key, ev.versions)
                 if full is not None:
                     continue
@@ -125,21 +149,24 @@ class UnknownFlag(Rule):
                         # no image: the script may run any catalogued release, and none has the
                         # flag; what releases older than the first catalogued one had is not known
                         known = versions(lc.engine)
-                        hint = ctx.did_you_mean(key, engine_flags(lc.engine, ev.versions))
+                        hint = ctx.did_you_mean(key, _alive(lc, ev))
                         msg = (
                             f"no {ENGINE_NAMES.get(lc.engine, lc.engine)} release from {known[0]} to {known[-1]} has a "
-                            f"flag `{key}`: the server stops with `unrecognized arguments`{hint} (no image is known "
+                            f"flag `{key}`{_nor(lc)}: the server stops with `unrecognized arguments`{hint} (no image is known "
                             f"for this script{' and ' + ev.note if ev.note else ''}; older releases are not catalogued)"
                         )
                         yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label, severity="warning")
                         continue
                     if life is None:
-                        hint = ctx.did_you_mean(key, engine_flags(lc.engine, ev.versions))
-                        msg = f"{ev.label} has no flag `{key}`: the server stops with `unrecognized arguments`{hint}"
+                        hint = ctx.did_you_mean(key, _alive(lc, ev))
+                        msg = f"{ev.label} has no flag `{key}`{_nor(lc)}: the server stops with `unrecognized arguments`{hint}"
                     else:
                         # the flag exists in other releases: its lifetime is the fix (pin an image, or
                         # drop it); a "did you mean" among today's flags would guess at a rename
-                        msg = f"`{key}` {life}; {ev.label} has no such flag: the server stops with `unrecognized arguments`"
+                        msg = (
+                            f"`{key}` {life}; {ev.label} has no such flag{_nor(lc)}: the server stops with "
+                            "`unrecognized arguments`"
+                        )
                 yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label)
             if ev.any_release and use.point.origin != "default matrix":
                 # (a benchmark repository's recipe that no master config runs, `deprecated/`: not
@@ -155,7 +182,7 @@ class UnknownFlag(Rule):
             if not f.name.startswith("--") or any(ch.isspace() for ch in f.name):
                 continue
             full, _ = expand(lc.engine, f.base, ev.versions)
-            if full is None or full in engine_flags(lc.engine, newest):
+            if full is None or full in engine_flags(lc.engine, newest) or (lc.wrapper and full in wrapper_flags(lc.wrapper)):
                 continue
             life = describe_lifetime(lc.engine, full, (newest,))
             if life is None:

@@ -269,12 +269,14 @@ def test_extra_entry_points_make_a_launch_known(tmp_path, monkeypatch):
     from recipelint.cli import app
 
     (tmp_path / ".git").mkdir()
-    (tmp_path / "serve.sh").write_text('#!/usr/bin/env bash\npython3 -m dynamo.vllm --model org/m --max-num-seqz 8 &\n')
+    (tmp_path / "serve.sh").write_text('#!/usr/bin/env bash\npython3 -m my_site.vllm_server --model org/m --max-num-seqz 8 &\n')
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
     r = runner.invoke(app, ["check", "serve.sh", "-o", "concise", "--no-cache"])
     assert "RL007" in r.stdout and "extra-entry-points" in r.stdout, r.output
-    (tmp_path / "pyproject.toml").write_text('[tool.recipelint]\nextra-entry-points = {vllm = ["python -m dynamo.vllm"]}\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.recipelint]\nextra-entry-points = {vllm = ["python -m my_site.vllm_server"]}\n'
+    )
     r = runner.invoke(app, ["check", "serve.sh", "-o", "concise", "--no-cache"])
     # now a vLLM launch: its flags are checked (the misspelt one is found), and it is no longer unknown
     assert "RL007" not in r.stdout and "RL601" in r.stdout and "--max-num-seqz" in r.stdout, r.output

@@ -1,6 +1,7 @@
 """Download the release archives a committed engine history was generated from, and check them.
 
     python tools/download_sources.py vllm sglang --dest DIR [--versions 0.10.2 0.25.1]
+    python tools/download_sources.py ai-dynamo --dest DIR   # the Dynamo wrappers' wheels
 
 For each engine, ``rules/data/catalogs/<engine>-history.json`` names, per release, the archive it
 was read from and its SHA-256 (``sources``).  This fetches each archive from PyPI's simple index
@@ -67,8 +68,14 @@ def links(engine: str) -> dict[str, str]:
     return parser.by_name
 
 
+#: histories that are not ``<engine>-history.json``: the PyPI project -> the history file
+#: (the two Dynamo wrapper histories are read from the same ai-dynamo wheels)
+HISTORY_FILES = {"ai-dynamo": "wrappers/dynamo.vllm-history.json"}
+
+
 def download(engine: str, dest: Path, only: set[str] | None = None) -> int:
-    hist = json.loads((ROOT / "rules" / "data" / "catalogs" / f"{engine}-history.json").read_text())
+    name = HISTORY_FILES.get(engine, f"{engine}-history.json")
+    hist = json.loads((ROOT / "rules" / "data" / "catalogs" / name).read_text())
     wanted = {v: src for v, src in hist["sources"].items() if only is None or v in only}
     missing = sorted((only or set()) - set(hist["sources"]))
     for v in missing:

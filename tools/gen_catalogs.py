@@ -812,6 +812,160 @@ def atom_history_main(repo: Path, out: Path) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------
+# NVIDIA Dynamo's worker wrappers (`python -m dynamo.vllm`, `python -m dynamo.sglang`)
+
+#: wrapper module -> the engine whose parser it adds its own flags to
+DYNAMO_WRAPPERS = {"dynamo.vllm": "vllm", "dynamo.sglang": "sglang"}
+_PIN = re.compile(
+    r"^Requires-Dist:\s*(?P<pkg>[A-Za-z0-9_.-]+)(?:\[[^\]]*\])?\s*==\s*(?P<ver>[^\s;,]+)\s*;.*extra\s*==\s*['\"](?P<extra>\w+)['\"]"
+)
+
+
+def _module_file(names: set[str], mod: str) -> str | None:
+    p = mod.replace(".", "/")
+    return next((c for c in (p + ".py", p + "/__init__.py") if c in names), None)
+
+
+def _imported(tree: ast.Module, mod: str, is_pkg: bool) -> list[str]:
+    """The modules an ``import``/``from ... import`` anywhere in ``tree`` may load (relative
+    imports resolved against ``mod``; ``from m import x`` may be the module ``m.x``)."""
+    pkg = mod if is_pkg else mod.rpartition(".")[0]
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = pkg
+                for _ in range(node.level - 1):
+                    up = up.rpartition(".")[0]
+                base = f"{up}.{node.module}" if node.module else up
+            out.append(base)
+            out += [f"{base}.{a.name}" for a in node.names]
+    return out
+
+
+def dynamo_modules(w: Archive, main: str) -> dict[str, str]:
+    """module -> file: what ``python -m <main>`` may load of the ``dynamo`` package — the
+    ``__main__`` module, every ``dynamo.*`` module an import in it names (lazy ones inside
+    functions too), transitively, and the packages above each."""
+    seen: dict[str, str] = {}
+    todo = [main + ".__main__"]
+    while todo:
+        mod = todo.pop()
+        if mod in seen or not (mod == "dynamo" or mod.startswith("dynamo.")):
+            continue
+        f = _module_file(w.names, mod)
+        if f is None:
+            continue
+        seen[mod] = f
+        parts = mod.split(".")
+        todo += [".".join(parts[:k]) for k in range(1, len(parts))]
+        tree = w.tree(f)
+        if tree is not None:
+            todo += _imported(tree, mod, f.endswith("__init__.py"))
+    return seen
+
+
+def dynamo_flags(w: Archive, main: str) -> list[str]:
+    """The wrapper's own flags: in the modules ``python -m <main>`` loads, the ``--`` literals of
+    every call whose name contains ``add_argument`` / ``add_negatable`` (positional, or Dynamo's
+    ``flag_name=`` / ``obsolete_flag=`` keywords of ``dynamo.common.configuration.utils``), the
+    ``--no-`` form where the call is ``add_negatable_bool_argument`` or a
+    ``BooleanOptionalAction``, and the ``"flags": [...]`` lists of tables such as
+    ``dynamo/sglang/args.py``'s ``DYNAMO_ARGS`` (0.4.1-0.9.1, added in a loop).  Every module
+    reached is read, so a flag of a parser the worker does not build (a multimodal or
+    diffusion sibling reached through an import) is counted too: the list errs towards
+    accepting."""
+    flags: set[str] = set()
+    for _mod, f in sorted(dynamo_modules(w, main).items()):
+        tree = w.tree(f)
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Call):
+                name = call_name(node) or ""
+                if "add_argument" not in name and "add_negatable" not in name:
+                    continue
+                lits = [s for s in (str_const(a) for a in node.args) if s and s.startswith("--")]
+                primary = list(lits)
+                for kw in node.keywords:
+                    s = str_const(kw.value) if kw.arg in ("flag_name", "obsolete_flag") else None
+                    if s and s.startswith("--"):
+                        lits.append(s)
+                        if kw.arg == "flag_name":
+                            primary.append(s)
+                flags.update(lits)
+                negatable = "add_negatable" in name or any(
+                    kw.arg == "action" and "BooleanOptionalAction" in ast.unparse(kw.value) for kw in node.keywords
+                )
+                if negatable:
+                    flags.update("--no-" + s[2:] for s in primary)
+            elif isinstance(node, ast.Dict):
+                for k, v in zip(node.keys, node.values, strict=True):
+                    if k is not None and str_const(k) == "flags" and isinstance(v, ast.List | ast.Tuple):
+                        flags.update(s for s in (str_const(e) for e in v.elts) if s and s.startswith("--"))
+    return sorted(flags)
+
+
+def dynamo_pins(w: Archive) -> dict[str, str]:
+    """extra -> the engine release ``ai-dynamo[extra]`` requires (``Requires-Dist: vllm==0.12.0;
+    extra == "vllm"`` in the wheel's METADATA)."""
+    if w.zip is None:
+        return {}
+    meta = next((n for n in w.zip.namelist() if n.endswith(".dist-info/METADATA")), None)
+    out: dict[str, str] = {}
+    for line in (w.zip.read(meta).decode("utf-8", "replace") if meta else "").splitlines():
+        m = _PIN.match(line)
+        extra = m.group("extra") if m else None
+        if extra in _PIN_PACKAGES and m.group("pkg").lower().replace("_", "-") == _PIN_PACKAGES[extra]:
+            out.setdefault(extra, m.group("ver"))
+    return out
+
+
+_PIN_PACKAGES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt-llm"}
+_DYNAMO_WHEEL = re.compile(r"^ai_dynamo-(?P<ver>\d+(?:\.\d+)*(?:\.post\d+)?)-py3-none-any\.whl$")
+
+
+def dynamo_history_main(dirs: list[Path], out: Path) -> list[Path]:
+    """``wrappers/<module>-history.json`` for each of :data:`DYNAMO_WRAPPERS` from the final
+    ``ai_dynamo-*.whl`` releases in ``dirs`` (dev builds left out), for the releases where
+    ``python -m <module>`` exists (a ``__main__.py``)."""
+    wheels: dict[str, Path] = {}
+    for d in dirs:
+        for path in sorted(d.iterdir()) if d.is_dir() else ():
+            m = _DYNAMO_WHEEL.match(path.name)
+            if m:
+                wheels.setdefault(m.group("ver"), path)
+    if not wheels:
+        raise SystemExit(f"no ai_dynamo wheels in {', '.join(map(str, dirs))}")
+    per: dict[str, dict[str, dict]] = {mod: {} for mod in DYNAMO_WRAPPERS}
+    sources: dict[str, tuple[str, str]] = {}
+    pins: dict[str, dict[str, str]] = {}
+    for v, path in sorted(wheels.items()):
+        w = Archive(path, "dynamo")
+        sources[v] = (path.name, w.sha256())
+        pins[v] = dynamo_pins(w)
+        for mod in DYNAMO_WRAPPERS:
+            if mod.replace(".", "/") + "/__main__.py" in w.names:
+                per[mod][v] = {"flags": dynamo_flags(w, mod)}
+        print(f"read {path.name}: " + ", ".join(f"{m} {len(per[m][v]['flags'])}" for m in per if v in per[m]), file=sys.stderr)
+    (out / "wrappers").mkdir(parents=True, exist_ok=True)
+    written = []
+    for mod, engine in DYNAMO_WRAPPERS.items():
+        hist = build_history(mod, per[mod], sources)
+        hist = {
+            "engine": mod,
+            "wraps": engine,
+            "package": "ai-dynamo",
+            **{k: val for k, val in hist.items() if k != "engine"},
+            "engine_pins": {v: pins[v][engine] for v in hist["releases"] if engine in pins[v]},
+        }
+        hist.pop("catalogued", None)
+        written.append(write_history(out / "wrappers", hist))
+    return written
+
+
+# ---------------------------------------------------------------------------------------------
 # histories
 
 PACKAGES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt_llm"}
@@ -950,6 +1104,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--history", nargs="*", default=[], choices=sorted(PACKAGES), help="engines to write a history for")
     ap.add_argument("--sources", nargs="*", type=Path, default=[], help="folders of sdists and wheels (--history)")
     ap.add_argument("--atom-repo", type=Path, help="a git directory of ROCm/ATOM: write atom-history.json from its tags")
+    ap.add_argument(
+        "--dynamo", nargs="*", type=Path, default=[], help="folders of ai_dynamo wheels: write wrappers/dynamo.*-history.json"
+    )
     ap.add_argument("--vllm", nargs="*", default=[])
     ap.add_argument("--sglang", nargs="*", default=[])
     ap.add_argument("--trtllm", nargs="*", default=[])
@@ -961,6 +1118,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {history_main(engine, args.sources, args.out)}")
     if args.atom_repo:
         print(f"wrote {atom_history_main(args.atom_repo, args.out)}")
+    if args.dynamo:
+        for path in dynamo_history_main(args.dynamo, args.out):
+            print(f"wrote {path}")
     for v in args.vllm:
         w = Wheel(wheel_path("vllm", v, args.wheels))
         tools, reasoning = vllm_parsers(w)

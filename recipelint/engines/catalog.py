@@ -165,6 +165,43 @@ def histories() -> dict[str, History]:
 
 
 @functools.lru_cache(maxsize=None)
+def wrapper_histories() -> dict[str, History]:
+    """module -> the history of a wrapper's own flags (``rules/data/catalogs/wrappers/``:
+    ``dynamo.vllm``, ``dynamo.sglang``, read from the ``ai-dynamo`` wheels).  Its ``releases``
+    are the wrapper package's; ``wraps`` names the engine whose flags it also takes."""
+    import json
+
+    out: dict[str, History] = {}
+    base = resources.files("recipelint.rules") / "data" / "catalogs" / "wrappers"
+    if not base.is_dir():
+        return out
+    for entry in sorted(base.iterdir(), key=lambda p: p.name):
+        if entry.name.endswith("-history.json"):
+            data = json.loads(entry.read_text(encoding="utf-8"))
+            h = History(data)
+            h.wraps = data["wraps"]  # type: ignore[attr-defined]
+            h.package = data.get("package", h.engine)  # type: ignore[attr-defined]
+            out[h.engine] = h
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def wrapper_flags(wrapper: str) -> frozenset[str]:
+    """The wrapper's own flags in any of its catalogued releases (which release a script runs is
+    not known: a flag is taken as the wrapper's when some release has it)."""
+    h = wrapper_histories().get(wrapper)
+    return frozenset(h.union("flags", None) or ()) if h is not None else frozenset()
+
+
+def wrapper_label(wrapper: str) -> str:
+    """```python -m dynamo.vllm` of ai-dynamo 0.4.0–1.6.1``: the wrapper and the releases read."""
+    h = wrapper_histories().get(wrapper)
+    if h is None:
+        return f"`python -m {wrapper}`"
+    return f"`python -m {wrapper}` of {getattr(h, 'package', h.engine)} {_span((h.releases[0], h.releases[-1]))}"
+
+
+@functools.lru_cache(maxsize=None)
 def catalogs() -> dict[str, Mapping[str, dict]]:
     """engine -> version -> catalog dict."""
     import json

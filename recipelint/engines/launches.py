@@ -97,6 +97,9 @@ class Launch:
     point: object = None  # the sweep point it was evaluated under (set by the driver)
     path_index: int = 0
     files: dict = field(default_factory=dict)  # files the script wrote before the launch: path -> Str
+    # the entry point is a wrapper that adds its own flags to the engine's parser
+    # (`python -m dynamo.vllm`: rules/data/catalogs/wrappers/dynamo.vllm-history.json)
+    wrapper: str | None = None
 
     # -- queries ---------------------------------------------------------------------------
     def all(self, key: str) -> list[Flag]:
@@ -143,7 +146,7 @@ class Launch:
             "env": {k: _shown(v) for k, v in sorted(self.env.items())},
             "complete": self.complete,
             "conditions": [d.describe() for d in self.cond],
-        }
+        } | ({"wrapper": self.wrapper} if self.wrapper else {})
 
 
 def _shown(v):
@@ -160,6 +163,7 @@ class _Entry:
     engine: str
     argv: tuple[str, ...]
     positionals: int
+    wrapper: str | None = None  # a module that adds its own flags to the engine's parser
 
 
 @dataclass(slots=True)
@@ -186,7 +190,7 @@ def catalog() -> _Catalog:
         cat = _Catalog()
         for eng, spec in data["engines"].items():
             for e in spec["entries"]:
-                cat.entries.append(_Entry(eng, tuple(e["argv"]), int(e.get("positionals", 0))))
+                cat.entries.append(_Entry(eng, tuple(e["argv"]), int(e.get("positionals", 0)), e.get("wrapper")))
             cat.json_flags[eng] = frozenset(spec.get("json_flags", []))
             if spec.get("underscores_as_dashes"):
                 cat.underscores |= {eng}
@@ -447,6 +451,7 @@ def _build(entry, argv, i, j, launcher, env, prefix_env, loc, cat) -> Launch:
         prefix_env=dict(prefix_env),
         loc=loc,
         complete=complete,
+        wrapper=entry.wrapper,
     )
 
 

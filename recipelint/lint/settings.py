@@ -23,7 +23,7 @@ Keys::
     hardware-specific-flags = ["--my-flag"]    # flags sibling recipes may differ in
     connector-keys = {MyConnector = ["key_a"]}  # extra kv_connector_extra_config keys a connector reads
     extra-flags = {vllm = ["--omni"]}          # flags a plugin or site build adds to an engine
-    extra-entry-points = {vllm = ["python -m dynamo.vllm"]}  # commands that take an engine's flags
+    extra-entry-points = {vllm = ["python -m my_site.serve"]}  # commands that take an engine's flags
     profile = "auto"                # auto, inferencex (the default matrix) or environment
     environments = [{files = "scripts/*.sh", env = {MODEL = "org/m"}, args = ["8000"]}]  # what callers give
     engine-versions = {vllm = "0.10.1"}   # the releases the scripts run (when no image says)
@@ -445,7 +445,7 @@ def _extra_entry_points(value, where) -> dict[str, list[str]]:
         for c in commands:
             if not re.fullmatch(r"[A-Za-z0-9_./-]+(?: +[A-Za-z0-9_./:-]+)*", c.strip()) or c.strip().startswith("-"):
                 raise SettingsError(
-                    f"{where}: `extra-entry-points.{engine}`: '{c}' is not a command (words like `python -m dynamo.vllm`)"
+                    f"{where}: `extra-entry-points.{engine}`: '{c}' is not a command (words like `python -m my_site.serve`)"
                 )
         out[engine] = [" ".join(c.split()) for c in commands]
     return out
