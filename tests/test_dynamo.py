@@ -122,7 +122,8 @@ def test_extractor_reads_what_the_worker_imports(tmp_path):
 
 def test_committed_histories():
     hs = wrapper_histories()
-    assert set(hs) == {"dynamo.vllm", "dynamo.sglang"}
+    assert set(hs) == {"dynamo.vllm", "dynamo.sglang", "dynamo.vllm.unified_main", "dynamo.sglang.unified_main"}
+    assert hs["dynamo.vllm.unified_main"].releases == ["1.1.0", "1.1.1", "1.2.0.post1", "1.2.1", "1.3.0.post1", "1.3.1"]
     v = json.loads((WRAPPERS / "dynamo.vllm-history.json").read_text())
     assert v["releases"][0] == "0.4.0" and "1.6.1" in v["releases"]
     assert v["engine_pins"]["0.8.1"] == "0.12.0" and v["engine_pins"]["1.6.1"] == "0.31.0"
@@ -138,5 +139,5 @@ def test_committed_histories():
 def test_regenerating_from_the_wheels_gives_the_same_bytes(tmp_path):
     # python tools/download_sources.py ai-dynamo --dest DIR; RECIPELINT_DYNAMO_WHEELS=DIR pytest ...
     gen_catalogs.dynamo_history_main([Path(WHEELS)], tmp_path)
-    for name in ("dynamo.vllm-history.json", "dynamo.sglang-history.json"):
+    for name in sorted(p.name for p in WRAPPERS.iterdir()):
         assert (tmp_path / "wrappers" / name).read_bytes() == (WRAPPERS / name).read_bytes()

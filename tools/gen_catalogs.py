@@ -33,6 +33,18 @@ to 0.1.2, ``atom/entrypoints/openai/api_server.py`` from 0.1.3), ``--no-`` forms
 (``--tool-call-parser``), so no parser table.  The atomesh entry point (0.1.5,
 ``USE_ATOMESH_ENTRYPOINTS=1``) is not read: it passes unknown flags on (``parse_known_args``).
 
+NVIDIA Dynamo's workers (``python -m dynamo.vllm`` / ``dynamo.sglang`` and, 1.1.0-1.3.1, their
+``unified_main``) add their own flags to the engine's parser; those are read from the ``ai-dynamo``
+wheels (PyPI; final releases, dev builds left out)::
+
+    python tools/download_sources.py ai-dynamo --dest DIR
+    python tools/gen_catalogs.py --dynamo DIR --out rules/data/catalogs
+
+which writes ``wrappers/<module>-history.json`` per entry module: the ai-dynamo ``releases`` where
+``python -m <module>`` exists, ``sources`` (wheel, SHA-256), ``flags`` (see :func:`dynamo_flags`:
+the modules the entry point imports, followed transitively) and ``engine_pins`` (the engine
+release ``ai-dynamo[vllm]`` / ``[sglang]`` requires, from the wheel's METADATA).
+
 The older per-version mode (one ``<engine>-<version>.json`` each) is kept for TensorRT-LLM
 wheels put in ``--wheels``:
 
@@ -815,7 +827,13 @@ def atom_history_main(repo: Path, out: Path) -> Path:
 # NVIDIA Dynamo's worker wrappers (`python -m dynamo.vllm`, `python -m dynamo.sglang`)
 
 #: wrapper module -> the engine whose parser it adds its own flags to
-DYNAMO_WRAPPERS = {"dynamo.vllm": "vllm", "dynamo.sglang": "sglang"}
+DYNAMO_WRAPPERS = {
+    "dynamo.vllm": "vllm",
+    "dynamo.sglang": "sglang",
+    # (1.1.0-1.3.1: "unified" entry points over dynamo/common/backend, the same args.py parse_args)
+    "dynamo.vllm.unified_main": "vllm",
+    "dynamo.sglang.unified_main": "sglang",
+}
 _PIN = re.compile(
     r"^Requires-Dist:\s*(?P<pkg>[A-Za-z0-9_.-]+)(?:\[[^\]]*\])?\s*==\s*(?P<ver>[^\s;,]+)\s*;.*extra\s*==\s*['\"](?P<extra>\w+)['\"]"
 )
@@ -846,12 +864,18 @@ def _imported(tree: ast.Module, mod: str, is_pkg: bool) -> list[str]:
     return out
 
 
+def _runnable(names: set[str], mod: str) -> bool:
+    """Whether ``python -m <mod>`` runs something: a package's ``__main__.py`` or a module file."""
+    p = mod.replace(".", "/")
+    return p + "/__main__.py" in names or p + ".py" in names
+
+
 def dynamo_modules(w: Archive, main: str) -> dict[str, str]:
     """module -> file: what ``python -m <main>`` may load of the ``dynamo`` package — the
     ``__main__`` module, every ``dynamo.*`` module an import in it names (lazy ones inside
     functions too), transitively, and the packages above each."""
     seen: dict[str, str] = {}
-    todo = [main + ".__main__"]
+    todo = [main + ".__main__" if _module_file(w.names, main + ".__main__") else main]
     while todo:
         mod = todo.pop()
         if mod in seen or not (mod == "dynamo" or mod.startswith("dynamo.")):
@@ -929,7 +953,7 @@ _DYNAMO_WHEEL = re.compile(r"^ai_dynamo-(?P<ver>\d+(?:\.\d+)*(?:\.post\d+)?)-py3
 def dynamo_history_main(dirs: list[Path], out: Path) -> list[Path]:
     """``wrappers/<module>-history.json`` for each of :data:`DYNAMO_WRAPPERS` from the final
     ``ai_dynamo-*.whl`` releases in ``dirs`` (dev builds left out), for the releases where
-    ``python -m <module>`` exists (a ``__main__.py``)."""
+    ``python -m <module>`` exists (a package's ``__main__.py``, or the module's file)."""
     wheels: dict[str, Path] = {}
     for d in dirs:
         for path in sorted(d.iterdir()) if d.is_dir() else ():
@@ -946,7 +970,7 @@ def dynamo_history_main(dirs: list[Path], out: Path) -> list[Path]:
         sources[v] = (path.name, w.sha256())
         pins[v] = dynamo_pins(w)
         for mod in DYNAMO_WRAPPERS:
-            if mod.replace(".", "/") + "/__main__.py" in w.names:
+            if _runnable(w.names, mod):
                 per[mod][v] = {"flags": dynamo_flags(w, mod)}
         print(f"read {path.name}: " + ", ".join(f"{m} {len(per[m][v]['flags'])}" for m in per if v in per[m]), file=sys.stderr)
     (out / "wrappers").mkdir(parents=True, exist_ok=True)
