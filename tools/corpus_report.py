@@ -340,6 +340,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--verbose", action="store_true", help="list resolved scripts too")
     ap.add_argument("--only", action="append", help="only these repositories (owner/name; repeatable)")
     a = ap.parse_args(argv)
+    # each repository is checked from inside its checkout: a relative path to the build would
+    # not resolve there
+    found = shutil.which(a.recipelint)
+    if found is None:
+        ap.error(f"--recipelint {a.recipelint}: no such executable")
+    a.recipelint = str(Path(found).absolute())
     python = _python_of(a.recipelint)
     repos = _repos(a.root, a.manifest)
     if a.only:
