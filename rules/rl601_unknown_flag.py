@@ -181,6 +181,8 @@ class UnknownFlag(Rule):
         for f in lc.flags:
             if not f.name.startswith("--") or any(ch.isspace() for ch in f.name):
                 continue
+            if lc.wrapper and f.base in wrapper_flags(lc.wrapper):
+                continue  # the wrapper's own, even where it also abbreviates an engine flag
             full, _ = expand(lc.engine, f.base, ev.versions)
             if full is None or full in engine_flags(lc.engine, newest) or (lc.wrapper and full in wrapper_flags(lc.wrapper)):
                 continue
