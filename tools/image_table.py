@@ -31,8 +31,8 @@ FRAMEWORK_ENGINE = (("vllm", "vllm"), ("sglang", "sglang"), ("trt", "trtllm"), (
 
 #: why an engine has no catalog (what the rules then do: nothing version-dependent)
 NO_CATALOG = {
-    "trtllm": "no catalog: TensorRT-LLM 1.3 has no wheels on PyPI (its sdists are 10 KB stubs) and "
-    "pypi.nvidia.com is unreachable here",
+    "trtllm": "no catalog: every tensorrt-llm release on PyPI (0.x to 1.4.0rc) is a stub sdist (no source: license and attribution files), "
+    "the wheels are on pypi.nvidia.com (unreachable here) and the source repository is 2.5 GB",
     "tilert": "no catalog: TileRT's launcher is not one recipelint knows (rules/data/engines.yaml)",
 }
 MORE = {"tilert": "TileRT", "atom": "ATOM", "trtllm": "TensorRT-LLM"}
