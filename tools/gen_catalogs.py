@@ -25,7 +25,12 @@ ROCm ATOM is not on PyPI: its history is read from the ``vX.Y.Z`` tags of its gi
     python tools/gen_catalogs.py --atom-repo /work/.mirror/ROCm+ATOM/repo --out rules/data/catalogs
 
 (the bare git directory the ``fetch`` of ``github:ROCm/ATOM`` gives).  ``sources`` then give each
-release's tag, commit SHA and the commit's day (UTC), and ``repository`` the repository.  Flags:
+release's tag, commit SHA and the commit's day (UTC), and ``repository`` the repository.  Main
+after the newest tag is read too, once a week (:func:`atom_main_snapshots`: the last
+first-parent commit of each ISO week of ``refs/heads/main``, named ``0.1.6.devYYYYMMDD``,
+``sources`` ``["main", commit, day]``), because InferenceX runs ATOM's nightlies; a later fetch
+adds weeks and moves the newest one.  A tree whose server builds a ``FlexibleArgumentParser``
+(:func:`atom_flexible`) lists both spellings of every flag.  Flags:
 the ``--`` literals of the ``add_argument(`` calls in ``atom/model_engine/arg_utils.py``
 (``EngineArgs.add_cli_args``) and the server's ``main`` (``atom/entrypoints/openai_server.py`` up
 to 0.1.2, ``atom/entrypoints/openai/api_server.py`` from 0.1.3), ``--no-`` forms of
@@ -806,18 +811,71 @@ def atom_tags(repo: Path) -> dict[str, str]:
     return {m.group("ver"): t for t in sorted(out.stdout.split()) if (m := _ATOM_TAG.match(t))}
 
 
+def atom_flexible(w: Archive) -> bool:
+    """The server builds its parser with ATOM's ``FlexibleArgumentParser`` (main from 2026-07-23,
+    ROCm/ATOM#1686: atom/utils/arg_parser.py registers ``--x_y`` for every ``--x-y`` and the
+    reverse), so both spellings of each flag are accepted."""
+    tree = w.tree("atom/entrypoints/openai/api_server.py")
+    return tree is not None and any(isinstance(n, ast.Call) and call_name(n) == "FlexibleArgumentParser" for n in ast.walk(tree))
+
+
+def atom_main_snapshots(repo: Path, newest: str, since: str) -> list[tuple[str, str]]:
+    """``(version, commit)`` for ATOM's main after its newest release: the last first-parent
+    commit of each ISO week (committer date, UTC) dated after ``since`` (the newest tag's day),
+    named ``<newest with its last number + 1>.devYYYYMMDD`` after that commit's day — a PEP 440
+    dev release, so it sorts after ``newest`` and before the next release, by day.  The newest
+    week's snapshot is main's HEAD as fetched: a later fetch moves it (and adds weeks)."""
+    env = {"TZ": "UTC", "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent", "PATH": "/usr/bin:/bin"}
+    log = subprocess.run(
+        [
+            "git",
+            "--git-dir",
+            str(repo),
+            "log",
+            "--first-parent",
+            "--format=%H %cd",
+            "--date=format-local:%G-%V %Y-%m-%d",
+            "refs/heads/main",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout
+    nums = [int(x) for x in newest.split(".")]
+    nxt = ".".join(str(x) for x in nums[:-1] + [nums[-1] + 1])
+    weeks: dict[str, tuple[str, str]] = {}
+    for line in log.splitlines():
+        commit, week, day = line.split()
+        if day > since and week not in weeks:  # newest first: the week's last commit
+            weeks[week] = (day, commit)
+    return [(f"{nxt}.dev{day.replace('-', '')}", commit) for day, commit in sorted(weeks.values())]
+
+
 def atom_history_main(repo: Path, out: Path) -> Path:
     tags = atom_tags(repo)
     if not tags:
         raise SystemExit(f"no release tags in {repo}")
     per_release: dict[str, dict] = {}
     sources: dict[str, tuple[str, ...]] = {}
-    for v, tag in sorted(tags.items()):
-        w = GitTree(repo, tag, "atom")
+
+    def read(v: str, ref: str, label: str) -> None:
+        w = GitTree(repo, ref, "atom")
         defaults: dict[str, str] = {}
-        per_release[v] = {"flags": atom_flags(w, defaults), "defaults": defaults}
-        sources[v] = (tag, w.commit, w.date)
-        print(f"read {tag} ({w.commit[:12]}, {w.date}): {len(per_release[v]['flags'])} flags", file=sys.stderr)
+        flags = atom_flags(w, defaults)
+        if atom_flexible(w):
+            flags = sorted({g for f in flags for g in (f, "--" + f[2:].replace("_", "-"), "--" + f[2:].replace("-", "_"))})
+        per_release[v] = {"flags": flags, "defaults": defaults}
+        sources[v] = (label, w.commit, w.date)
+        print(f"read {label} ({w.commit[:12]}, {w.date}): {len(flags)} flags", file=sys.stderr)
+
+    for v, tag in sorted(tags.items()):
+        read(v, tag, tag)
+    from recipelint.engines.catalog import version_key
+
+    newest = max(tags, key=version_key)
+    for v, commit in atom_main_snapshots(repo, newest, sources[newest][2]):
+        read(v, commit, "main")
     hist = build_history("atom", per_release, sources)
     hist["repository"] = "https://github.com/ROCm/ATOM"
     return write_history(out, hist)

@@ -50,6 +50,12 @@ class History:
         self.releases: list[str] = list(data["releases"])
         self.pos = {v: i for i, v in enumerate(self.releases)}
         self.abbreviations: bool = data.get("abbreviations", True)
+        #: snapshot of a branch (ATOM's weekly main: ``sources`` ``["main", commit, day]``) -> its day
+        self.snapshots: dict[str, str] = {
+            v: src[2]
+            for v, src in (data.get("sources") or {}).items()
+            if isinstance(src, list) and len(src) == 3 and src[0] == "main"
+        }
         # (tables are decoded when first asked for: a run asks about a few of them)
         raw = {kind: data[kind] for kind in _TABLES if kind in data}
         raw.update({"json:" + flag: keys for flag, keys in (data.get("json_keys") or {}).items()})
@@ -380,6 +386,13 @@ def lifetime(engine: str, name: str, kind: str = "flags") -> tuple[tuple[str, st
     return tuple((h.releases[a], h.releases[b]) for a, b in runs)
 
 
+def snapshots(engine: str) -> dict[str, str]:
+    """Catalogued versions that are snapshots of the engine's main branch, not releases
+    (``0.1.6.dev20260725``: ATOM's main on 2026-07-25) -> their day (ISO)."""
+    h = histories().get(engine)
+    return h.snapshots if h is not None else {}
+
+
 def next_release(engine: str, version: str) -> str | None:
     h = histories().get(engine)
     if h is None or version not in h.pos or h.pos[version] + 1 >= len(h.releases):
@@ -404,11 +417,17 @@ def describe_lifetime(engine: str, name: str, judged, kind: str = "flags") -> st
     lo = min((h.pos[v] for v in judged), default=0)
     hi = max((h.pos[v] for v in judged), default=len(h.releases) - 1)
     first, last = runs[0][0], runs[-1][1]
+
+    def named(v: str) -> str:  # a snapshot of main says so: `0.1.6.dev20260801 (main of 2026-08-01)`
+        return f"{v} (main of {h.snapshots[v]})" if v in h.snapshots else v
+
     if h.pos[last] < lo:
         gone = next_release(engine, last)
-        return f"was removed in {label} {gone} (last in {last})" if gone else f"exists only in {label} {_span((first, last))}"
+        if gone:
+            return f"was removed in {label} {named(gone)} (last in {named(last)})"
+        return f"exists only in {label} {_span((first, last))}"
     if h.pos[first] > hi and last == h.releases[-1] and len(runs) == 1:
-        return f"exists only from {label} {first} on"
+        return f"exists only from {label} {named(first)} on"
     return f"exists only in {label} {' and '.join(_span(r) for r in runs)}"
 
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from recipelint.engines import facts
-from recipelint.engines.catalog import ENGINE_NAMES, version_key, versions
+from recipelint.engines.catalog import ENGINE_NAMES, snapshots, version_key, versions
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,8 +164,11 @@ def _day(value) -> datetime.date | None:
 
 
 def _released(engine: str) -> list[tuple[datetime.date, str]]:
+    """Each catalogued version's day: a release's publication (``released:``), a snapshot of
+    main's commit day (the history's ``sources``)."""
     out = []
-    for v, d in (_engine_data(engine).get("released") or {}).items():
+    dated = {**(_engine_data(engine).get("released") or {}), **snapshots(engine)}
+    for v, d in dated.items():
         day = _day(d)
         if day is not None and str(v) in set(versions(engine)):
             out.append((day, str(v)))
@@ -192,7 +195,9 @@ def _between(engine: str, after, by) -> tuple[str | None, str | None]:
         lo = max(older, key=version_key) if older else None
     if by is not None:
         newer = sorted((v for d, v in rel if d > by), key=version_key)
-        if newer:
+        if newer and newer[0] in snapshots(engine):
+            hi = newer[0]  # main itself on a later day: no release branch between
+        elif newer:
             later = [v for v in newer if _series(engine, v) > _series(engine, newer[0])]
             hi = later[0] if later else None
     return lo, hi
@@ -241,6 +246,8 @@ def _from_entry(engine: str, image: str, what: str, entry: dict) -> EngineVersio
     else:
         when = f"of {by} or earlier" if by else (f"of {after} or later" if after else "")
     desc = f"{what} {when}".strip()
+    if entry.get("not_judged"):
+        return EngineVersion(engine, (), image, False, basis=f"image `{image}` is {desc}: not judged ({entry['not_judged']})")
     if lo is None:
         desc += f" (no lower bound known: from {known[0]}, the oldest catalogued)"
     if hi is None and (by or after or lo):
@@ -265,8 +272,10 @@ def _from_entry(engine: str, image: str, what: str, entry: dict) -> EngineVersio
         )
         return EngineVersion(engine, rng, image, False, basis=f"image `{image}` is {desc}, {tail}: {judged}")
     rng = _span(engine, lo, hi) or tuple(known)
+    main = snapshots(engine)
+    kinds = "release" if not any(v in main for v in rng) else "release and snapshot of main (`.devYYYYMMDD`: main on that day)"
     return EngineVersion(
-        engine, rng, image, False, basis=f"image `{image}` is {desc}: judged against every catalogued release in that range"
+        engine, rng, image, False, basis=f"image `{image}` is {desc}: judged against every catalogued {kinds} in that range"
     )
 
 
