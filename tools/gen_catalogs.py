@@ -223,6 +223,12 @@ class Archive:
 Wheel = Archive  # the name the per-version mode and its tests use
 
 
+def git_out(repo: Path, *args: str) -> str:
+    """``git --git-dir REPO ARGS``' output, with dates in UTC and no user or system config read."""
+    env = {"TZ": "UTC", "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent", "PATH": "/usr/bin:/bin"}
+    return subprocess.run(["git", "--git-dir", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout
+
+
 class GitTree(Archive):
     """The Python sources of one tag of a git repository (ATOM, not on PyPI), read with
     ``git ls-tree`` / ``git show TAG:path`` — no work tree is checked out, nothing is run.
@@ -241,10 +247,7 @@ class GitTree(Archive):
         self.names = {n for n in listed.splitlines() if n.endswith(".py")}
 
     def _git(self, *args: str) -> str:
-        env = {"TZ": "UTC", "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent", "PATH": "/usr/bin:/bin"}
-        return subprocess.run(
-            ["git", "--git-dir", str(self.path), *args], check=True, capture_output=True, text=True, env=env
-        ).stdout
+        return git_out(self.path, *args)
 
     def source(self, name: str) -> str | None:
         if name not in self.names:
@@ -807,8 +810,8 @@ def atom_flags(w: Archive, defaults: dict[str, str] | None = None) -> list[str]:
 
 def atom_tags(repo: Path) -> dict[str, str]:
     """version -> tag: the final release tags (``v0.1.5``; ``-rc`` tags left out)."""
-    out = subprocess.run(["git", "--git-dir", str(repo), "tag", "--list"], check=True, capture_output=True, text=True)
-    return {m.group("ver"): t for t in sorted(out.stdout.split()) if (m := _ATOM_TAG.match(t))}
+    out = git_out(repo, "tag", "--list")
+    return {m.group("ver"): t for t in sorted(out.split()) if (m := _ATOM_TAG.match(t))}
 
 
 def atom_flexible(w: Archive) -> bool:
@@ -825,23 +828,7 @@ def atom_main_snapshots(repo: Path, newest: str, since: str) -> list[tuple[str, 
     named ``<newest with its last number + 1>.devYYYYMMDD`` after that commit's day — a PEP 440
     dev release, so it sorts after ``newest`` and before the next release, by day.  The newest
     week's snapshot is main's HEAD as fetched: a later fetch moves it (and adds weeks)."""
-    env = {"TZ": "UTC", "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent", "PATH": "/usr/bin:/bin"}
-    log = subprocess.run(
-        [
-            "git",
-            "--git-dir",
-            str(repo),
-            "log",
-            "--first-parent",
-            "--format=%H %cd",
-            "--date=format-local:%G-%V %Y-%m-%d",
-            "refs/heads/main",
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=env,
-    ).stdout
+    log = git_out(repo, "log", "--first-parent", "--format=%H %cd", "--date=format-local:%G-%V %Y-%m-%d", "refs/heads/main")
     nums = [int(x) for x in newest.split(".")]
     nxt = ".".join(str(x) for x in nums[:-1] + [nums[-1] + 1])
     weeks: dict[str, tuple[str, str]] = {}
