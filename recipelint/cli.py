@@ -417,6 +417,8 @@ def check(
             _echo(f"  {f.span.path}:{f.span.line}: {f.code} {f.message}", err=True)
         if n > 20:
             _echo(f"  ... and {n - 20} more", err=True)
+    if result.scope_note and fmt in ("full", "concise", "github"):
+        _echo(f"recipelint: {result.scope_note}", err=True)
     if result.unrun and fmt in ("full", "concise") and output_file is None:
         _echo(_unrun_note(result.unrun), err=True)
     if result.documented and fmt in ("full", "concise") and output_file is None:

@@ -243,6 +243,38 @@ def _renames(commit: str, top: Path) -> dict[str, str]:
     return renamed
 
 
+def changed_paths(commit: str, top: Path) -> list[str]:
+    """The paths (relative to ``top``, POSIX) whose content differs between ``commit`` and the
+    work tree: changed, added (untracked ones too, ignored or not: a run walks them) and deleted
+    files; a rename is its two paths.  Untracked folders git collapses are walked here (the
+    folders no run enters, ``cache.results.SKIP_DIRS``, skipped)."""
+    from recipelint.cache.results import SKIP_DIRS
+
+    out = _git(["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", commit, "--"], top)
+    found = {n for n in out.split("\0") if n}
+    others = _git(["ls-files", "-z", "--others", "--directory", "--no-empty-directory"], top)
+    for name in others.split("\0"):
+        if not name:
+            continue
+        if not name.endswith("/"):
+            if not any(part in SKIP_DIRS for part in name.split("/")[:-1]):
+                found.add(name)
+            continue
+        if any(part in SKIP_DIRS for part in name.rstrip("/").split("/")):
+            continue
+        for root, dirs, files in os.walk(top / name, followlinks=False):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+            for f in files:
+                found.add(Path(os.path.relpath(os.path.join(root, f), top)).as_posix())
+            if len(found) > MAX_CHANGED:
+                return sorted(found)
+    return sorted(found)
+
+
+#: more changed paths than this: the change is taken to affect everything (no walk goes on)
+MAX_CHANGED = 50_000
+
+
 def _export(commit: str, top: Path, dest: Path) -> None:
     """Write the files of ``commit`` that a lint may read under ``dest``: regular files (and
     symbolic links that stay inside the tree) within the size limits."""

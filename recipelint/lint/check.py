@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from recipelint.cache.results import SKIP_DIRS  # (one list for the walk and the cache key)
 from recipelint.lint.findings import Finding, Related, group
+from recipelint.lint.scope import Only
 from recipelint.lint.settings import Settings
 
 if TYPE_CHECKING:  # the analysis stack is imported when a run needs it (not on a cache hit)
@@ -44,6 +45,10 @@ class LintResult:
     stale_baseline: list[Finding] = field(default_factory=list)
     #: --diff-base: the merge-base commit compared with
     base_commit: str | None = None
+    #: --diff-base: what the change can affect (``lint.scope.Scope``), and the line that says how
+    #: much was analysed and why
+    scope: object = None
+    scope_note: str = ""
     #: YAML files named on the command line that are neither master configs nor dispatch workflows
     skipped: list[Path] = field(default_factory=list)
     #: the engine pins of the repository that disagree (none of them is used), one line each
@@ -71,6 +76,11 @@ class Options:
     show_documented: bool = False
     #: folders besides the project roots whose files the run may read (``--search-root``)
     search_roots: list[Path] = field(default_factory=list)
+    #: diff mode: analyse only what the change can affect (``lint.scope``); False: both whole trees
+    scoped: bool = True
+    #: analyse only these recipes (paths relative to the tree top ``only[0]``) and report only
+    #: these master-config entries ((config path relative to the top, key)): a diff's scope
+    only: Only | None = None
 
 
 def run_roots(paths: list[Path], search_roots: list[Path] | None = None) -> list[Path]:
@@ -254,9 +264,15 @@ def lint(
         # the base first: a revision that is not there is reported before any work is done
         bt = base_tree(opt.diff_base, (paths or [Path(".")])[0], cache_dir() if opt.cache else None)
         try:
-            result = lint(paths, analyzer=analyzer, options=replace(opt, diff_base=None))
-            result.findings, result.fixed = _new_since_base(result.findings, paths, opt, bt)
+            sc = diff_scope(paths, opt, bt) if opt.scoped else None
+            head_opt = replace(opt, diff_base=None, only=_only(sc, bt.top))
+            result = lint(paths, analyzer=analyzer, options=head_opt)
+            result.findings, result.fixed = _new_since_base(result.findings, paths, opt, bt, sc)
             result.base_commit = bt.commit
+            if sc is not None:
+                result.scope = sc
+                analysed = sorted(r for res in result.files if (r := _rel_to(res.path, bt.top)) is not None)
+                result.scope_note = sc.summary(analysed)
         finally:
             bt.cleanup()
         return result
@@ -282,6 +298,8 @@ def lint(
             raise UsageError(f"{p}: config file not found")
     resolved: dict[str, str] = {}
     files = collect(recipe_paths, st, opt.force_exclude, resolved) if recipe_paths else []
+    if opt.only is not None:
+        files = _in_scope(files, opt.only, resolved)
     cache_key = None
     from recipelint.engines import facts
 
@@ -300,7 +318,18 @@ def lint(
         cache_key = cache.key(
             list(paths),
             [p for p, _ in files] + list(config_list),
-            repr((sel, ign, opt.use_suppressions, opt.use_configs, opt.force_exclude, st, pins.key())),
+            repr(
+                (
+                    sel,
+                    ign,
+                    opt.use_suppressions,
+                    opt.use_configs,
+                    opt.force_exclude,
+                    st,
+                    pins.key(),
+                    opt.only.key() if opt.only is not None else None,
+                )
+            ),
             resolved,
         )
         hit = cache.load(cache_key) if cache_key else None
@@ -330,6 +359,10 @@ def lint(
             # only recipe files (a pre-commit hook's changed recipes): entries that cannot run
             # them are not parsed; a directory or a master config given means every entry
             only = [p for p, _ in files] if files and not yaml_paths and all(p.is_file() for p in recipe_paths) else None
+            if opt.only is not None and not opt.only.configs_changed:
+                only = [
+                    p for p, _ in files
+                ]  # (a diff's scope in which no config changed: entries of other recipes alike in both trees)
             cs = configs.load(root, config_list or None, cache_at, recipes=only, roots=roots)
         if yaml_paths:
             # a changed master config: lint the recipes it runs
@@ -339,6 +372,8 @@ def lint(
                     for s in e.scripts:
                         sp = cs.root / s
                         if str(sp.resolve()) not in have and not (opt.force_exclude and st.excluded(sp)):
+                            if opt.only is not None and _rel_to(sp, opt.only.root) not in opt.only.recipes:
+                                continue
                             have.add(str(sp.resolve()))
                             files.append((sp, display_path(sp)))
     result.configs = cs
@@ -379,7 +414,7 @@ def lint(
         found, result.files = _parallel(check_files, files, jobs, Project([], cs).sibling_key, opt.progress, analyzer.library)
     else:
         found, result.files = check_files(files, opt.progress)
-    project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs))
+    project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs, opt.only))
     result.unrun = [display_path(res.path) for res in result.files if not project.is_run(res) and res.launched]
     for rule in rules:
         raw.extend(rule.check_project(project))
@@ -499,7 +534,77 @@ def _documented(findings: list[Finding], show: bool) -> tuple[list[Finding], int
     return out, n
 
 
-def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt):
+def _rel_to(path: Path | str, top: Path) -> str | None:
+    """``path`` relative to the tree top ``top`` (links resolved), POSIX; None outside it."""
+    try:
+        return Path(os.path.realpath(path)).relative_to(os.path.realpath(top)).as_posix()
+    except ValueError:
+        return None
+
+
+def _in_scope(files: list[tuple[Path, str]], only: Only, resolved: dict[str, str]) -> list[tuple[Path, str]]:
+    top = os.path.realpath(only.root)
+    out = []
+    for p, d in files:
+        real = resolved.get(str(p)) or os.path.realpath(p)
+        try:
+            rel = Path(real).relative_to(top).as_posix()
+        except ValueError:
+            continue
+        if rel in only.recipes:
+            out.append((p, d))
+    return out
+
+
+def _only(sc, top: Path) -> Only | None:
+    if sc is None or sc.whole:
+        return None
+    return Only(top, frozenset(sc.head), frozenset(sc.entries), sc.configs_compared)
+
+
+def _tree_configs(paths: list[Path], opt: Options, tree: Path, bt):
+    """The ``ConfigSet`` a run over ``paths`` loads in ``tree`` (the work tree's top or the base's
+    export), as ``lint`` loads it (without restricting it to some recipes)."""
+    from recipelint.cache.store import cache_dir
+    from recipelint.sweep import configs
+
+    if not opt.use_configs or opt.points_for is not None:
+        return None
+    st = opt.settings
+    at_base = tree != bt.top
+    move = (lambda p: bt.map(p)) if at_base else (lambda p: p)
+    named = list(opt.config_paths or []) + [p for p in paths if _is_master_config(p)]
+    if not named and st.configs:
+        named = [st.base / c for c in st.configs]
+    config_list = [q for p in named if (q := move(p)) is not None and q.is_file()]
+    recipe_paths = [q for p in paths if not _is_yaml(p) and (q := move(p)) is not None]
+    anchor = (recipe_paths or [tree])[0]
+    root = configs.find_root(anchor)
+    if not config_list and root is None:
+        return None
+    roots = run_roots(paths, opt.search_roots) + ([bt.dir] if at_base else [])
+    return configs.load(root, config_list or None, cache_dir() if opt.cache else None, roots=roots)
+
+
+def diff_scope(paths: list[Path], opt: Options, bt):
+    """What the change from the base ``bt`` to the work tree can affect (``lint.scope``)."""
+    from recipelint.gitdiff import changed_paths
+    from recipelint.lint import scope
+    from recipelint.sweep import configs
+
+    changed = changed_paths(bt.commit, bt.top)
+    anchor = next((p for p in paths if not _is_yaml(p)), paths[0] if paths else Path("."))
+    return scope.compute(
+        bt.top,
+        bt.dir,
+        changed,
+        bt.renamed,
+        lambda tree: _tree_configs(paths, opt, tree, bt),
+        configs.find_root(anchor),
+    )
+
+
+def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt, sc=None):
     """``--diff-base``: lint the merge base's tree the same way (same settings, the same paths and
     configs mapped into it) and keep the findings it does not have."""
     from recipelint.lint.fingerprint import rel_path, subtract
@@ -514,6 +619,7 @@ def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt)
     base_opt = replace(
         opt,
         diff_base=None,
+        only=None if sc is None or sc.whole else Only(bt.dir, frozenset(sc.base), frozenset(sc.entries), sc.configs_compared),
         config_paths=base_configs or None,
         settings=replace(st, path=mapped_settings) if mapped_settings is not None else st,
         # (the export of the base is laid out like the work tree's top: read it as the work tree is read)
@@ -532,9 +638,27 @@ def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt)
     return subtract(grouped, base, head_rel, base_rel)
 
 
-def _entry_scope(paths: list[Path], cs):
+def _entry_scope(paths: list[Path], cs, only: Only | None = None):
     """Whether a master-config entry belongs to a run over ``paths``: its config file, or a
-    recipe it runs (or names), is one of the paths or lies under one of them."""
+    recipe it runs (or names), is one of the paths or lies under one of them — and, for a
+    diff's scope (``only``), the entry changed or runs (or names) a recipe of the scope."""
+    within = _paths_scope(paths, cs)
+    if only is None:
+        return within
+
+    def scoped(e) -> bool:
+        if not within(e):
+            return False
+        if (_rel_to(e.path, only.root), e.key) in only.entries:
+            return True
+        named = [*e.resolved, *((cs.root / m) for m in e.missing if cs.root is not None)]
+        return any(_rel_to(r, only.root) in only.recipes for r in named)
+
+    return scoped
+
+
+def _paths_scope(paths: list[Path], cs):
+    """Whether an entry's config file, or a recipe it runs or names, is one of ``paths`` or under one."""
     roots = []
     for p in paths:
         try:

@@ -1,0 +1,322 @@
+"""Diff mode's scope: what a change can affect, so that only that is analysed, at base and at head.
+
+``--diff-base``, ``--pre-commit``, ``changes --base`` and ``--summary-file`` report what a change
+did.  A finding of a file the change cannot affect is the same in the base and in the work tree
+and would be subtracted away, so such a file need not be analysed in either tree.  The change
+affects, and the scope holds:
+
+* the recipes that changed (added, edited, deleted);
+* the recipes that source (or run) a changed file: every file whose text names a changed file's
+  base name, followed through the files that name those (a library sourced by a library);
+* the recipes whose sweep points changed — an entry of a master config edited, added or removed,
+  ``runners.yaml`` or a dispatch workflow changed, a recipe added or removed that an entry's
+  name resolution now finds — compared point by point (label without its line, environment);
+* the family of each of those (the same recipe name with another hardware token, in its folder):
+  their parity findings (RL401, RL101) compare them with the recipe that changed;
+* the master-config entries that changed or run a recipe of the scope (RL506, RL703).
+
+A change to something every recipe depends on — recipelint's settings, the repository's engine
+pins, the policy checklist or its waivers, a runner's launch script — makes the scope the whole
+tree.  ``Scope.summary`` says how much was analysed and why.  ``tests/test_scope.py`` and
+``tools/diff_scope_equivalence.py`` check that the scoped diff equals the whole-tree diff, the
+latter on real histories.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from recipelint.cache.results import SKIP_DIRS
+from recipelint.engines import facts
+from recipelint.lint.fingerprint import point_id
+
+#: the largest file whose text is searched for the names of changed files (a sourced file is
+#: at most this large in practice; larger ones are data)
+MAX_SEARCHED = 1 << 20
+#: more files than this in the tree: every one is taken as affected (the search is not bounded)
+MAX_SEARCH_FILES = 20_000
+
+#: settings files (``lint.settings.find``) and pins (``engines.pins.PATTERNS``): read for every recipe
+_SETTINGS = (".recipelint.yaml", ".recipelint.yml")
+
+
+@dataclass(slots=True)
+class Scope:
+    """What a diff-mode run analyses.  ``whole``: everything (``why`` says what made it so);
+    else ``head``/``base``: the recipes (paths relative to each tree's top, POSIX) analysed in
+    the work tree and in the base's export, and ``entries``: the (config path relative to the
+    top, entry key) pairs whose findings are reported."""
+
+    whole: bool = False
+    why: list[str] = field(default_factory=list)
+    head: set[str] = field(default_factory=set)
+    base: set[str] = field(default_factory=set)
+    entries: set[tuple[str, str]] = field(default_factory=set)
+    changed: list[str] = field(default_factory=list)
+    #: why each path of the scope is in it ("changed", "names benchmark_lib.sh", ...)
+    reason: dict[str, str] = field(default_factory=dict)
+    #: whether the sweep points were compared (a config, a workflow or the recipes' names changed)
+    configs_compared: bool = False
+
+    def summary(self, analysed: list[str], total: int | None = None) -> str:
+        """One line for people: how much was analysed (``analysed``: the recipes of the scope a
+        run checked, relative to the top), and why."""
+        if self.whole:
+            return f"diff mode: the whole tree analysed at base and head ({'; '.join(self.why)})"
+        if not self.changed:
+            return "diff mode: no file changed since the base: nothing analysed"
+        if not analysed:
+            return (
+                f"diff mode: {_count(len(self.changed), 'file')} changed, none of them a recipe or read by one: nothing analysed"
+            )
+        by: dict[str, int] = {}
+        for rel in analysed:
+            why = self.reason.get(rel, "changed")
+            by[why] = by.get(why, 0) + 1
+        parts = [f"{n} {why}" for why, n in sorted(by.items(), key=lambda kv: (kv[0] != "changed", -kv[1], kv[0]))]
+        of = f" of {total}" if total is not None else ""
+        return (
+            f"diff mode: {_count(len(analysed), 'recipe')}{of} analysed at base and head "
+            f"({', '.join(parts)}; {_count(len(self.changed), 'file')} changed)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Only:
+    """A run restricted to a scope, in one tree: the recipes analysed (paths relative to ``root``,
+    the tree's top), the master-config entries reported ((config path relative to ``root``,
+    key)), and whether the master configs changed (then every entry is read, as in a run over the
+    whole tree, so that a changed entry's config problems are found in both trees)."""
+
+    root: Path
+    recipes: frozenset[str]
+    entries: frozenset[tuple[str, str]]
+    configs_changed: bool
+
+    def key(self) -> tuple:
+        return (sorted(self.recipes), sorted(self.entries), self.configs_changed)
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
+def renamed_candidates(name: str, groups: list[list[str]], across_groups: bool) -> list[str]:
+    """The file names of ``name``'s siblings (another hardware token of the same group in the
+    name) or, ``across_groups``, of its family (any other hardware token): candidates, whether
+    or not such files exist (``rulebase.Project.siblings``/``family`` look them up)."""
+    tokens = re.split(r"([_.-])", name)
+    every = [hw for group in groups for hw in group]
+    out: list[str] = []
+    for i, tok in enumerate(tokens):
+        for group in groups:
+            if tok.lower() in group:
+                for other in every if across_groups else group:
+                    if other == tok.lower():
+                        continue
+                    cand = "".join(tokens[:i] + [other] + tokens[i + 1 :])
+                    if cand not in out:
+                        out.append(cand)
+    return out
+
+
+def _global(rel: str, config_root: str) -> str | None:
+    """Why a change to ``rel`` affects every recipe, or None."""
+    name = rel.rsplit("/", 1)[-1]
+    if name in _SETTINGS:
+        return f"recipelint's settings {rel} changed"
+    from recipelint.engines.pins import PATTERNS
+
+    if any(fnmatch.fnmatchcase(name, pat) for pat in PATTERNS):
+        return f"{rel} changed (engine pins{' and settings' if name == 'pyproject.toml' else ''})"
+    pol = facts.load("policy")
+    under = rel[len(config_root) + 1 :] if config_root and rel.startswith(config_root + "/") else rel
+    if under == pol["enabled_by"] or (under.startswith(pol["waiver_dir"].rstrip("/") + "/") and under.endswith(".md")):
+        return f"the review policy {rel} changed"
+    if under.startswith("runners/") and under.endswith(".sh") and under.count("/") == 1:
+        return f"the runner launcher {rel} changed"
+    return None
+
+
+def _texts(top: Path) -> dict[str, bytes] | None:
+    """Every regular file under ``top`` up to ``MAX_SEARCHED`` (folders of ``SKIP_DIRS`` not
+    entered, links not followed), by path relative to ``top``; None beyond ``MAX_SEARCH_FILES``."""
+    out: dict[str, bytes] = {}
+    base = os.path.abspath(top)
+    cut = len(base) + 1
+    stack = [base]
+    while stack:
+        d = stack.pop()
+        try:
+            with os.scandir(d) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    if e.name not in SKIP_DIRS:
+                        stack.append(e.path)
+                    continue
+                if not e.is_file(follow_symlinks=False) or e.stat(follow_symlinks=False).st_size > MAX_SEARCHED:
+                    continue
+                if len(out) >= MAX_SEARCH_FILES:
+                    return None
+                from recipelint.files import Refused, read_regular
+
+                try:
+                    out[e.path[cut:].replace(os.sep, "/")] = read_regular(e.path, MAX_SEARCHED)
+                except Refused:
+                    continue
+            except OSError:
+                continue
+    return out
+
+
+def point_signature(points) -> tuple:
+    """What a recipe's sweep points are, without the config lines they were read from."""
+    out = []
+    for p in points or ():
+        env = tuple(sorted((k, repr(v)) for k, v in p.env.items()))
+        out.append((point_id(p.label), p.config_key, env))
+    return tuple(out)
+
+
+def _rel(path: str | Path, top: Path) -> str | None:
+    try:
+        return Path(os.path.realpath(path)).relative_to(os.path.realpath(top)).as_posix()
+    except ValueError:
+        return None
+
+
+def _config_view(cs, top: Path) -> tuple[dict[str, tuple], dict[tuple[str, str], tuple], set[str]]:
+    """(recipe → its points' signature, (config, key) → the entry's signature, the config files)
+    of a ``ConfigSet``, paths relative to ``top``."""
+    scripts: dict[str, tuple] = {}
+    for real, pts in cs.by_script.items():
+        rel = _rel(real, top)
+        if rel is not None:
+            scripts[rel] = point_signature(pts)
+    entries: dict[tuple[str, str], tuple] = {}
+    for e in cs.entries:
+        rel = _rel(e.path, top) or str(e.path)
+        resolved = tuple(sorted(r for x in e.resolved if (r := _rel(x, top)) is not None))
+        entries[(rel, e.key)] = (
+            e.runner,
+            e.framework,
+            e.multinode,
+            e.image,
+            tuple(e.scripts),
+            resolved,
+            tuple(e.missing),
+            point_signature(e.points),
+        )
+    files = {r for f in cs.files if (r := _rel(f, top)) is not None}
+    return scripts, entries, files
+
+
+def compute(
+    top: Path,
+    base_dir: Path,
+    changed: list[str],
+    renamed: dict[str, str],
+    configs_of: Callable[[Path], object] | None,
+    config_root: Path | None,
+) -> Scope:
+    """The scope of a change between the base (exported under ``base_dir``, laid out like the work
+    tree ``top``) and the work tree.  ``changed``: paths relative to ``top`` whose content differs
+    (``gitdiff.changed_paths``); ``renamed``: base path → work-tree path; ``configs_of(tree_top)``:
+    the ``ConfigSet`` a run over that tree loads (None: no master configs)."""
+    sc = Scope(changed=list(changed))
+    if not changed:
+        return sc
+    croot = _rel(config_root, top) if config_root is not None else ""
+    croot = "" if croot in (None, ".") else croot
+    for rel in changed:
+        why = _global(rel, croot or "")
+        if why is not None:
+            sc.whole = True
+            sc.why.append(why)
+            return sc
+    texts = _texts(top)
+    if texts is None:
+        sc.whole = True
+        sc.why.append(f"more than {MAX_SEARCH_FILES} files to search for what sources a changed file")
+        return sc
+
+    def exists_base(rel: str) -> bool:
+        return os.path.lexists(base_dir / rel)
+
+    def exists_head(rel: str) -> bool:
+        return os.path.lexists(top / rel)
+
+    affected: dict[str, str] = {}
+
+    def add(rel: str, why: str) -> None:
+        if rel not in affected:
+            affected[rel] = why
+
+    # the files that changed, and what names them, followed (a library sourced by a library)
+    seen_names: set[str] = set()
+    work = [rel for rel in changed]
+    for rel in changed:
+        add(rel, "changed")
+    while work:
+        rel = work.pop()
+        name = rel.rsplit("/", 1)[-1]
+        if not name or name in seen_names:
+            continue
+        seen_names.add(name)
+        needle = name.encode("utf-8", "surrogateescape")
+        for other, data in texts.items():
+            if other not in affected and needle in data:
+                add(other, f"names {name}")
+                work.append(other)
+    # sweep points: compared entry by entry when something they come from may have changed
+    one_sided = [r for r in changed if exists_head(r) != exists_base(r)]
+    entries: set[tuple[str, str]] = set()
+    if configs_of is not None and (
+        any(r.endswith((".yaml", ".yml")) for r in changed) or any(r.endswith(".sh") for r in one_sided)
+    ):
+        sc.configs_compared = True
+        head_cs = configs_of(top)
+        base_cs = configs_of(base_dir)
+        hs, he, hf = _config_view(head_cs, top) if head_cs is not None else ({}, {}, set())
+        bs, be, bf = _config_view(base_cs, base_dir) if base_cs is not None else ({}, {}, set())
+        back = {v: k for k, v in renamed.items()}
+        for rel in set(hs) | {renamed.get(r, r) for r in bs}:
+            if hs.get(rel) != bs.get(back.get(rel, rel)):
+                add(rel, "sweep points changed")
+        for key in set(he) | set(be):
+            if he.get(key) != be.get(key):
+                entries.add(key)
+                for side in (he.get(key), be.get(key)):
+                    if side is not None:
+                        for s in side[5]:
+                            add(s, "sweep points changed")
+    # the family of each: parity rules compare them with it
+    groups = facts.load("parity")["hardware_groups"]
+    for rel in sorted(affected):
+        folder, _, name = rel.rpartition("/")
+        for cand in renamed_candidates(name, groups, across_groups=True):
+            crel = f"{folder}/{cand}" if folder else cand
+            if crel not in affected and (exists_head(crel) or exists_base(back_rel(crel, renamed))):
+                affected[crel] = "a sibling changed"
+    sc.head = {r for r in affected if exists_head(r)}
+    sc.base = {b for r in affected if exists_base(b := back_rel(r, renamed))}
+    sc.entries = entries
+    sc.reason = affected
+    return sc
+
+
+def back_rel(rel: str, renamed: dict[str, str]) -> str:
+    """The base's path of the work tree's ``rel`` (a file renamed since the base)."""
+    for b, h in renamed.items():
+        if h == rel:
+            return b
+    return rel

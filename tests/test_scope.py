@@ -1,0 +1,201 @@
+"""Diff mode's scope (``lint.scope``): only what a change can affect is analysed, and the result is
+the whole-tree diff's.
+
+A small benchmark repository (the seed's recipes, their master config, the sourced library, and an
+unrelated recipe with its own entry) gets one kind of change per test; each test says what the
+scope must hold, and checks that the scoped diff reports exactly what the whole-tree diff reports.
+``tools/diff_scope_equivalence.py`` checks the same on real histories.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from recipelint.lint.check import Options, lint
+from recipelint.lint.settings import find, load
+from recipelint.report.jsonfmt import render_json
+
+SEED = Path(__file__).resolve().parent.parent / "fixtures" / "seed"
+B200 = "benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh"
+B300 = "benchmarks/single_node/agentic/dsv4_fp4_b300_vllm.sh"
+OTHER = "benchmarks/single_node/agentic/glm5_fp8_h200.sh"  # (the h200-cw launcher adds no framework suffix)
+
+OTHER_ENTRY = """
+glm5-fp8-h200-vllm-agentic:
+  image: vllm/vllm-openai:v0.25.1
+  model: zai-org/GLM-5
+  model-prefix: glm5
+  runner: cluster:h200-cw
+  precision: fp8
+  framework: vllm
+  multinode: false
+  scenarios:
+    agentic-coding:
+    - search-space:
+      - { tp: 8, conc-list: [4, 8] }
+"""
+
+OTHER_RECIPE = """#!/usr/bin/env bash
+source "$(dirname "$0")/../../benchmark_lib.sh"
+check_env_vars MODEL TP CONC
+vllm serve "$MODEL" --tensor-parallel-size "$TP" --max-num-seqs "$CONC" \\
+    --tool-call-parser glm47 --enable-auto-tool-choice --reasoning-parser glm45 &
+"""
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "HOME": str(repo),
+        "PATH": "/usr/bin:/bin",
+    }
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True, env=env).stdout
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("RECIPELINT_CACHE_DIR", str(tmp_path / "cache"))
+    r = tmp_path / "r"
+    shutil.copytree(SEED, r, ignore=shutil.ignore_patterns("expected*"))
+    (r / OTHER).write_text(OTHER_RECIPE)
+    with (r / "configs/nvidia-master.yaml").open("a") as fh:
+        fh.write(OTHER_ENTRY)
+    with (r / "configs/runners.yaml").open("a") as fh:
+        fh.write("  cluster:h200-cw: {available-cpu-dram-mib: 2_000_000, gpus-per-node: 8}\n")
+    runners = (r / "configs/runners.yaml").read_text()
+    (r / "configs/runners.yaml").write_text(runners.replace("labels:\n", "labels:\n  cluster:h200-cw: [h200-cw_00]\n"))
+    (r / "README.md").write_text("a benchmark repository\n")
+    _git(r, "init", "-q", "-b", "main")
+    _git(r, "add", "-A")
+    _git(r, "commit", "-qm", "one")
+    monkeypatch.chdir(r)
+    return r
+
+
+def _both(paths=(".",)):
+    """(the scoped diff's result, the whole-tree diff's result) since ``main``."""
+    ps = [Path(p) for p in paths]
+    opt = Options(diff_base="main", settings=load(find(ps[0])), cache=True, jobs=1)
+    scoped = lint(ps, options=opt)
+    whole = lint(ps, options=replace(opt, scoped=False))
+    return scoped, whole
+
+
+def _same(scoped, whole) -> list:
+    found = json.loads(render_json(scoped.findings))
+    assert found == json.loads(render_json(whole.findings))
+    assert json.loads(render_json(scoped.fixed)) == json.loads(render_json(whole.fixed))
+    return found
+
+
+def _analysed(result) -> list[str]:
+    return sorted(Path(res.path).resolve().relative_to(Path.cwd().resolve()).as_posix() for res in result.files)
+
+
+def test_nothing_changed_analyses_nothing(repo):
+    scoped, whole = _both()
+    assert _analysed(scoped) == [] and scoped.scope_note == "diff mode: no file changed since the base: nothing analysed"
+    assert _same(scoped, whole) == []
+
+
+def test_a_file_no_recipe_reads_analyses_nothing(repo):
+    (repo / "README.md").write_text("changed\n")
+    (repo / "notes.txt").write_text("untracked\n")
+    scoped, whole = _both()
+    assert _analysed(scoped) == []
+    assert "2 files changed, none of them a recipe or read by one" in scoped.scope_note
+    assert _same(scoped, whole) == []
+
+
+def _drop(path: Path, line: str) -> None:
+    text = path.read_text()
+    assert line in text
+    path.write_text(text.replace(line, ""))
+
+
+def test_an_edited_recipe_is_analysed_with_its_siblings_only(repo):
+    _drop(repo / B200, "    --reasoning-parser deepseek_v4\n")
+    scoped, whole = _both()
+    assert _analysed(scoped) == [B200, B300]  # (not the unrelated recipe, nor the library)
+    # (the b300 recipe's comments name the b200 one: found by the name before the sibling rule)
+    assert "2 recipes analysed at base and head (1 changed, 1 names dsv4_fp4_b200_vllm.sh; 1 file changed)" in scoped.scope_note
+    found = _same(scoped, whole)
+    assert any(f["code"] == "RL401" and f["location"]["path"].endswith("b200_vllm.sh") for f in found)
+
+
+def test_a_sibling_finding_caused_by_the_change_is_reported(repo):
+    # the b300 recipe guards against a DP/TP mismatch the b200 one lacks (RL401 on b200); drop the
+    # guard from b300: the finding on b200 goes away (fixed), reported through the sibling
+    b300 = repo / B300
+    text = b300.read_text()
+    start = text.index('if [ "$DP_ATTENTION" = "true" ] && [ $((2 * CONC % TP))')
+    b300.write_text(text[:start] + text[text.index("fi\n", start) + 3 :])
+    scoped, whole = _both()
+    assert B200 in _analysed(scoped)
+    _same(scoped, whole)
+    assert any(f.code == "RL401" for f in scoped.fixed)
+
+
+def test_a_changed_library_reaches_every_recipe_that_sources_it(repo):
+    lib = repo / "benchmarks/benchmark_lib.sh"
+    lib.write_text(lib.read_text() + "\n# a comment\n")
+    scoped, whole = _both()
+    assert _analysed(scoped) == ["benchmarks/benchmark_lib.sh", B200, B300, OTHER]
+    assert "names benchmark_lib.sh" in scoped.scope_note
+    _same(scoped, whole)
+
+
+def test_a_config_entry_change_reaches_its_recipe_and_not_the_others(repo):
+    cfg = repo / "configs/nvidia-master.yaml"
+    cfg.write_text(cfg.read_text().replace("{ tp: 8, conc-list: [4, 8] }", "{ tp: 8, conc-list: [4, 8, 16] }"))
+    scoped, whole = _both()
+    assert _analysed(scoped) == [OTHER]
+    assert "sweep points changed" in scoped.scope_note
+    _same(scoped, whole)
+
+
+def test_a_deleted_recipe_its_entry_still_runs_is_reported(repo):
+    (repo / OTHER).unlink()
+    scoped, whole = _both()
+    found = _same(scoped, whole)
+    assert any(f["code"] == "RL506" and "does not exist" in f["message"] for f in found)
+
+
+def test_a_new_recipe_is_analysed(repo):
+    new = repo / "benchmarks/single_node/agentic/dsv4_fp4_h200_sglang.sh"
+    new.write_text("#!/usr/bin/env bash\npython3 -m sglang.launch_server --model-path x --tp-size 8 --no-such-flag 1 &\n")
+    scoped, whole = _both()
+    assert "benchmarks/single_node/agentic/dsv4_fp4_h200_sglang.sh" in _analysed(scoped)
+    found = _same(scoped, whole)
+    assert any(f["code"] == "RL601" for f in found)
+
+
+def test_settings_widen_the_scope_to_the_whole_tree(repo):
+    (repo / ".recipelint.yaml").write_text("ignore: [RL401]\n")
+    scoped, whole = _both()
+    assert scoped.scope.whole and "recipelint's settings .recipelint.yaml changed" in scoped.scope_note
+    _same(scoped, whole)
+
+
+def test_a_runner_launcher_widens_the_scope(repo):
+    (repo / "runners").mkdir()
+    (repo / "runners/launch_b200-dgxc.sh").write_text("#!/usr/bin/env bash\nexport EXTRA=1\n")
+    scoped, whole = _both(["benchmarks"])
+    assert scoped.scope.whole and "runner launcher" in scoped.scope_note
+    _same(scoped, whole)
+
+
+def test_paths_named_bound_the_scope(repo):
+    _drop(repo / B200, "    --reasoning-parser deepseek_v4\n")
+    scoped, whole = _both([B200])
+    assert _analysed(scoped) == [B200]
+    _same(scoped, whole)

@@ -1,0 +1,138 @@
+"""Check on a real history that diff mode's scope changes nothing: for commits picked at random,
+``check --diff-base PARENT`` with the scope (``lint.scope``) must report exactly what the
+whole-tree diff reports (both trees analysed in full).
+
+    python tools/diff_scope_equivalence.py --repo /path/to/InferenceX --commits 200 [--seed 1]
+        [--out results.jsonl] [--paths .] [--jobs 2]
+
+Each commit is checked out (detached) in a scratch clone of ``--repo``; the run compares it with
+its first parent, as the pre-commit hook compares a commit with HEAD and the Action a pull
+request with its base.  One JSON line per commit goes to ``--out`` (appended: an interrupted run
+resumes where it stopped, skipping commits already there): the commit, how many files changed, the
+scope (whole tree or how many recipes), the findings of both ways, whether they agree, and the CPU
+each way took.  When the scope is the whole tree the two ways are one computation and the
+whole-tree run is not repeated (``"by": "construction"``), unless ``--recheck-whole``.
+
+A development tool: it runs git (clone, checkout) on a repository you name, never recipelint on
+anything but that checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def _findings(found) -> list[str]:
+    from recipelint.report.jsonfmt import render_json
+
+    return [json.dumps(f, sort_keys=True) for f in json.loads(render_json(found))]
+
+
+def check_commit(clone: Path, commit: str, paths: list[str], jobs: int, recheck_whole: bool) -> dict:
+    from recipelint.lint.check import Options, lint
+    from recipelint.lint.settings import find, load
+
+    _git(clone, "checkout", "-q", "--detach", "-f", commit)
+    _git(clone, "clean", "-qfdx")
+    parent = _git(clone, "rev-parse", f"{commit}^").strip()
+    changed = [n for n in _git(clone, "diff", "--name-only", parent, commit).splitlines() if n]
+    os.chdir(clone)
+    ps = [Path(p) for p in paths]
+    st = load(find(ps[0]))
+    opt = Options(diff_base=parent, settings=st, jobs=jobs, cache=True)
+    t0 = time.process_time()
+    scoped = lint(ps, options=opt)
+    t_scoped = time.process_time() - t0
+    sc = scoped.scope
+    row = {
+        "commit": commit,
+        "parent": parent,
+        "changed": len(changed),
+        "whole": bool(sc is not None and sc.whole),
+        "scope": sorted(sc.head | sc.base) if sc is not None and not sc.whole else None,
+        "why": scoped.scope_note,
+        "scoped_findings": _findings(scoped.findings),
+        "scoped_fixed": _findings(scoped.fixed),
+        "cpu_scoped": round(t_scoped, 3),
+    }
+    if row["whole"] and not recheck_whole:
+        row.update(by="construction", agree=True)
+        return row
+    t0 = time.process_time()
+    whole = lint(ps, options=replace(opt, scoped=False))
+    row["cpu_whole"] = round(time.process_time() - t0, 3)
+    row["whole_findings"] = _findings(whole.findings)
+    row["whole_fixed"] = _findings(whole.fixed)
+    row["by"] = "comparison"
+    row["agree"] = row["whole_findings"] == row["scoped_findings"] and row["whole_fixed"] == row["scoped_fixed"]
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repo", type=Path, required=True)
+    ap.add_argument("--commits", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=Path("diff-scope-equivalence.jsonl"))
+    ap.add_argument("--paths", nargs="*", default=["."])
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--recheck-whole", action="store_true")
+    ap.add_argument("--rev", default="HEAD", help="the history to pick from (first-parent commits of this revision)")
+    args = ap.parse_args(argv)
+
+    repo = args.repo.resolve()
+    out = args.out.resolve()
+    history = _git(repo, "rev-list", "--first-parent", "--min-parents=1", args.rev).split()
+    picked = random.Random(args.seed).sample(history, min(args.commits, len(history)))
+    done = set()
+    if out.exists():
+        for line in out.read_text().splitlines():
+            try:
+                done.add(json.loads(line)["commit"])
+            except (ValueError, KeyError):
+                continue
+    work = Path(tempfile.mkdtemp(prefix="rl-equiv-"))
+    os.environ.setdefault("RECIPELINT_CACHE_DIR", str(work / "cache"))
+    clone = work / "repo"
+    subprocess.run(["git", "clone", "-q", "--no-checkout", str(repo), str(clone)], check=True)
+    import gc
+
+    from recipelint.cli import GC_THRESHOLDS
+
+    gc.set_threshold(*GC_THRESHOLDS)
+    n_ok = n_bad = 0
+    for i, commit in enumerate(picked, 1):
+        if commit in done:
+            continue
+        try:
+            row = check_commit(clone, commit, args.paths, args.jobs, args.recheck_whole)
+        except Exception as e:  # (a commit recipelint cannot check: said, and the run goes on)
+            row = {"commit": commit, "error": f"{type(e).__name__}: {e}"}
+        with out.open("a") as fh:
+            fh.write(json.dumps(row) + "\n")
+        ok = row.get("agree")
+        n_ok += ok is True
+        n_bad += ok is False
+        scope = "whole" if row.get("whole") else f"{len(row.get('scope') or [])} recipes"
+        print(f"{i}/{len(picked)} {commit[:9]} changed {row.get('changed')} scope {scope} "
+              f"{'agree' if ok else 'DIFFER' if ok is False else row.get('error')} "
+              f"cpu {row.get('cpu_scoped')} vs {row.get('cpu_whole', '-')}", file=sys.stderr, flush=True)  # fmt: skip
+    print(f"agree {n_ok}, differ {n_bad}", file=sys.stderr)
+    return 1 if n_bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
