@@ -35,6 +35,16 @@ def _git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
+def _fixed(fixed) -> list[str]:
+    """The base's findings a change removed, by what they are (a base-tree file's path is in the
+    export, or, for a file alike in both trees, in the work tree)."""
+    out = []
+    for f in fixed:
+        path = f.span.path.split("/tree/", 1)[1] if "/tree/" in f.span.path else f.span.path
+        out.append(json.dumps([f.code, path, f.key, f.message, list(f.points)]))
+    return sorted(out)
+
+
 def _findings(found) -> list[str]:
     from recipelint.report.jsonfmt import render_json
 
@@ -65,7 +75,7 @@ def check_commit(clone: Path, commit: str, paths: list[str], jobs: int, recheck_
         "scope": sorted(sc.head | sc.base) if sc is not None and not sc.whole else None,
         "why": scoped.scope_note,
         "scoped_findings": _findings(scoped.findings),
-        "scoped_fixed": _findings(scoped.fixed),
+        "scoped_fixed": _fixed(scoped.fixed),
         "cpu_scoped": round(t_scoped, 3),
     }
     if row["whole"] and not recheck_whole:
@@ -75,7 +85,7 @@ def check_commit(clone: Path, commit: str, paths: list[str], jobs: int, recheck_
     whole = lint(ps, options=replace(opt, scoped=False))
     row["cpu_whole"] = round(time.process_time() - t0, 3)
     row["whole_findings"] = _findings(whole.findings)
-    row["whole_fixed"] = _findings(whole.fixed)
+    row["whole_fixed"] = _fixed(whole.fixed)
     row["by"] = "comparison"
     row["agree"] = row["whole_findings"] == row["scoped_findings"] and row["whole_fixed"] == row["scoped_fixed"]
     return row

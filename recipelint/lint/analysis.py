@@ -60,6 +60,8 @@ class FileResult:
     #: commands named by an option word: a continued command's lost continuation
     #: (recipelint.bash.continuations)
     strays: list = field(default_factory=list)
+    #: a worker's result, without its paths (``lint.check._run_chunk``): not reusable for rules
+    slim: bool = False
 
     @property
     def launches(self) -> list[Launch]:

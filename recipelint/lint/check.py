@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from recipelint.cache.results import SKIP_DIRS  # (one list for the walk and the cache key)
 from recipelint.lint.findings import Finding, Related, group
-from recipelint.lint.scope import Only
+from recipelint.lint.scope import SIBLING, Only, back_rel
 from recipelint.lint.settings import Settings
 
 if TYPE_CHECKING:  # the analysis stack is imported when a run needs it (not on a cache hit)
@@ -53,6 +53,8 @@ class LintResult:
     skipped: list[Path] = field(default_factory=list)
     #: the engine pins of the repository that disagree (none of them is used), one line each
     pin_notes: list[str] = field(default_factory=list)
+    #: the recipes checked (also for a result from the cache)
+    checked: list[Path] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -81,6 +83,12 @@ class Options:
     #: analyse only these recipes (paths relative to the tree top ``only[0]``) and report only
     #: these master-config entries ((config path relative to the top, key)): a diff's scope
     only: Only | None = None
+    #: a diff's base run: the work tree's analyses of recipes that are alike in both trees (same
+    #: text, sourced files and sweep points), by path relative to ``only.root``: not analysed again
+    reuse: dict[str, FileResult] | None = None
+    #: the tree the ``reuse`` analyses were made in (they keep its paths; the findings made from
+    #: them are matched as this tree's: ``_new_since_base``)
+    reuse_top: Path | None = None
 
 
 def run_roots(paths: list[Path], search_roots: list[Path] | None = None) -> list[Path]:
@@ -267,11 +275,11 @@ def lint(
             sc = diff_scope(paths, opt, bt) if opt.scoped else None
             head_opt = replace(opt, diff_base=None, only=_only(sc, bt.top))
             result = lint(paths, analyzer=analyzer, options=head_opt)
-            result.findings, result.fixed = _new_since_base(result.findings, paths, opt, bt, sc)
+            result.findings, result.fixed = _new_since_base(result.findings, paths, opt, bt, sc, result.files)
             result.base_commit = bt.commit
             if sc is not None:
                 result.scope = sc
-                analysed = sorted(r for res in result.files if (r := _rel_to(res.path, bt.top)) is not None)
+                analysed = sorted(r for p in result.checked if (r := _rel_to(p, bt.top)) is not None)
                 result.scope_note = sc.summary(analysed)
         finally:
             bt.cleanup()
@@ -300,6 +308,7 @@ def lint(
     files = collect(recipe_paths, st, opt.force_exclude, resolved) if recipe_paths else []
     if opt.only is not None:
         files = _in_scope(files, opt.only, resolved)
+    result.checked = [p for p, _ in files]
     cache_key = None
     from recipelint.engines import facts
 
@@ -377,6 +386,7 @@ def lint(
                             have.add(str(sp.resolve()))
                             files.append((sp, display_path(sp)))
     result.configs = cs
+    result.checked = [p for p, _ in files]
 
     def points(path: Path, display: str):
         pts = cs.points_for(path) if opt.points_for is None else None
@@ -388,7 +398,19 @@ def lint(
         return lambda text: declared.apply(unconfigured_points(display, text, st.profile, found, defaults), path)
 
     def analyze_file(path: Path, display: str) -> FileResult:
+        if opt.reuse:
+            same = opt.reuse.get(_rel_to(path, opt.only.root) if opt.only is not None else "")
+            if same is not None:  # (its siblings are looked up in this tree: ``home``)
+                return same
         return analyzer.analyze(path, display, points(path, display))
+
+    home = None
+    if opt.reuse and opt.reuse_top is not None and opt.only is not None:
+        # a result taken from the work tree keeps its paths; its siblings are this tree's
+        homes = {id(res): opt.only.root / rel for rel, res in opt.reuse.items()}
+
+        def home(res: FileResult) -> Path:
+            return homes.get(id(res), res.path)
 
     def analyze_other(path: Path) -> FileResult:
         return analyze_file(path, display_path(path))
@@ -399,7 +421,7 @@ def lint(
             results.append(analyze_file(path, display))
             if progress is not None:
                 progress(len(results), len(chunk))
-        project = Project(results, cs, analyze_other)
+        project = Project(results, cs, analyze_other, home=home)
         found = []
         for res in results:
             # a recipe no master-config entry runs: its points are invented, only checks that
@@ -414,7 +436,7 @@ def lint(
         found, result.files = _parallel(check_files, files, jobs, Project([], cs).sibling_key, opt.progress, analyzer.library)
     else:
         found, result.files = check_files(files, opt.progress)
-    project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs, opt.only))
+    project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs, opt.only), home=home)
     result.unrun = [display_path(res.path) for res in result.files if not project.is_run(res) and res.launched]
     for rule in rules:
         raw.extend(rule.check_project(project))
@@ -604,7 +626,7 @@ def diff_scope(paths: list[Path], opt: Options, bt):
     )
 
 
-def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt, sc=None):
+def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt, sc=None, head=None):
     """``--diff-base``: lint the merge base's tree the same way (same settings, the same paths and
     configs mapped into it) and keep the findings it does not have."""
     from recipelint.lint.fingerprint import rel_path, subtract
@@ -625,13 +647,29 @@ def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt,
         # (the export of the base is laid out like the work tree's top: read it as the work tree is read)
         search_roots=[*opt.search_roots, bt.dir],
     )
+    if sc is not None and not sc.whole and head is not None:
+        alike = {back_rel(r, bt.renamed) for r, why in sc.reason.items() if why == SIBLING}
+        base_opt = replace(
+            base_opt,
+            reuse_top=bt.top,
+            reuse={
+                back_rel(rel, bt.renamed): res
+                for res in head
+                if not res.slim and (rel := _rel_to(res.path, bt.top)) is not None and back_rel(rel, bt.renamed) in alike
+            },
+        )
     base = lint(base_paths, options=base_opt).findings if base_paths else []
     renamed = bt.renamed
 
     def head_rel(path: str) -> str:
         return rel_path(path, bt.top)
 
+    base_dir, top = str(bt.dir) + os.sep, str(bt.top) + os.sep
+
     def base_rel(path: str) -> str:
+        full = os.path.abspath(path)
+        if full.startswith(top) and not full.startswith(base_dir):
+            return rel_path(path, bt.top)  # (a finding on the work tree's analysis of a file alike in both: ``reuse``)
         rel = rel_path(path, bt.dir)
         return renamed.get(rel, rel)
 
@@ -742,6 +780,7 @@ def _run_chunk(chunk):
     found, results = _WORK(chunk)
     for res in results:  # what the parent needs: sources (suppressions), points (--diff-base)
         res.launched = bool(res.launches)
+        res.slim = True
         for pr in res.points:
             pr.paths = []
     # and the files the worker's library read (the result cache checks them)

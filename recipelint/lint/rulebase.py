@@ -431,8 +431,11 @@ class FileContext:
 class Project:
     """All files of a run, with sibling lookup."""
 
-    def __init__(self, results: list[FileResult], configs=None, analyze=None, scope=None):
+    def __init__(self, results: list[FileResult], configs=None, analyze=None, scope=None, home=None):
         self.results = results
+        #: home(result) -> where the result's file is in the tree checked (a diff's base run
+        #: reuses the work tree's analysis of a file alike in both; None: ``result.path``)
+        self._home = home
         self.configs = configs
         #: scope(entry) -> whether the run reports on a master-config entry (None: every entry)
         self._scope = scope
@@ -506,24 +509,19 @@ class Project:
         return self._renamed(result, across_groups=True)
 
     def _renamed(self, result: FileResult, across_groups: bool) -> list[FileResult]:
-        name = result.path.name
+        from recipelint.lint.scope import renamed_candidates
+
+        at = self._home(result) if self._home is not None else result.path
         out: list[FileResult] = []
-        tokens = re.split(r"([_.-])", name)
-        every = [hw for group in self._groups for hw in group]
-        for i, tok in enumerate(tokens):
-            for group in self._groups:
-                if tok.lower() in group:
-                    for other in every if across_groups else group:
-                        if other == tok.lower():
-                            continue
-                        cand = result.path.parent / "".join(tokens[:i] + [other] + tokens[i + 1 :])
-                        key = cand.resolve()
-                        sib = self.by_path.get(key)
-                        if sib is None and self._analyze is not None and cand.is_file():
-                            sib = self._analyze(cand)
-                            self.by_path[key] = sib
-                        if sib is not None and sib is not result and sib not in out and not sib.error and self.is_run(sib):
-                            out.append(sib)
+        for name in renamed_candidates(result.path.name, self._groups, across_groups):
+            cand = at.parent / name
+            key = cand.resolve()
+            sib = self.by_path.get(key)
+            if sib is None and self._analyze is not None and cand.is_file():
+                sib = self._analyze(cand)
+                self.by_path[key] = sib
+            if sib is not None and sib is not result and sib not in out and not sib.error and self.is_run(sib):
+                out.append(sib)
         return out
 
     def is_run(self, result: FileResult) -> bool:

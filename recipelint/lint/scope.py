@@ -6,8 +6,9 @@ and would be subtracted away, so such a file need not be analysed in either tree
 affects, and the scope holds:
 
 * the recipes that changed (added, edited, deleted);
-* the recipes that source (or run) a changed file: every file whose text names a changed file's
-  base name, followed through the files that name those (a library sourced by a library);
+* the recipes that source (or run) a changed file: every shell file whose text names a changed
+  file's base name outside a comment, followed through the files that name those (a library
+  sourced by a library);
 * the recipes whose sweep points changed — an entry of a master config edited, added or removed,
   ``runners.yaml`` or a dispatch workflow changed, a recipe added or removed that an entry's
   name resolution now finds — compared point by point (label without its line, environment);
@@ -35,6 +36,8 @@ from recipelint.cache.results import SKIP_DIRS
 from recipelint.engines import facts
 from recipelint.lint.fingerprint import point_id
 
+#: the reason of a recipe in the scope only because a recipe of its family is: alike in both trees
+SIBLING = "a sibling changed"
 #: the largest file whose text is searched for the names of changed files (a sourced file is
 #: at most this large in practice; larger ones are data)
 MAX_SEARCHED = 1 << 20
@@ -178,6 +181,33 @@ def _texts(top: Path) -> dict[str, bytes] | None:
     return out
 
 
+#: the files that can source or run another: shell scripts (a file without a suffix counts when
+#: its first line runs a shell)
+_SHELL_SUFFIXES = (".sh", ".bash", ".env", ".slurm", ".sbatch", ".inc", ".rc")
+
+
+def _shell(rel: str, data: bytes) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    if name.endswith(_SHELL_SUFFIXES):
+        return True
+    if "." in name.lstrip("."):
+        return False
+    first = data[:128].split(b"\n", 1)[0]
+    return first.startswith(b"#!") and b"sh" in first
+
+
+def _uses(data: bytes, needle: bytes) -> bool:
+    """Whether ``needle`` occurs in ``data`` outside a comment line (a recipe that names a file
+    in a comment does not source it)."""
+    i = data.find(needle)
+    while i >= 0:
+        start = data.rfind(b"\n", 0, i) + 1
+        if not data[start:i].lstrip().startswith(b"#"):
+            return True
+        i = data.find(needle, i + 1)
+    return False
+
+
 def point_signature(points) -> tuple:
     """What a recipe's sweep points are, without the config lines they were read from."""
     out = []
@@ -274,7 +304,7 @@ def compute(
         seen_names.add(name)
         needle = name.encode("utf-8", "surrogateescape")
         for other, data in texts.items():
-            if other not in affected and needle in data:
+            if other not in affected and needle in data and _shell(other, data) and _uses(data, needle):
                 add(other, f"names {name}")
                 work.append(other)
     # sweep points: compared entry by entry when something they come from may have changed
@@ -306,7 +336,7 @@ def compute(
         for cand in renamed_candidates(name, groups, across_groups=True):
             crel = f"{folder}/{cand}" if folder else cand
             if crel not in affected and (exists_head(crel) or exists_base(back_rel(crel, renamed))):
-                affected[crel] = "a sibling changed"
+                affected[crel] = SIBLING
     sc.head = {r for r in affected if exists_head(r)}
     sc.base = {b for r in affected if exists_base(b := back_rel(r, renamed))}
     sc.entries = entries
