@@ -447,6 +447,19 @@ def test_cache_key_names_the_runner_recipelint_and_the_commit(tmp_path):
     assert odd["restore-key"].startswith(f"recipelint-{__version__}-Lin_ux_-_-"), odd
 
 
+def test_python_in_the_steps_never_imports_from_the_checked_repository(tmp_path):
+    # the steps run in the checked repository (a fork's pull request under pull_request_target):
+    # `python -m pip` and `python -` put the working directory first on sys.path
+    runs = [(s["name"], m[1]) for s in _steps() for m in re.finditer(r'"\$[\w/]*python" (?!\])(\S+)', s.get("run", ""), re.I)]
+    assert len(runs) == 3 and all(flag == "-I" for _, flag in runs), runs  # (venv, pip, the cache key)
+    repo = tmp_path / "repo"
+    (repo / "recipelint").mkdir(parents=True)
+    for name in ("hashlib.py", "re.py", "recipelint/__init__.py"):
+        (repo / name).write_text("raise SystemExit('imported from the checked repository')\n")
+    r, out, _ = _run_step(KEY, repo, tmp_path, **_key_env())
+    assert r.returncode == 0 and not r.stdout and out == _run_step(KEY, tmp_path, tmp_path, **_key_env())[1], r.stdout + r.stderr
+
+
 def test_cache_key_failure_is_a_warning_and_no_cache(tmp_path):
     r, out, _ = _run_step(KEY, tmp_path, tmp_path, **_key_env(RL_PYTHON=str(tmp_path / "no-python")))
     assert r.returncode == 0 and out == {}, r.stdout + r.stderr
