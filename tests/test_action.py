@@ -98,6 +98,32 @@ def test_actionlint_finds_nothing_in_the_workflow():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def _steps_as_workflow(tmp_path: Path, steps: list[dict]) -> Path:
+    """The action's steps as the job of a reusable workflow taking its inputs: actionlint reads
+    workflows, not action metadata, and so checks the steps' expressions (syntax, functions, the
+    ``steps.<id>`` they name, ``runner``/``github`` properties)."""
+    inputs = {k: {"type": "string", "required": False} for k in YAML(typ="safe").load(ACTION.read_text())["inputs"]}
+    wf = {
+        "on": {"workflow_call": {"inputs": inputs}},
+        "permissions": {},
+        "jobs": {"a": {"runs-on": "ubuntu-latest", "steps": steps}},
+    }
+    path = tmp_path / "action-as-workflow.yml"
+    path.write_text(json.dumps(wf, indent=1))  # (JSON is YAML)
+    return path
+
+
+def test_actionlint_finds_nothing_in_the_actions_steps(tmp_path):
+    r = _actionlint(_steps_as_workflow(tmp_path, _steps()))
+    assert r.returncode == 0, r.stdout + r.stderr
+    # not vacuous: a step id misspelt in the save's condition is seen
+    steps = _steps()
+    save = next(s for s in steps if s.get("name") == "Save recipelint's cache")
+    save["if"] = save["if"].replace("steps.cache-key.", "steps.cache-kee.")
+    r = _actionlint(_steps_as_workflow(tmp_path, steps))
+    assert r.returncode != 0 and "cache-kee" in r.stdout, r.stdout + r.stderr
+
+
 def test_actionlint_would_see_a_bad_input_and_an_injected_template(tmp_path):
     bad = tmp_path / "wf.yml"
     bad.write_text(
@@ -205,6 +231,7 @@ def _run_step(name: str, cwd: Path, tmp_path: Path, **env: str) -> tuple[subproc
         "RL_ARGS": "--select RL101 --no-cache",
         "RL_SARIF": "true",
         "RL_UPLOAD": "true",
+        "RL_CACHE": "true",
         **env,
     }
     r = subprocess.run(
@@ -264,6 +291,7 @@ def test_check_step_rejects_bad_inputs_in_one_line(tmp_path):
     for env, msg in (
         ({"RL_SARIF": "yes"}, "input sarif must be true or false"),
         ({"RL_UPLOAD": ""}, "input upload must be true or false"),
+        ({"RL_CACHE": "True"}, "input cache must be true or false"),
         ({"RL_DIFF_BASE": "--output=x"}, "input diff-base is not a git revision"),
         ({"RL_DIFF_BASE": "main;rm -rf /"}, "input diff-base is not a git revision"),
     ):
@@ -275,6 +303,187 @@ def test_fail_step_exits_with_the_saved_status(tmp_path):
     for status in ("0", "1", "2"):
         r, _, _ = _run_step("Fail on findings", tmp_path, tmp_path, RL_STATUS=status)
         assert r.returncode == int(status), r.stdout + r.stderr
+
+
+# ---- recipelint's cache between runs (actions/cache) ------------------------------------------
+
+CACHE_DIR = "${{ runner.temp }}/recipelint-cache"
+KEY, RESTORE, SAVE = "Key recipelint's cache", "Restore recipelint's cache", "Save recipelint's cache"
+
+_EXPR_TOKEN = re.compile(r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<op>==|!=|&&|\|\||!|\(|\)|,)|(?P<name>[A-Za-z_][\w.-]*))")
+
+
+def _evaluate(expr: str, ctx: dict[str, str]) -> bool:
+    """An ``if:`` of action.yml (comparisons, ``&&``, ``||``, ``!``, ``contains``, ``fromJSON``, status
+    functions) in the context ``ctx`` gives: a property it does not give is ``''`` (GitHub's null,
+    which compares equal to ``''``). Strings compare exactly (GitHub ignores case)."""
+    funcs = {"contains": "_contains", "fromJSON": "_fromjson", "always": "_true", "cancelled": "_false", "success": "_true"}
+    py, pos, expr = [], 0, expr.strip()
+    while pos < len(expr):
+        m = _EXPR_TOKEN.match(expr, pos)
+        assert m is not None, expr[pos:]
+        pos = m.end()
+        if m["str"]:
+            py.append(repr(m["str"][1:-1].replace("''", "'")))
+        elif m["op"]:
+            py.append({"&&": " and ", "||": " or ", "!": " not "}.get(m["op"], m["op"]))
+        elif expr[pos:].lstrip().startswith("("):
+            py.append(funcs[m["name"]])
+        else:
+            py.append(repr({"true": True, "false": False, "null": ""}.get(m["name"], ctx.get(m["name"], ""))))
+    names = {"_contains": lambda a, b: b in a, "_fromjson": json.loads, "_true": lambda: True, "_false": lambda: False}
+    return bool(eval("".join(py), {"__builtins__": {}}, names))
+
+
+#: a run at the point of the save: the cache was keyed, restored without an exact hit, the check ran
+_AFTER_CHECK = {
+    "inputs.cache": "true",
+    "steps.cache-key.outputs.key": "recipelint-0.1.0-Linux-X64-0123-abc-01234567",
+    "steps.restore-cache.outputs.cache-hit": "false",
+    "steps.check.outputs.exit-code": "1",
+    "github.repository": "org/bench",
+}
+
+
+def _pr(event: str, head_repo: str) -> dict[str, str]:
+    return {**_AFTER_CHECK, "github.event_name": event, "github.event.pull_request.head.repo.full_name": head_repo}
+
+
+def test_cache_steps_are_pinned_placed_and_never_fail_the_job():
+    names = [s.get("name") for s in _steps()]
+    assert (
+        names.index("Install recipelint")
+        < names.index(KEY)
+        < names.index(RESTORE)
+        < names.index("Check recipes")
+        < names.index("Upload SARIF to code scanning")
+        < names.index(SAVE)
+        < names.index("Fail on findings")
+    )
+    restore, save = _step(RESTORE), _step(SAVE)
+    assert restore["uses"].startswith("actions/cache/restore@") and save["uses"].startswith("actions/cache/save@")
+    assert restore["uses"].split("@")[1] == save["uses"].split("@")[1]  # (one release of actions/cache)
+    for s in (_step(KEY), restore, save):
+        assert s["continue-on-error"] is True, s["name"]
+    # the check runs in the directory restored and saved (always: with cache false it starts empty)
+    assert _step("Check recipes")["env"]["RECIPELINT_CACHE_DIR"] == CACHE_DIR == _step(KEY)["env"]["RECIPELINT_CACHE_DIR"]
+    # one path list (it is part of an entry's version): the folder's contents but the merge-base
+    # exports and this machine's stat index
+    assert restore["with"]["path"] == save["with"]["path"]
+    assert restore["with"]["path"].splitlines() == [f"{CACHE_DIR}/*", f"!{CACHE_DIR}/base-trees", f"!{CACHE_DIR}/files.idx"]
+    assert restore["with"]["key"] == save["with"]["key"] == "${{ steps.cache-key.outputs.key }}"
+    assert restore["with"]["restore-keys"] == "${{ steps.cache-key.outputs.restore-key }}"
+    assert "python=$bin/python" in _step("Install recipelint")["run"]
+
+
+def test_cache_is_keyed_only_when_asked_and_restored_on_every_event():
+    assert _evaluate(_step(KEY)["if"], {"inputs.cache": "true"})
+    assert not _evaluate(_step(KEY)["if"], {"inputs.cache": "false"})
+    assert not _evaluate(_step(KEY)["if"], {"inputs.cache": "yes"})  # (the check step then fails on it)
+    restore = _step(RESTORE)["if"]
+    for event, head in (("push", ""), ("pull_request", "someone/fork"), ("pull_request_target", "someone/fork")):
+        assert _evaluate(restore, _pr(event, head)), event
+    assert not _evaluate(restore, {**_pr("push", ""), "steps.cache-key.outputs.key": ""})  # (no key: cache off)
+
+
+def test_cache_is_saved_only_by_trusted_runs():
+    save = _step(SAVE)["if"]
+    for event in ("push", "schedule", "workflow_dispatch"):
+        assert _evaluate(save, _pr(event, "")), event
+    assert _evaluate(save, _pr("pull_request", "org/bench"))  # a branch of this repository
+    assert not _evaluate(save, _pr("pull_request", "someone/fork"))
+    # events that run in the base branch's cache scope while they may hold a fork's files
+    for event in ("pull_request_target", "workflow_run", "issue_comment"):
+        for head in ("someone/fork", "org/bench", ""):
+            assert not _evaluate(save, _pr(event, head)), (event, head)
+    assert not _evaluate(save, _pr("merge_group", ""))  # (its ref is gone after the merge: nobody would restore it)
+    for unsaved in (
+        {"steps.restore-cache.outputs.cache-hit": "true"},  # (restored exactly that key: nothing new)
+        {"steps.cache-key.outputs.key": ""},  # (cache false, or no key)
+        {"steps.check.outputs.exit-code": ""},  # (the check did not run: a bad input)
+    ):
+        assert not _evaluate(save, {**_pr("push", ""), **unsaved}), unsaved
+    assert _evaluate(save, {**_pr("push", ""), "steps.restore-cache.outputs.cache-hit": ""})  # (restore failed)
+    assert _evaluate(save, {**_pr("push", ""), "steps.check.outputs.exit-code": "2"})
+
+
+def _key_env(**env: str) -> dict[str, str]:
+    return {
+        "ACTION_PATH": str(ROOT),
+        "RL_PYTHON": sys.executable,
+        "RL_OS": "Linux",
+        "RL_ARCH": "X64",
+        "RL_SHA": "0123456789abcdef0123456789abcdef01234567",
+        "RL_JOB": "recipelint",
+        "RL_PATHS": "benchmarks configs",
+        "RL_ARGS": "",
+        **env,
+    }
+
+
+def test_cache_key_names_the_runner_recipelint_and_the_commit(tmp_path):
+    from recipelint import __version__
+
+    r, out, _ = _run_step(KEY, tmp_path, tmp_path, **_key_env())
+    assert r.returncode == 0 and not r.stdout, r.stdout + r.stderr
+    prefix = out["restore-key"]
+    assert re.fullmatch(rf"recipelint-{re.escape(__version__)}-Linux-X64-[0-9a-f]{{20}}-", prefix), prefix
+    assert re.fullmatch(re.escape(prefix) + r"0123456789abcdef0123456789abcdef01234567-[0-9a-f]{8}", out["key"]), out
+    assert len(out) == 2
+    # the same job at another commit falls back to this one (same prefix); other paths or args are
+    # another key of the same prefix; the same inputs, the same key
+    again = _run_step(KEY, tmp_path, tmp_path, **_key_env(RL_SHA="f" * 40))[1]
+    other = _run_step(KEY, tmp_path, tmp_path, **_key_env(RL_ARGS="--select RL6"))[1]
+    assert again["restore-key"] == other["restore-key"] == prefix
+    assert len({out["key"], again["key"], other["key"]}) == 3
+    assert _run_step(KEY, tmp_path, tmp_path, **_key_env())[1] == out
+    # another action.yml (the steps around the same recipelint) is another prefix
+    action = tmp_path / "action"
+    action.mkdir()
+    (action / "action.yml").write_text(ACTION.read_text() + "# edited\n")
+    assert _run_step(KEY, tmp_path, tmp_path, **_key_env(ACTION_PATH=str(action)))[1]["restore-key"] != prefix
+    # a runner's names are kept to what a key may hold
+    odd = _run_step(KEY, tmp_path, tmp_path, **_key_env(RL_OS="Lin ux,", RL_ARCH="-"))[1]
+    assert odd["restore-key"].startswith(f"recipelint-{__version__}-Lin_ux_-_-"), odd
+
+
+def test_python_in_the_steps_never_imports_from_the_checked_repository(tmp_path):
+    # the steps run in the checked repository (a fork's pull request under pull_request_target):
+    # `python -m pip` and `python -` put the working directory first on sys.path
+    runs = [(s["name"], m[1]) for s in _steps() for m in re.finditer(r'"\$[\w/]*python" (?!\])(\S+)', s.get("run", ""), re.I)]
+    assert len(runs) == 3 and all(flag == "-I" for _, flag in runs), runs  # (venv, pip, the cache key)
+    repo = tmp_path / "repo"
+    (repo / "recipelint").mkdir(parents=True)
+    for name in ("hashlib.py", "re.py", "recipelint/__init__.py"):
+        (repo / name).write_text("raise SystemExit('imported from the checked repository')\n")
+    r, out, _ = _run_step(KEY, repo, tmp_path, **_key_env())
+    assert r.returncode == 0 and not r.stdout and out == _run_step(KEY, tmp_path, tmp_path, **_key_env())[1], r.stdout + r.stderr
+
+
+def test_cache_key_failure_is_a_warning_and_no_cache(tmp_path):
+    r, out, _ = _run_step(KEY, tmp_path, tmp_path, **_key_env(RL_PYTHON=str(tmp_path / "no-python")))
+    assert r.returncode == 0 and out == {}, r.stdout + r.stderr
+    assert r.stdout.startswith("::warning title=recipelint::no cache key could be computed"), r.stdout
+
+
+def test_check_step_fills_the_cache_directory_the_save_lists(tmp_path):
+    # what the save's path list leaves out exists under those names: the base trees of --diff-base
+    # and the stat index; the results entries and memo folders are kept
+    repo, base = _repo(tmp_path)
+    cache = tmp_path / "recipelint-cache"
+    r, outputs, _ = _run_step(
+        "Check recipes", repo, tmp_path, RL_DIFF_BASE=base, RL_ARGS="--select RL101", RECIPELINT_CACHE_DIR=str(cache)
+    )
+    assert r.returncode == 0 and outputs["exit-code"] == "1", r.stdout + r.stderr
+    top = {p.name for p in cache.iterdir()}
+    assert {"base-trees", "files.idx"} <= top and any(n.endswith(".json") for n in top), top
+    excluded = {line.rsplit("/", 1)[1] for line in _step(SAVE)["with"]["path"].splitlines() if line.startswith("!")}
+    assert excluded == {"base-trees", "files.idx"}
+    # a second run of the same tree is served from it: the same annotations
+    again = _run_step(
+        "Check recipes", repo, tmp_path, RL_DIFF_BASE=base, RL_ARGS="--select RL101", RECIPELINT_CACHE_DIR=str(cache)
+    )[0]
+    assert again.stdout == r.stdout
 
 
 # ---- check --sarif-file and --summary-file ----------------------------------------------------
