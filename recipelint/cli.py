@@ -452,7 +452,7 @@ def check(
             _fail(f"{output_file}: cannot write ({e.strerror or e})")
     else:
         sys.stdout.write(text)  # (escaped by its format: `printable` would escape the colours too)
-    _write_ci_files(result, sarif_file, summary_file, diff_base, paths, cache=not no_cache)
+    _write_ci_files(result, sarif_file, summary_file, diff_base, paths, opts)
     rank = SEVERITIES.index(level)
     failing = [f for f in findings if SEVERITIES.index(f.severity) >= rank]
     raise typer.Exit(0 if exit_zero or not failing else 1)
@@ -507,29 +507,43 @@ def _add_suppressions(result, paths: list[Path], opts) -> None:
 
 
 def _write_ci_files(
-    result, sarif_file: Path | None, summary_file: Path | None, diff_base: str | None, paths: list[Path], cache: bool = True
+    result, sarif_file: Path | None, summary_file: Path | None, diff_base: str | None, paths: list[Path], opts
 ) -> None:
-    """``--sarif-file`` (the whole tree's findings: code scanning compares alerts with the base
-    itself) and ``--summary-file`` (appended: the reported findings and, with ``--diff-base``,
-    what the change does to the serve commands, as ``recipelint changes`` lists it)."""
+    """``--sarif-file`` (the whole tree's findings: code scanning takes an upload as the whole
+    state of a branch; with ``--diff-base`` that costs an analysis of the whole work tree, which
+    the diff itself does not need) and ``--summary-file`` (appended: the reported findings and,
+    with ``--diff-base``, what the change does to the serve commands, as ``recipelint changes``
+    lists it, from the analyses the run made)."""
+    from dataclasses import replace
+
+    everything = result.all_findings
+    whole_count: int | None = len(everything)
+    if diff_base and sarif_file is not None:
+        from recipelint.lint.check import lint
+
+        everything = lint(paths, options=replace(opts, diff_base=None, progress=None)).all_findings
+        whole_count = len(everything)
+    elif diff_base:
+        whole_count = None  # (only what the change can affect was analysed)
     if sarif_file is not None:
         from recipelint.report.sarif import render_sarif
 
         try:
-            sarif_file.write_text(render_sarif(result.all_findings), encoding="utf-8")
+            sarif_file.write_text(render_sarif(everything), encoding="utf-8")
         except OSError as e:
             _fail(f"{sarif_file}: cannot write ({e.strerror or e})")
     if summary_file is not None:
         from recipelint.report.summary import render_summary
 
-        text = render_summary(result.findings, result.file_count, len(result.all_findings), diff_base)
+        text = render_summary(result.findings, result.file_count, whole_count, diff_base, result.scope_note)
         if diff_base:
             from recipelint.gitdiff import DiffError
             from recipelint.lint.changes import changes
             from recipelint.report.changes import render_markdown
 
+            analysed = {str(r.path.resolve()): r for r in [*result.files, *result.base_files]}
             try:
-                text += render_markdown(*changes(paths, diff_base, cache=cache))
+                text += render_markdown(*changes(paths, diff_base, cache=opts.cache, analysed=analysed, options=opts))
             except DiffError as e:  # the check itself compared with the base: this is not expected
                 text += f"### Serve commands changed\n\nNot compared: {e}\n\n"
         try:

@@ -257,9 +257,21 @@ def test_check_step_is_one_run_giving_new_annotations_the_whole_sarif_and_a_summ
     uris = sorted(res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for res in sarif["runs"][0]["results"])
     assert uris == ["benchmarks/x_fp8_b200_vllm.sh", "benchmarks/y_fp8_b200_vllm.sh"]  # the whole tree
     assert f"**1 finding** new since {base}" in summary and "The whole tree has 2 findings." in summary
+    assert "Diff mode: 1 recipe analysed at base and head (1 changed; 1 file changed)." in summary, summary
     assert "| `benchmarks/y_fp8_b200_vllm.sh:" in summary
     # and what the change does to the serve commands, as `recipelint changes` lists it
     assert "### Serve commands changed" in summary and "**benchmarks/y\\_fp8\\_b200\\_vllm.sh** (new recipe)" in summary, summary
+
+
+def test_check_step_on_a_pull_request_writes_no_sarif_by_default(tmp_path):
+    # sarif: auto — on a pull request the check analyses what the change can affect, not the tree
+    repo, base = _repo(tmp_path)
+    r, outputs, summary = _run_step("Check recipes", repo, tmp_path, RL_DIFF_BASE=base, RL_SARIF="auto", RL_EVENT="pull_request")
+    assert r.returncode == 0 and outputs == {"exit-code": "1"}, r.stdout + r.stderr
+    assert "The whole tree has" not in summary and "Diff mode: 1 recipe analysed at base and head" in summary, summary
+    assert "recipelint: diff mode: 1 recipe analysed" in r.stderr
+    r, outputs, _ = _run_step("Check recipes", repo, tmp_path, RL_DIFF_BASE=base, RL_SARIF="auto", RL_EVENT="push")
+    assert outputs.get("sarif-file"), r.stdout + r.stderr
 
 
 def test_check_step_without_a_diff_base_and_without_sarif(tmp_path):
@@ -289,7 +301,7 @@ def test_check_step_on_a_shallow_clone_says_which_fetch_depth(tmp_path):
 def test_check_step_rejects_bad_inputs_in_one_line(tmp_path):
     repo, _ = _repo(tmp_path)
     for env, msg in (
-        ({"RL_SARIF": "yes"}, "input sarif must be true or false"),
+        ({"RL_SARIF": "yes"}, "input sarif must be true, false or auto"),
         ({"RL_UPLOAD": ""}, "input upload must be true or false"),
         ({"RL_CACHE": "True"}, "input cache must be true or false"),
         ({"RL_DIFF_BASE": "--output=x"}, "input diff-base is not a git revision"),

@@ -94,20 +94,32 @@ def compare_launches(base: list, head: list, moved: tuple[str, str] | None = Non
 VARIANTS_MAX = 3
 
 
-def changes(paths: list[Path], spec: str, cache: bool = True) -> tuple[str, list[RecipeChanges]]:
-    """(the merge-base commit, the recipes whose launches changed)."""
+def changes(
+    paths: list[Path], spec: str, cache: bool = True, analysed: dict | None = None, options=None
+) -> tuple[str, list[RecipeChanges]]:
+    """(the merge-base commit, the recipes whose launches changed).  Only the recipes a change can
+    affect (``lint.scope``, without the siblings that are there only for parity: alike in both
+    trees) are compared.  ``analysed``: analyses a run already made (resolved path → ``FileResult``,
+    of the work tree and of the base's export), used instead of analysing again; ``options``: the
+    run's ``lint.check.Options`` (its settings and configs)."""
+    from dataclasses import replace
+
     from recipelint.cache.store import cache_dir
     from recipelint.gitdiff import base_tree
     from recipelint.lint.analysis import Analyzer
-    from recipelint.lint.check import collect, run_roots
+    from recipelint.lint.check import Options, collect, diff_scope, run_roots
+    from recipelint.lint.scope import SIBLING
     from recipelint.sweep import configs
     from recipelint.sweep.points import unconfigured_points
 
+    opt = replace(options or Options(), cache=cache)
     bt = base_tree(spec, (paths or [Path(".")])[0], cache_dir() if cache else None)
     try:
+        sc = diff_scope(paths, opt, bt)
         # the work tree's roots, and the export of the base (laid out like the work tree's top)
         analyzer = Analyzer(cache_dir=cache_dir() if cache else None, roots=[*run_roots(paths), bt.dir])
         sets: dict[str, configs.ConfigSet] = {}
+        have = analysed or {}
 
         def points_of(path: Path, display: str):
             root = configs.find_root(path)
@@ -117,16 +129,29 @@ def changes(paths: list[Path], spec: str, cache: bool = True) -> tuple[str, list
             pts = sets[key].points_for(path)
             return pts if pts else (lambda text: unconfigured_points(display, text, "auto", sets[key].found))
 
+        def analysis(path: Path, display: str):
+            done = have.get(str(path.resolve()))
+            if done is not None and not done.slim and not done.error:
+                return done
+            return analyzer.analyze(path, display, points_of(path, display))
+
+        def compared(rel: str | None) -> bool:
+            if sc.whole:
+                return True
+            return rel is not None and rel in sc.reason and sc.reason[rel] != SIBLING
+
         out = []
         for path, display in collect(paths):
-            head = analyzer.analyze(path, display, points_of(path, display))
+            if not compared(_rel(path, bt.top)):
+                continue  # (nothing it reads changed: its launches are the base's)
+            head = analysis(path, display)
             other = bt.map(path)
             rc = RecipeChanges(display)
             if other is None or not other.is_file():
                 rc.new_file = True
                 out.append(rc)
                 continue
-            base = analyzer.analyze(other, display, points_of(other, display))
+            base = analysis(other, display)
             bpoints = {point_id(pr.point.label): pr for pr in base.points}
             hpoints = {point_id(pr.point.label): pr for pr in head.points}
             for pid, pr in hpoints.items():
@@ -142,3 +167,12 @@ def changes(paths: list[Path], spec: str, cache: bool = True) -> tuple[str, list
         return bt.commit, out
     finally:
         bt.cleanup()
+
+
+def _rel(path: Path, top: Path) -> str | None:
+    import os
+
+    try:
+        return Path(os.path.realpath(path)).relative_to(os.path.realpath(top)).as_posix()
+    except ValueError:
+        return None

@@ -55,6 +55,8 @@ class LintResult:
     pin_notes: list[str] = field(default_factory=list)
     #: the recipes checked (also for a result from the cache)
     checked: list[Path] = field(default_factory=list)
+    #: --diff-base: the base run's analyses (for what the change does to the launches: ``lint.changes``)
+    base_files: list[FileResult] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -275,7 +277,7 @@ def lint(
             sc = diff_scope(paths, opt, bt) if opt.scoped else None
             head_opt = replace(opt, diff_base=None, only=_only(sc, bt.top))
             result = lint(paths, analyzer=analyzer, options=head_opt)
-            result.findings, result.fixed = _new_since_base(result.findings, paths, opt, bt, sc, result.files)
+            result.findings, result.fixed = _new_since_base(result.findings, paths, opt, bt, sc, result.files, result.base_files)
             result.base_commit = bt.commit
             if sc is not None:
                 result.scope = sc
@@ -626,7 +628,7 @@ def diff_scope(paths: list[Path], opt: Options, bt):
     )
 
 
-def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt, sc=None, head=None):
+def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt, sc=None, head=None, out=None):
     """``--diff-base``: lint the merge base's tree the same way (same settings, the same paths and
     configs mapped into it) and keep the findings it does not have."""
     from recipelint.lint.fingerprint import rel_path, subtract
@@ -658,7 +660,10 @@ def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt,
                 if not res.slim and (rel := _rel_to(res.path, bt.top)) is not None and back_rel(rel, bt.renamed) in alike
             },
         )
-    base = lint(base_paths, options=base_opt).findings if base_paths else []
+    base_result = lint(base_paths, options=base_opt) if base_paths else None
+    base = base_result.findings if base_result is not None else []
+    if out is not None and base_result is not None:
+        out.extend(base_result.files)
     renamed = bt.renamed
 
     def head_rel(path: str) -> str:

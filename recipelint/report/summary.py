@@ -52,10 +52,12 @@ def render_summary(
     files: int,
     all_count: int | None = None,
     diff_base: str | None = None,
+    scope_note: str = "",
     limit: int = MAX_ROWS,
 ) -> str:
     """The summary of a run that reported ``findings`` over ``files`` files; ``all_count`` is the
-    number of findings in the whole tree when only the new ones are reported (``--diff-base``)."""
+    number of findings in the whole tree when only the new ones are reported (``--diff-base``;
+    None when only what the change can affect was analysed: ``scope_note`` says what)."""
     out = ["## recipelint", ""]
     scope = f" new since {_cell(diff_base)}" if diff_base else ""
     if not findings:
@@ -69,6 +71,8 @@ def render_summary(
         out.append(f"**{_plural(len(findings), 'finding')}**{scope} ({counts}) in {_plural(files, 'file')} checked.")
     if all_count is not None and (diff_base or all_count != len(findings)):
         out += ["", f"The whole tree has {_plural(all_count, 'finding')}."]
+    if scope_note:
+        out += ["", _cell(scope_note[:1].upper() + scope_note[1:]) + "."]
     if findings:
         out += ["", "| Location | Code | Severity | Message |", "| --- | --- | --- | --- |"]
         for f in findings[:limit]:
