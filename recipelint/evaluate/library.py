@@ -67,6 +67,11 @@ class Library:
         #: and the paths a sourced file was looked for at and not found
         self.read_files: dict[str, tuple[int, str] | None] = {}
         self.absent: set[str] = set()
+        #: for the per-file cache (recipelint.lint.filecache), what the analysis under way used:
+        #: the files it sourced or ran (also from this library's cache) and the paths it looked
+        #: for one at and found nothing (``lint.analysis.Analyzer.analyze`` resets them per file)
+        self.used: set[str] = set()
+        self.looked: set[str] = set()
 
     def record(self) -> tuple[dict[str, tuple[int, str] | None], set[str]]:
         """What this library read and did not find (for a worker to hand to its parent)."""
@@ -95,7 +100,11 @@ class Library:
         is not read (outside the roots, a system or special file, too large, not text)."""
         path = self._resolve(target, script) if target is not None else None
         if isinstance(path, Refused):
+            if target is not None:
+                self.used.add(target)
             return path
+        if path is not None:
+            self.used.add(str(path))
         if path is None and not stub:
             return None
         stubbed = path is None
@@ -147,7 +156,10 @@ class Library:
     def _resolve(self, target: str, script: Path) -> Path | Refused | None:
         key = (target, script)
         if key not in self._resolved:  # `source lib.sh` is resolved once per script (every point sources it)
+            before = set(self.absent)
             self._resolved[key] = self._find(target, script)
+            self._resolved[("looked", key)] = self.absent - before
+        self.looked |= self._resolved.get(("looked", key)) or set()
         return self._resolved[key]
 
     def _find(self, target: str, script: Path) -> Path | Refused | None:

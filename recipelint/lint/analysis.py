@@ -60,8 +60,15 @@ class FileResult:
     #: commands named by an option word: a continued command's lost continuation
     #: (recipelint.bash.continuations)
     strays: list = field(default_factory=list)
-    #: a worker's result, without its paths (``lint.check._run_chunk``): not reusable for rules
+    #: a worker's result, without its paths (``lint.check._run_chunk``), or a recipe's cached
+    #: findings (``lint.filecache``): not an analysis rules can use
     slim: bool = False
+    #: the files the analysis sourced or ran, and the paths it looked for one at and found none
+    #: (``evaluate.library.Library.used``/``looked``: the per-file cache checks them)
+    used: set = field(default_factory=set)
+    looked: set = field(default_factory=set)
+    #: whether a master-config entry runs the recipe, for a cached result without points
+    run: bool | None = None
 
     @property
     def launches(self) -> list[Launch]:
@@ -227,9 +234,16 @@ class Analyzer:
 
     def analyze(self, path: Path, display: str, points) -> FileResult:
         """``points``: a list of sweep points, or a function of the file's text that makes them."""
+        self.library.used, self.library.looked = set(), set()
         res, parsed = self.load(path, display)
         if parsed is None:
             return res
+        try:
+            return self._analyze(res, parsed, path, points)
+        finally:
+            res.used, res.looked = self.library.used, self.library.looked
+
+    def _analyze(self, res: FileResult, parsed: Parsed, path: Path, points) -> FileResult:
         if callable(points):
             points = points(res.source.data.decode("utf-8", "replace"))
         ev = self.evaluator(path)

@@ -417,19 +417,53 @@ def lint(
     def analyze_other(path: Path) -> FileResult:
         return analyze_file(path, display_path(path))
 
+    fc = _file_cache(opt, st, sel, ign, pins, cs, roots) if cache_at is not None else None
+
+    def key_points(p: Path):
+        """A recipe's sweep points, as its analysis gets them (for the per-file cache's key)."""
+        pts = points(p, display_path(p))
+        if callable(pts):
+            from recipelint.files import Refused, read_regular
+
+            try:
+                pts = pts(read_regular(p, 16 << 20).decode("utf-8", "replace"))
+            except Refused:
+                pts = []
+        return pts
+
     def check_files(chunk, progress=None) -> tuple[list[Finding], list[FileResult]]:
         results = []
+        keys: dict[int, tuple] = {}
+        hits: dict[int, list[Finding]] = {}
         for path, display in chunk:
-            results.append(analyze_file(path, display))
+            k = fc.key(path, key_points) if fc is not None else None
+            hit = fc.load(k[0]) if k is not None and fc is not None else None
+            if hit is not None:
+                hits[len(results)] = hit.findings
+                results.append(_cached_result(analyzer, path, display, hit))
+            else:
+                if k is not None:
+                    keys[len(results)] = k
+                results.append(analyze_file(path, display))
             if progress is not None:
                 progress(len(results), len(chunk))
         project = Project(results, cs, analyze_other, home=home)
         found = []
-        for res in results:
+        for i, res in enumerate(results):
+            if i in hits:
+                found.extend(hits[i])
+                continue
             # a recipe no master-config entry runs: its points are invented, only checks that
             # hold whatever the point apply
-            for rule in rules if project.is_run(res) else independent:
-                found.extend(rule.check(FileContext(res, project, rule)))
+            mine: list[Finding] = []
+            run = project.is_run(res)
+            for rule in rules if run else independent:
+                mine.extend(rule.check(FileContext(res, project, rule)))
+            found.extend(mine)
+            if i in keys and fc is not None and not res.error:
+                key, words = keys[i]
+                used = [r for m in words if (r := project.by_path.get((fc.root / m).resolve())) is not None]
+                fc.store(key, words, used, mine, bool(res.launches), run)
         return found, results
 
     raw: list[Finding] = []
@@ -460,6 +494,56 @@ def lint(
     result.findings, result.documented = _documented(grouped, opt.show_documented)
     result.all_findings = list(result.findings)
     return result
+
+
+def _file_cache(opt: Options, st: Settings, sel, ign, pins, cs, roots: list[Path]):
+    """The per-file cache of a run (``lint.filecache``), or None where it does not apply: a run
+    with points given by the caller, with search roots (files its key does not cover), or with a
+    diff's reuse of analyses."""
+    from recipelint.lint.filecache import open_cache
+
+    if opt.points_for is not None or opt.search_roots or opt.reuse or not roots:
+        return None
+    root = roots[0]
+    rel_settings = None
+    if st.path is not None:
+        try:
+            rel_settings = Path(os.path.relpath(st.path, root))
+        except ValueError:
+            return None
+    from recipelint.engines import facts
+
+    run_key = repr(
+        (
+            sorted(sel or []),
+            sorted(ign or []),
+            opt.use_configs,
+            opt.force_exclude,
+            replace(st, path=rel_settings),
+            pins.key(),
+            bool(getattr(cs, "found", False)),
+            _rel_to(cs.root, root) if getattr(cs, "root", None) is not None else None,
+        )
+    )
+    return open_cache(root, run_key, facts.load("parity")["hardware_groups"], getattr(cs, "root", None))
+
+
+def _cached_result(analyzer, path: Path, display: str, hit) -> FileResult:
+    """A recipe answered from the per-file cache: its text (for suppression comments, and their
+    statements' extents when it has some), whether it launches and whether an entry runs it."""
+    from recipelint.bash.source import InputError, read_source
+    from recipelint.lint.analysis import FileResult
+
+    res = FileResult(path, display, slim=True, run=hit.run, has_launch=hit.launched)
+    try:
+        res.source = read_source(path, display, roots=analyzer.roots_for(path))
+    except InputError as e:
+        res.error = str(e)
+        return res
+    if b"recipelint" in res.source.data:
+        loaded, _ = analyzer.load(path, display)
+        res.blocks = loaded.blocks
+    return res
 
 
 def engine_pins(paths: list[Path], roots: list[Path]):
@@ -784,7 +868,8 @@ def _on_term(signum, frame):
 def _run_chunk(chunk):
     found, results = _WORK(chunk)
     for res in results:  # what the parent needs: sources (suppressions), points (--diff-base)
-        res.launched = bool(res.launches)
+        if not res.slim:  # (a cached recipe's result says it itself)
+            res.launched = bool(res.launches)
         res.slim = True
         for pr in res.points:
             pr.paths = []

@@ -439,7 +439,7 @@ class Project:
         self.configs = configs
         #: scope(entry) -> whether the run reports on a master-config entry (None: every entry)
         self._scope = scope
-        self.by_path = {r.path.resolve(): r for r in results}
+        self.by_path = {r.path.resolve(): r for r in results if not r.slim}  # (analyses rules can use)
         self._groups = facts.load("parity")["hardware_groups"]
         #: analyze(path) -> FileResult for a sibling that is not part of the run (read, not reported)
         self._analyze = analyze
@@ -527,6 +527,8 @@ class Project:
     def is_run(self, result: FileResult) -> bool:
         """Whether a master-config entry runs the recipe — always true in a repository without
         master configs (its points are the default matrix, or a dispatch workflow's)."""
+        if result.run is not None:  # (a cached recipe's findings: no points)
+            return result.run
         return not getattr(self.configs, "found", False) or any(pr.point.config_key for pr in result.points)
 
 
