@@ -147,6 +147,21 @@ def bash_emits(src: str, env: dict | None = None, as_file: bool = False) -> list
     return [argv[1:] for argv, _ in records if argv and argv[0] == RECORDER]
 
 
+class CountingAnalyzer(Analyzer):
+    """An analyzer that keeps the evaluation steps (``Evaluator.steps``) each sweep point took, in
+    the order evaluated: the work a run did, counted the same on any machine under any load."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.steps: list[int] = []
+
+    def evaluate(self, parsed, path, point, ev=None):
+        ev = ev or self.evaluator(path)
+        pr = super().evaluate(parsed, path, point, ev)
+        self.steps.append(ev.steps)
+        return pr
+
+
 def analyze(path: Path, env: dict):
     point = SweepPoint("test", dict(env))
     return Analyzer().analyze(path, str(path), [point])
