@@ -95,8 +95,14 @@ def _make_stubs(d: Path) -> None:
         p.chmod(0o755)
 
 
+#: seconds before a subprocess a test runs is taken as hung: a guard against a hang only, never a
+#: speed bound (how fast things are is measured in bench/), so far above what any run here takes
+#: on a machine ten times slower or under load
+HANG_S = 600.0
+
+
 def run_bash(
-    script: Path | None = None, src: str | None = None, env: dict | None = None, timeout: float = 20.0, as_file: bool = False
+    script: Path | None = None, src: str | None = None, env: dict | None = None, timeout: float = HANG_S, as_file: bool = False
 ):
     """Run a fixture (or snippet) with real bash; return (records, returncode).  It is sourced
     (background jobs are waited for), or with ``as_file`` run as ``bash FILE`` (what differs:
