@@ -95,8 +95,14 @@ def _make_stubs(d: Path) -> None:
         p.chmod(0o755)
 
 
+#: seconds before a subprocess a test runs is taken as hung: a guard against a hang only, never a
+#: speed bound (how fast things are is measured in bench/), so far above what any run here takes
+#: on a machine ten times slower or under load
+HANG_S = 600.0
+
+
 def run_bash(
-    script: Path | None = None, src: str | None = None, env: dict | None = None, timeout: float = 20.0, as_file: bool = False
+    script: Path | None = None, src: str | None = None, env: dict | None = None, timeout: float = HANG_S, as_file: bool = False
 ):
     """Run a fixture (or snippet) with real bash; return (records, returncode).  It is sourced
     (background jobs are waited for), or with ``as_file`` run as ``bash FILE`` (what differs:
@@ -145,6 +151,21 @@ def run_bash(
 def bash_emits(src: str, env: dict | None = None, as_file: bool = False) -> list[list[str]]:
     records, _ = run_bash(src=src, env=env, as_file=as_file)
     return [argv[1:] for argv, _ in records if argv and argv[0] == RECORDER]
+
+
+class CountingAnalyzer(Analyzer):
+    """An analyzer that keeps the evaluation steps (``Evaluator.steps``) each sweep point took, in
+    the order evaluated: the work a run did, counted the same on any machine under any load."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.steps: list[int] = []
+
+    def evaluate(self, parsed, path, point, ev=None):
+        ev = ev or self.evaluator(path)
+        pr = super().evaluate(parsed, path, point, ev)
+        self.steps.append(ev.steps)
+        return pr
 
 
 def analyze(path: Path, env: dict):

@@ -16,10 +16,10 @@ import json
 import os
 import re
 import tempfile
-import time
 from pathlib import Path
+from unittest import mock
 
-from helpers import FIXTURES, dump
+from helpers import FIXTURES, CountingAnalyzer, dump
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -31,8 +31,11 @@ from recipelint.report.sarif import render_sarif
 
 EXAMPLES = int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "60"))
 RANDOM = bool(os.environ.get("RECIPELINT_FUZZ_RANDOM"))
-#: a hang guard, not a speed target (those are measured by bench/bench.py)
-MAX_SECONDS = 60.0
+#: every case must end within the work limits (evaluation steps, paths, launches, sweep points),
+#: asserted as counts, never as seconds: how fast is measured by bench/bench.py.  Past
+#: ``max_steps`` the evaluator refuses every statement; what may still be counted is the bulk of
+#: the one statement that crossed it (its words, its values' KiB), far less than another limit
+MAX_STEPS = 2 * Limits().max_steps
 
 SOURCES = sorted(p for p in FIXTURES.rglob("*.sh") if p.stat().st_size < 20_000)
 TEXTS = [p.read_text(encoding="utf-8", errors="replace") for p in SOURCES]
@@ -201,6 +204,18 @@ def mutated(draw):
     return "".join(toks)
 
 
+def _within_limits(counted: CountingAnalyzer, result) -> None:
+    """Every sweep point evaluated ended within the work limits (``Limits``): steps, paths,
+    launches (the one over the launch limit is kept)."""
+    limits = Limits()
+    assert counted.steps or not any(fr.points for fr in result.files)  # (the steps were counted)
+    assert max(counted.steps, default=0) <= MAX_STEPS, counted.steps
+    for fr in result.files:
+        for pr in fr.points:
+            assert len(pr.paths) <= limits.max_paths, len(pr.paths)
+            assert len(pr.launches) <= limits.max_launches + 1, len(pr.launches)
+
+
 def _well_formed(result, n_lines: int) -> None:
     for f in result.findings:
         assert re.fullmatch(r"RL\d{3}", f.code)
@@ -230,10 +245,9 @@ def test_mutated_recipes_never_crash(text):
         path = Path(d) / "recipe.sh"
         data = text.encode("utf-8", "surrogateescape")
         path.write_bytes(data)
-        t0 = time.perf_counter()
-        result = lint([path], options=Options(use_configs=False, jobs=1))
-        elapsed = time.perf_counter() - t0
-        assert elapsed < MAX_SECONDS, f"{elapsed:.1f}s on a {len(data)}-byte recipe"
+        counted = CountingAnalyzer()
+        result = lint([path], analyzer=counted, options=Options(use_configs=False, jobs=1))
+        _within_limits(counted, result)
         _well_formed(result, data.count(b"\n") + 1)
         # summaries (recipelint.evaluate.summaries) change nothing: the same paths, events, values and findings
         plain = lint([path], analyzer=Analyzer(Limits(summaries=False)), options=Options(use_configs=False, jobs=1))
@@ -553,19 +567,33 @@ def _seed_tree(root: Path) -> None:
 
 
 def _run_cli(root: Path, *args: str):
+    """`recipelint check` of the seed tree in one process (`--jobs 1`: the steps of every sweep
+    point it evaluates are counted here): it must end within the work limits, with findings or a
+    one-line error."""
     from typer.testing import CliRunner
 
     from recipelint.cli import app
+    from recipelint.sweep.configs import MAX_POINTS_PER_RUN
+
+    steps: list[int] = []
+    evaluate = Analyzer.evaluate
+
+    def counting(self, parsed, path, point, ev=None):
+        ev = ev or self.evaluator(path)
+        pr = evaluate(self, parsed, path, point, ev)
+        steps.append(ev.steps)
+        return pr
 
     cwd = os.getcwd()
     os.chdir(root)
     try:
-        t0 = time.perf_counter()
-        r = CliRunner().invoke(app, ["check", "benchmarks", "configs", "--no-cache", "-o", "concise", *args])
-        elapsed = time.perf_counter() - t0
+        with mock.patch.object(Analyzer, "evaluate", counting):
+            r = CliRunner().invoke(app, ["check", "benchmarks", "configs", "--no-cache", "--jobs", "1", "-o", "concise", *args])
     finally:
         os.chdir(cwd)
-    assert elapsed < MAX_SECONDS, f"{elapsed:.1f}s"
+    assert steps or r.exit_code == 2  # (the steps were counted)
+    assert max(steps, default=0) <= MAX_STEPS, steps
+    assert len(steps) <= MAX_POINTS_PER_RUN, len(steps)
     assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
     assert r.exit_code in (0, 1, 2), (r.exit_code, r.output[-2000:])
     assert "Traceback" not in r.output and "internal error" not in r.output.lower(), r.output[-2000:]

@@ -17,10 +17,11 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import HANG_S
 
 from recipelint.cache import store
 
-TIMEOUT = 60
+TIMEOUT = HANG_S  # a hang guard only: each run takes ~1 s here
 BAD_FLAG = 'ARGS="--max-modle-len 4"\n'  # (RL601: vLLM has no such flag)
 GOOD_FLAG = 'ARGS="--max-model-len 4"\n'
 

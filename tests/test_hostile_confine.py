@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import HANG_S
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent / "recipelint"
@@ -44,7 +45,7 @@ def run(*args, cwd: Path, stdin=subprocess.DEVNULL, env_extra=None) -> subproces
         stdin=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,  # (a hang guard only: each run takes ~1 s here)
         preexec_fn=_limits,
     )
     assert "Traceback" not in r.stderr, r.stderr

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers import HANG_S
+
 CONFIG = """\
 big-fp8-b200-vllm:
   image: vllm/vllm-openai:v0.25.1
@@ -50,7 +52,7 @@ def _run(root: Path) -> subprocess.CompletedProcess:
         cwd=root,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,  # (a hang guard only: each run takes ~1 s here)
         preexec_fn=_limit,
     )
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import HANG_S
 
 BIN = Path(sys.executable).parent / "recipelint"
 SERVE = "#!/usr/bin/env bash\nvllm serve org/m --max-seq-len-to-capture 8192\n"
@@ -28,7 +29,7 @@ def run(*args, cwd: Path) -> subprocess.CompletedProcess:
     env.update({"NO_COLOR": "1", "RECIPELINT_CACHE_DIR": str(cwd.parent / "cache")})
     r = subprocess.run(
         [str(BIN), *map(str, args)], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        timeout=60, preexec_fn=_limits,
+        timeout=HANG_S, preexec_fn=_limits,  # (a hang guard only)
     )  # fmt: skip
     assert "Traceback" not in r.stderr, r.stderr
     return r
