@@ -30,6 +30,8 @@ The pre-commit hook and the GitHub Action (issue 44), each in its own ``git clon
 * ``action-cold`` / ``action-warm``: a branch with the same one-recipe change committed, and the
   Action's command (``action.yml``): ``recipelint check . --diff-base BASE --sarif-file F
   --summary-file S --output-format github --fail-on warning``; empty cache each round vs primed;
+  ``action-cold-no-summary`` / ``action-warm-no-summary``: the same without ``--summary-file`` (a
+  diagnostic: the summary's serve-command changes analyse both trees' recipes once more);
 * ``master-config`` / ``master-config-cold``: one value of one entry of ``configs/nvidia-master.yaml``
   changed (a ``conc-list`` of one search-space item, ``--config-edit``) and staged, then
   ``recipelint check --pre-commit configs/nvidia-master.yaml``; cache primed by an identical run vs
@@ -181,6 +183,8 @@ ALL_IDS = [
     "pre-commit-edited",
     "action-cold",
     "action-warm",
+    "action-cold-no-summary",
+    "action-warm-no-summary",
     "master-config",
     "master-config-cold",
 ]
@@ -345,10 +349,8 @@ def main(argv: list[str] | None = None) -> int:
             _git(["commit", "-q", "-m", "bench: one recipe changed", "--", recipe], pa)
             sarif, summary = work / "action.sarif", work / "action-summary.md"
             action = [rl, "check", ".", "--diff-base", base, "--sarif-file", str(sarif), "--summary-file", str(summary)]
-            for cid, temp, target, cache_of in (
-                ("action-cold", "cold", 15.0, "cold"),
-                ("action-warm", "warm", 3.0, str(work / "cache-action-warm")),
-            ):
+            for cid, temp, target in (("action-cold", "cold", 15.0), ("action-warm", "warm", 3.0)):
+                cache_of = "cold" if temp == "cold" else str(work / f"cache-{cid}")
                 plan[cid] = Scenario(
                     cid,
                     f"action one-recipe PR, {temp}",
@@ -358,6 +360,17 @@ def main(argv: list[str] | None = None) -> int:
                     target=("cpu", target),
                     ref="shellcheck-recipe",
                     outputs=[sarif, summary],
+                )
+                # (a diagnostic, no target: the same without the step summary, whose "serve commands
+                # changed" section analyses the recipes of both trees again)
+                plan[f"{cid}-no-summary"] = Scenario(
+                    f"{cid}-no-summary",
+                    f"action ..., {temp}, no --summary-file",
+                    [*action[:-2], *ACTION_TAIL],
+                    pa,
+                    cache=cache_of if temp == "cold" else str(work / f"cache-{cid}-no-summary"),
+                    ref="shellcheck-recipe",
+                    outputs=[sarif],
                 )
         if any(i.startswith("master-config") for i in ids):
             pm = _clone(repo, work, "master-config")
