@@ -28,12 +28,13 @@ worker free first; a worker's first task at its fresh cost), for each N: speedup
 * ``groups``: the driver's chunks in its order (file size), a worker's first chunk fresh;
 * ``groups LPT``: the same tasks ordered by measured cost (the best this split allows);
 * ``per recipe``: no sibling grouping (cost as measured alone, with the sibling re-analysis);
-* ``per point``: every evaluation a task, the recipe's other cost (parse, rules, siblings) shared
-  out among its points (*ideal*: no work repeated) or repeated by every point with a first-point
-  evaluation (*pessimistic*: no evaluator cache shared between points);
+* ``per point``: every evaluation a task; *ideal*: the recipe's other cost (parse, rules,
+  siblings) shared out among its points, nothing repeated; *pessim.*: every point parses the recipe
+  again and is evaluated as a first point (no evaluator cache shared between points), rules and
+  siblings shared out;
 * ``hybrid``: groups, except those costing more than half a worker's fair share
-  (``sum / N / 2``) split per point (pessimistic costs) — what "split the few large recipes by sweep
-  point" would give.
+  (``sum / N / 2``), which are split per point (ideal or pessimistic costs) — what "split the few
+  large recipes by sweep point" would give.
 
 The per-recipe and per-point splits add a worker warm-up (the median fresh − warm of the groups) to
 each worker's first task.  The driver also caps its workers at ``files // 8`` (30 for 243 recipes):
@@ -116,15 +117,17 @@ def outcome(serial: float, one_process: float, makespan: float, workers: int) ->
     return Outcome(workers, makespan, wall, speedup, speedup / workers)
 
 
-def point_tasks(cost: float, evals: list[float], pessimistic: bool) -> list[float]:
-    """A recipe's task split per evaluation.  The cost outside its evaluations (parse, rules,
-    siblings) is shared out (ideal) or paid by every point with a first-point evaluation
-    (pessimistic: each point in a fresh evaluator)."""
+def point_tasks(cost: float, evals: list[float], load: float, pessimistic: bool) -> list[float]:
+    """A recipe's task split per evaluation.  Ideal: the cost outside its evaluations (parse,
+    rules, siblings) shared out among the points, nothing repeated.  Pessimistic: every point
+    parses the recipe again (``load``) and is evaluated as a first point (a fresh evaluator, none
+    of the per-node caches the points of one evaluator share); rules and siblings shared out."""
     if not evals:
         return [cost]
     rest = max(0.0, cost - sum(evals))
     if pessimistic:
-        return [rest + max(evals[0], e) for e in evals]
+        rest = max(0.0, rest - load)
+        return [load + max(evals[0], e) + rest / len(evals) for e in evals]
     return [e + rest / len(evals) for e in evals]
 
 
@@ -148,6 +151,7 @@ class Measured:
     fresh: list[float] = field(default_factory=list)  # per group (empty: not measured)
     alone: list[float] = field(default_factory=list)  # per file, without its group
     evals: list[list[float]] = field(default_factory=list)  # per file: its own evaluations, alone
+    loads: list[float] = field(default_factory=list)  # per file: reading and parsing it, alone
     points: list[int] = field(default_factory=list)  # per file: sweep points
 
 
@@ -168,13 +172,21 @@ def measure(repo: Path, fresh: bool = True, alone: bool = True) -> Measured:
     recording: list | None = None
 
     class Timed(analysis.Analyzer):
+        def load(self, path, display):
+            t = time.process_time()
+            try:
+                return super().load(path, display)
+            finally:
+                if recording is not None:
+                    recording.append(("load", str(path), time.process_time() - t))
+
         def evaluate(self, parsed, path, point, ev=None):
             t = time.process_time()
             try:
                 return super().evaluate(parsed, path, point, ev)
             finally:
                 if recording is not None:
-                    recording.append((str(path), time.process_time() - t))
+                    recording.append(("eval", str(path), time.process_time() - t))
 
     inside = 0.0
 
@@ -218,7 +230,8 @@ def measure(repo: Path, fresh: bool = True, alone: bool = True) -> Measured:
                 t = time.process_time()
                 _, r = work([files[i]])
                 m.alone.append(time.process_time() - t)
-                m.evals.append([c for q, c in recording if q == str(p)])
+                m.evals.append([c for k, q, c in recording if k == "eval" and q == str(p)])
+                m.loads.append(next((c for k, q, c in recording if k == "load" and q == str(p)), 0.0))
                 m.points.append(len(r[0].points) if r else 0)
                 recording = None
         for res in results:  # what the parent gets back from a worker (``_run_chunk``)
@@ -252,7 +265,7 @@ def simulate(m: Measured, workers: tuple[int, ...] = WORKERS) -> dict:
     serial = m.startup + m.serial
     one_process = serial + sum(m.warm)
     fresh = m.fresh or m.warm
-    warmup = statistics.median(f - w for f, w in zip(fresh, m.warm)) if m.fresh else 0.0
+    warmup = max(0.0, statistics.median(f - w for f, w in zip(fresh, m.warm))) if m.fresh else 0.0
     out: dict[str, dict[int, Outcome]] = {}
 
     def add(name: str, n: int, costs: list[float], first: list[float] | None) -> None:
@@ -263,22 +276,25 @@ def simulate(m: Measured, workers: tuple[int, ...] = WORKERS) -> dict:
     for n in workers:
         chunks = driver_chunks(m.groups, m.sizes, n)
         costs = [sum(m.warm[g] for g in c) for c in chunks]
-        firsts = [costs[k] + max(fresh[g] - m.warm[g] for g in c) for k, c in enumerate(chunks)]
+        # (a worker's first chunk: its groups warm, plus the largest warm-up among them; never less
+        # than warm — the first groups measured in this process paid their warm-up too)
+        firsts = [costs[k] + max(0.0, *(fresh[g] - m.warm[g] for g in c)) for k, c in enumerate(chunks)]
         add("groups", n, costs, firsts)
         add("groups LPT", n, *lpt(costs, firsts))
         if m.alone:
             add("per recipe", n, *lpt(m.alone, [c + warmup for c in m.alone]))
-            for name, pess in (("per point ideal", False), ("per point pessimistic", True)):
-                pts = [c for i, a in enumerate(m.alone) for c in point_tasks(a, m.evals[i], pess)]
+            for name, pess in (("per point ideal", False), ("per point pessim.", True)):
+                pts = [c for i, a in enumerate(m.alone) for c in point_tasks(a, m.evals[i], m.loads[i], pess)]
                 add(name, n, *lpt(pts, [c + warmup for c in pts]))
             share = sum(m.warm) / n / 2
-            hyb: list[float] = []
-            for gi, g in enumerate(m.groups):
-                if m.warm[gi] > share and n > 1:
-                    hyb.extend(c for i in g for c in point_tasks(m.alone[i], m.evals[i], True))
-                else:
-                    hyb.append(m.warm[gi])
-            add("hybrid", n, *lpt(hyb, [c + warmup for c in hyb]))
+            for name, pess in (("hybrid ideal", False), ("hybrid pessim.", True)):
+                hyb: list[float] = []
+                for gi, g in enumerate(m.groups):
+                    if m.warm[gi] > share and n > 1:
+                        hyb.extend(c for i in g for c in point_tasks(m.alone[i], m.evals[i], m.loads[i], pess))
+                    else:
+                        hyb.append(m.warm[gi])
+                add(name, n, *lpt(hyb, [c + warmup for c in hyb]))
     return {"serial": serial, "one_process": one_process, "warmup": warmup, "splits": out}
 
 
@@ -296,7 +312,7 @@ def report(m: Measured, sim: dict, cap: int) -> str:
         f"groups warm {total:.2f}"
         + (f", fresh {sum(m.fresh):.2f} (worker warm-up: median {sim['warmup']:.3f} per group)" if m.fresh else "")
         + (
-            f"; recipes alone {sum(m.alone):.2f} ({sum(m.alone) - total:+.2f}: siblings re-analysed, a warmer library)"
+            f"; recipes alone {sum(m.alone):.2f} ({sum(m.alone) - total:+.2f}: siblings re-analysed; measured after the groups, with a warmer library)"
             if m.alone
             else ""
         )
@@ -309,8 +325,9 @@ def report(m: Measured, sim: dict, cap: int) -> str:
         pts = f", {sum(m.points[i] for i in m.groups[g])} points" if m.points else ""
         lines.append(f"  {m.warm[g]:6.2f}s {100 * m.warm[g] / total:5.1f}%  {names}{pts}")
     big = m.warm[order[0]]
+    fresh_big = f" ({m.fresh[order[0]]:.2f}s in a fresh worker)" if m.fresh else ""
     lines.append(
-        f"  the largest task bounds the chunk phase at {total / big:.1f}x; with the serial part "
+        f"  the largest task{fresh_big} bounds the chunk phase at {total / big:.1f}x; with the serial part "
         f"the run at {sim['one_process'] / (sim['serial'] + big):.1f}x whatever the cores"
     )
     if m.alone:
@@ -318,16 +335,17 @@ def report(m: Measured, sim: dict, cap: int) -> str:
         ev = m.evals[i]
         lines.append(
             f"  largest recipe alone: {m.files[i]} {m.alone[i]:.2f}s, {len(ev)} evaluations "
-            f"(first {ev[0] if ev else 0:.3f}s, later median {statistics.median(ev[1:]) if len(ev) > 1 else 0:.3f}s)"
+            f"(first {ev[0] if ev else 0:.3f}s, later median {statistics.median(ev[1:]) if len(ev) > 1 else 0:.3f}s), "
+            f"read and parsed in {m.loads[i]:.3f}s"
         )
     splits = sim["splits"]
     names = list(splits)
     lines.append("")
     lines.append("efficiency (speedup) by split; simulated wall = serial + makespan")
-    lines.append(f"{'N':>3} {'driver':>6}  " + "  ".join(f"{n:>22}" for n in names))
+    lines.append(f"{'N':>3} {'driver':>6}  " + "  ".join(f"{n:>18}" for n in names))
     for n in next(iter(splits.values())):
-        cells = [f"{100 * splits[s][n].efficiency:5.1f}% ({splits[s][n].speedup:5.1f}x)" for s in names]
-        lines.append(f"{n:>3} {min(n, cap):>6}  " + "  ".join(f"{c:>22}" for c in cells))
+        cells = [f"{100 * splits[s][n].efficiency:3.0f}% {splits[s][n].speedup:5.1f}x" for s in names]
+        lines.append(f"{n:>3} {min(n, cap):>6}  " + "  ".join(f"{c:>18}" for c in cells))
     return "\n".join(lines)
 
 

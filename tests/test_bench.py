@@ -32,7 +32,7 @@ def test_the_simulation_measures_the_drivers_tasks(tmp_path, monkeypatch):
     shutil.copytree(FIXTURES / "rules" / "RL5xx", root)
     m = simulate.measure(root)
     assert len(m.warm) == len(m.fresh) == len(m.groups) and sorted(i for g in m.groups for i in g) == list(range(len(m.files)))
-    assert len(m.alone) == len(m.evals) == len(m.points) == len(m.files) and m.serial >= 0
+    assert len(m.alone) == len(m.evals) == len(m.loads) == len(m.points) == len(m.files) and m.serial >= 0
     monkeypatch.chdir(root)
     res = lint([Path("benchmarks"), Path("configs")], options=Options(jobs=1))
     assert sorted(m.files) == sorted(f.display for f in res.files)
@@ -65,9 +65,10 @@ def test_speedup_and_efficiency_from_a_makespan():
 
 
 def test_point_tasks_share_or_repeat_what_is_not_evaluation():
-    assert simulate.point_tasks(11.0, [4.0, 2.0, 2.0], pessimistic=False) == [5.0, 3.0, 3.0]
-    assert simulate.point_tasks(11.0, [4.0, 2.0, 2.0], pessimistic=True) == [7.0, 7.0, 7.0]
-    assert simulate.point_tasks(1.0, [], pessimistic=True) == [1.0]
+    assert simulate.point_tasks(11.0, [4.0, 2.0, 2.0], 0.0, pessimistic=False) == [5.0, 3.0, 3.0]
+    # pessimistic: each point parses again (1.0) and costs a first evaluation (4.0); the other 2.0 shared
+    assert simulate.point_tasks(11.0, [4.0, 2.0, 2.0], 1.0, pessimistic=True) == [5.0 + 2 / 3] * 3
+    assert simulate.point_tasks(1.0, [], 0.5, pessimistic=True) == [1.0]
 
 
 def test_simulate_on_synthetic_measurements():
@@ -81,6 +82,7 @@ def test_simulate_on_synthetic_measurements():
         fresh=[7.0, 3.0],
         alone=[4.0, 3.0, 2.0],
         evals=[[1.0, 1.0], [1.0], []],
+        loads=[0.5, 0.5, 0.5],
         points=[2, 1, 1],
     )
     sim = simulate.simulate(m, (1, 2))
@@ -88,7 +90,15 @@ def test_simulate_on_synthetic_measurements():
     assert sim["splits"]["groups"][1].speedup == 1.0  # one job: no worker, no warm-up
     # two workers: the group of 6 (7 fresh) is the long pole
     assert sim["splits"]["groups"][2].makespan == 7.0
-    assert set(sim["splits"]) == {"groups", "groups LPT", "per recipe", "per point ideal", "per point pessimistic", "hybrid"}
+    assert set(sim["splits"]) == {
+        "groups",
+        "groups LPT",
+        "per recipe",
+        "per point ideal",
+        "per point pessim.",
+        "hybrid ideal",
+        "hybrid pessim.",
+    }
     assert "long pole" in simulate.report(m, sim, cap=1)
 
 
