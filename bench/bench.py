@@ -35,7 +35,8 @@ The pre-commit hook and the GitHub Action (issue 44), each in its own ``git clon
 * ``master-config`` / ``master-config-cold``: one value of one entry of ``configs/nvidia-master.yaml``
   changed (a ``conc-list`` of one search-space item, ``--config-edit``) and staged, then
   ``recipelint check --pre-commit configs/nvidia-master.yaml``; cache primed by an identical run vs
-  empty;
+  empty; ``master-config-edited``: in another clone, the value changed again and staged before each
+  run, the cache primed by the run before (a second commit's hook);
 * ``shellcheck-recipe``: ``shellcheck -x RECIPE`` (the staged recipe), their reference.
 
 recipelint's modules are byte-compiled first (``compileall``, as ``pip install`` does), so that a
@@ -141,6 +142,15 @@ def replace_once(text: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
+def bump_last_number(text: str, by: int) -> str:
+    """``text`` with its last integer increased by ``by`` (the master-config value changed again)."""
+    found = list(re.finditer(r"\d+", text))
+    if not found:
+        raise SystemExit(f"no number to change in {text!r}")
+    m = found[-1]
+    return text[: m.start()] + str(int(m.group()) + by) + text[m.end() :]
+
+
 def verdict(r: dict, target: tuple[str, float] | None) -> str:
     if target is None:
         return ""
@@ -187,6 +197,7 @@ ALL_IDS = [
     "action-warm-no-summary",
     "master-config",
     "master-config-cold",
+    "master-config-edited",
 ]
 
 
@@ -390,6 +401,27 @@ def main(argv: list[str] | None = None) -> int:
                 [*hook, cfg_file],
                 pm,
                 cache="cold",
+                target=("wall", 5.0),
+            )
+        if "master-config-edited" in ids:
+            pme = _clone(repo, work, "master-config-edited")
+            _edit(pme / cfg_file, lambda t: replace_once(t, cfg_old, cfg_new))
+            _git(["add", cfg_file], pme)
+            now = [cfg_new]
+
+            def edit_entry_again(i: int, pme: Path = pme) -> None:
+                new = bump_last_number(cfg_new, i + 1)
+                _edit(pme / cfg_file, lambda t: replace_once(t, now[0], new))
+                now[0] = new
+                _git(["add", cfg_file], pme)
+
+            plan["master-config-edited"] = Scenario(
+                "master-config-edited",
+                "master-config one entry, edited again",
+                [*hook, cfg_file],
+                pme,
+                cache=str(work / "cache-master-config-edited"),
+                before=edit_entry_again,
                 target=("wall", 5.0),
             )
 

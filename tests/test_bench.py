@@ -107,6 +107,7 @@ def test_bench_edits_and_verdicts():
     assert "--trust-remote-code" not in bench_tool.drop_flag_line(text)
     assert bench_tool.drop_flag_line("echo hi\n").endswith("# bench: edited\n")
     assert bench_tool.replace_once("a: [1, 4]", "[1, 4]", "[1, 5]") == "a: [1, 5]"
+    assert bench_tool.bump_last_number("conc-list: [1, 4, 8, 16] }", 2) == "conc-list: [1, 4, 8, 18] }"
     r = {"median_s": 0.8, "cpu_s": 4.0}
     assert bench_tool.verdict(r, ("wall", 1.0)).endswith(": met")
     assert bench_tool.verdict(r, ("cpu", 3.0)).endswith("NOT met")
