@@ -241,6 +241,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the master-config change: OLD (occurring once in FILE) becomes NEW",
     )
     ap.add_argument("--recipelint", default=None, help="the recipelint executable (default: beside this Python)")
+    ap.add_argument(
+        "--before",
+        default=None,
+        help="another recipelint executable (an older version's venv): every recipelint measurement is also "
+        "run with it, interleaved in the same rounds, and the report gives after/before ratios",
+    )
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.list:
@@ -425,6 +431,30 @@ def main(argv: list[str] | None = None) -> int:
                 target=("wall", 5.0),
             )
 
+        if args.before:
+            # the same measurements with the other executable, each run right after its pair
+            paired: list[str] = []
+            for i in ids:
+                paired.append(i)
+                s = plan[i]
+                if s.cmd[0] != rl:
+                    continue
+                cache_b = s.cache if s.cache == "cold" else str(work / f"cache-before-{i}")
+                plan[i + "@before"] = Scenario(
+                    i + "@before",
+                    s.name + " [before]",
+                    [args.before, *s.cmd[1:]],
+                    s.cwd,
+                    cache=cache_b,
+                    before=s.before,
+                    target=s.target,
+                    ref=s.ref,
+                    ref_sense=s.ref_sense,
+                    outputs=s.outputs,
+                )
+                paired.append(i + "@before")
+            ids = paired
+
         def env_for(s: Scenario) -> tuple[dict, Path | None]:
             """The environment of a run, and the cold cache to remove after it."""
             if s.cache == "cold":
@@ -482,6 +512,15 @@ def main(argv: list[str] | None = None) -> int:
             f"{s.name:38} {r['median_s']:8.3f}s {r['min_s']:7.3f}s {r['max_s']:7.3f}s {r['cpu_s']:7.2f}s "
             f"{r['peak_rss_mb']:7.0f}MB  {verdict(r, s.target):24}  {cmp}"
         )
+    if args.before:
+        print("\nafter / before (medians of the interleaved rounds):")
+        for i, r in res.items():
+            b = res.get(i + "@before")
+            if b is not None:
+                print(
+                    f"{plan[i].name:38} wall {r['median_s'] / b['median_s']:.2f}x  CPU {r['cpu_s'] / max(b['cpu_s'], 1e-9):.2f}x  "
+                    f"({b['median_s']:.2f}s / {b['cpu_s']:.2f}s CPU before)"
+                )
     if args.json:
         out = {
             "repo": str(repo),
