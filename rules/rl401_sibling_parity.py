@@ -1,4 +1,5 @@
 import functools
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,12 +33,31 @@ def _shape(point) -> tuple:
     )
 
 
+@functools.lru_cache(maxsize=1024)
+def _layout_parts(path: Path) -> tuple[str, ...] | None:
+    """The folders of ``path`` below its project's root (the repository's layout, whatever the
+    working directory and wherever the tree lies: a diff's base is exported elsewhere); None for
+    a file outside any project (its root is its own folder)."""
+    from recipelint.sweep.configs import project_root
+
+    try:
+        real = Path(os.path.realpath(path))
+        root = project_root(Path(path))
+        if root == real.parent:
+            return None
+        return real.relative_to(root).parts
+    except (ValueError, OSError):
+        return None
+
+
 def _workload(result, point) -> str | None:
     """The point's SCENARIO_TYPE, else what the recipe's folder says, else None (unknown)."""
     st = point.env.get("SCENARIO_TYPE")
     if isinstance(st, str) and st:
         return st
-    parts = Path(getattr(result, "display", "") or str(result.path)).parts
+    parts = _layout_parts(result.path)
+    if parts is None:  # (no repository, no master configs: the folders as the path was named)
+        parts = Path(getattr(result, "display", "") or str(result.path)).parts
     if "agentic" in parts:
         return "agentic-coding"
     if "fixed_seq_len" in parts:
