@@ -3,7 +3,7 @@
 whole-tree diff reports (both trees analysed in full).
 
     python tools/diff_scope_equivalence.py --repo /path/to/InferenceX --commits 200 [--seed 1]
-        [--out results.jsonl] [--paths .] [--jobs 2]
+        [--out results.jsonl] [--paths .] [--jobs 2] [--pulls]
 
 Each commit is checked out (detached) in a scratch clone of ``--repo``; the run compares it with
 its first parent, as the pre-commit hook compares a commit with HEAD and the Action a pull
@@ -51,13 +51,15 @@ def _findings(found) -> list[str]:
     return [json.dumps(f, sort_keys=True) for f in json.loads(render_json(found))]
 
 
-def check_commit(clone: Path, commit: str, paths: list[str], jobs: int, recheck_whole: bool) -> dict:
+def check_commit(clone: Path, commit: str, paths: list[str], jobs: int, recheck_whole: bool, base: str | None = None) -> dict:
+    """Compare the scoped and the whole-tree diff of ``commit`` against ``base`` (its first
+    parent when None)."""
     from recipelint.lint.check import Options, lint
     from recipelint.lint.settings import find, load
 
     _git(clone, "checkout", "-q", "--detach", "-f", commit)
     _git(clone, "clean", "-qfdx")
-    parent = _git(clone, "rev-parse", f"{commit}^").strip()
+    parent = base or _git(clone, "rev-parse", f"{commit}^").strip()
     changed = [n for n in _git(clone, "diff", "--name-only", parent, commit).splitlines() if n]
     os.chdir(clone)
     ps = [Path(p) for p in paths]
@@ -108,12 +110,33 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--recheck-whole", action="store_true")
     ap.add_argument("--rev", default="HEAD", help="the history to pick from (first-parent commits of this revision)")
+    ap.add_argument(
+        "--pulls",
+        action="store_true",
+        help="pick pull-request heads (refs/pull/*/head) instead, each compared with its merge base with --rev, "
+        "as the Action compares a pull request",
+    )
     args = ap.parse_args(argv)
 
     repo = args.repo.resolve()
     out = args.out.resolve()
-    history = _git(repo, "rev-list", "--first-parent", "--min-parents=1", args.rev).split()
-    picked = random.Random(args.seed).sample(history, min(args.commits, len(history)))
+    bases: dict[str, str] = {}
+    if args.pulls:
+        heads = sorted(set(_git(repo, "for-each-ref", "--format=%(objectname)", "refs/pull/*/head").split()))
+        picked = []
+        for head in random.Random(args.seed).sample(heads, len(heads)):
+            if len(picked) >= args.commits:
+                break
+            try:
+                mb = _git(repo, "merge-base", args.rev, head).strip()
+            except subprocess.CalledProcessError:
+                continue
+            if mb and mb != head:
+                bases[head] = mb
+                picked.append(head)
+    else:
+        history = _git(repo, "rev-list", "--first-parent", "--min-parents=1", args.rev).split()
+        picked = random.Random(args.seed).sample(history, min(args.commits, len(history)))
     done = set()
     if out.exists():
         for line in out.read_text().splitlines():
@@ -125,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("RECIPELINT_CACHE_DIR", str(work / "cache"))
     clone = work / "repo"
     subprocess.run(["git", "clone", "-q", "--no-checkout", str(repo), str(clone)], check=True)
+    if args.pulls:  # (a clone does not copy refs/pull/*)
+        subprocess.run(["git", "fetch", "-q", str(repo), "+refs/pull/*/head:refs/pull/*/head"], cwd=clone, check=True)
     import gc
 
     from recipelint.cli import GC_THRESHOLDS
@@ -135,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         if commit in done:
             continue
         try:
-            row = check_commit(clone, commit, args.paths, args.jobs, args.recheck_whole)
+            row = check_commit(clone, commit, args.paths, args.jobs, args.recheck_whole, bases.get(commit))
         except Exception as e:  # (a commit recipelint cannot check: said, and the run goes on)
             row = {"commit": commit, "error": f"{type(e).__name__}: {e}"}
         with out.open("a") as fh:
