@@ -229,3 +229,12 @@ def test_a_sibling_alike_in_both_trees_is_evaluated_once(repo, monkeypatch):
     scoped = lint(ps, options=Options(diff_base="main", settings=load(find(ps[0])), cache=False, jobs=1))
     assert sorted(seen) == ["dsv4_fp4_b200_vllm.sh", "dsv4_fp4_b200_vllm.sh", "dsv4_fp4_b300_vllm.sh"]
     assert [f.code for f in scoped.findings] == ["RL401"]
+
+
+def test_the_review_checklist_widens_the_scope_wherever_it_is(repo):
+    # the RL7xx policies are on for recipes below a folder holding the checklist
+    (repo / "benchmarks/docs").mkdir()
+    (repo / "benchmarks/docs/PR_REVIEW_CHECKLIST.md").write_text("# checklist\n")
+    scoped, whole = _both()
+    assert scoped.scope.whole and "review policy benchmarks/docs/PR_REVIEW_CHECKLIST.md" in scoped.scope_note
+    _same(scoped, whole)

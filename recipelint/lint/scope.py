@@ -138,9 +138,11 @@ def _global(rel: str, config_root: str) -> str | None:
     if any(fnmatch.fnmatchcase(name, pat) for pat in PATTERNS):
         return f"{rel} changed (engine pins{' and settings' if name == 'pyproject.toml' else ''})"
     pol = facts.load("policy")
-    under = rel[len(config_root) + 1 :] if config_root and rel.startswith(config_root + "/") else rel
-    if under == pol["enabled_by"] or (under.startswith(pol["waiver_dir"].rstrip("/") + "/") and under.endswith(".md")):
+    # (the checklist is looked for from each recipe's folder up: it may sit in any folder)
+    waivers = "/" + pol["waiver_dir"].strip("/") + "/"
+    if ("/" + rel).endswith("/" + pol["enabled_by"]) or (waivers in "/" + rel and rel.endswith(".md")):
         return f"the review policy {rel} changed"
+    under = rel[len(config_root) + 1 :] if config_root and rel.startswith(config_root + "/") else rel
     if under.startswith("runners/") and under.endswith(".sh") and under.count("/") == 1:
         return f"the runner launcher {rel} changed"
     return None
@@ -316,6 +318,11 @@ def compute(
         sc.configs_compared = True
         head_cs = configs_of(top)
         base_cs = configs_of(base_dir)
+        if bool(getattr(head_cs, "found", False)) != bool(getattr(base_cs, "found", False)):
+            # (master configs appeared or went: every recipe no entry runs is judged otherwise)
+            sc.whole = True
+            sc.why.append("master configs were added or removed")
+            return sc
         hs, he, hf = _config_view(head_cs, top) if head_cs is not None else ({}, {}, set())
         bs, be, bf = _config_view(base_cs, base_dir) if base_cs is not None else ({}, {}, set())
         back = {v: k for k, v in renamed.items()}
