@@ -408,7 +408,7 @@ def test_diff_base_keeps_only_what_changed(tmp_path, monkeypatch):
     )
     _git(repo, "commit", "-qam", "two")
     r = runner.invoke(app, ["check", "benchmarks", "-o", "concise", "--select", "RL101", "--diff-base", "HEAD~1"])
-    lines = r.output.strip().splitlines()[:-1]  # the summary line last
+    lines = r.stdout.strip().splitlines()[:-1]  # the summary line last (stderr says what was analysed)
     assert len(lines) == 1 and "y_fp8_b200_vllm.sh:4:" in lines[0] and "--max-cudagraph-capture-size" in lines[0], r.output
     # a config change: a new sweep point (conc 32) of x's entry, where x has the bug — new there,
     # though no line of the recipe changed (y, whose entry did not change, is not affected)

@@ -651,15 +651,33 @@ def _rel_to(path: Path | str, top: Path) -> str | None:
 
 
 def _in_scope(files: list[tuple[Path, str]], only: Only, resolved: dict[str, str]) -> list[tuple[Path, str]]:
+    """The files of a diff's scope: named there by their path (a link by its own path: it is what
+    changed) or by where they resolve; and every file that is not a regular file or a link (a
+    FIFO, a device: git holds no such file, so the base never has it)."""
+    import stat
+
     top = os.path.realpath(only.root)
     out = []
     for p, d in files:
-        real = resolved.get(str(p)) or os.path.realpath(p)
-        try:
-            rel = Path(real).relative_to(top).as_posix()
-        except ValueError:
+        own = os.path.abspath(p)  # (its folder resolved, not the file: a link is its own path)
+        names = [
+            os.path.join(os.path.realpath(os.path.dirname(own)), os.path.basename(own)),
+            resolved.get(str(p)) or os.path.realpath(p),
+        ]
+        rels = []
+        for name in names:
+            try:
+                rels.append(Path(name).relative_to(top).as_posix())
+            except ValueError:
+                continue
+        if any(r in only.recipes for r in rels):
+            out.append((p, d))
             continue
-        if rel in only.recipes:
+        try:
+            mode = os.lstat(p).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode) and not stat.S_ISLNK(mode) and not stat.S_ISDIR(mode):
             out.append((p, d))
     return out
 
