@@ -238,3 +238,22 @@ def test_the_review_checklist_widens_the_scope_wherever_it_is(repo):
     scoped, whole = _both()
     assert scoped.scope.whole and "review policy benchmarks/docs/PR_REVIEW_CHECKLIST.md" in scoped.scope_note
     _same(scoped, whole)
+
+
+def test_changes_compares_only_what_the_change_can_affect(repo, monkeypatch):
+    from recipelint.lint.analysis import Analyzer
+    from recipelint.lint.changes import changes
+
+    seen: list[str] = []
+    real = Analyzer.analyze
+
+    def spy(self, path, display, points):
+        seen.append(Path(path).name)
+        return real(self, path, display, points)
+
+    monkeypatch.setattr(Analyzer, "analyze", spy)
+    _drop(repo / B200, "    --reasoning-parser deepseek_v4\n")
+    _, found = changes([Path(".")], "main", cache=False)
+    assert [(rc.display, [c for _, c in rc.changes]) for rc in found] == [(B200, ["- --reasoning-parser deepseek_v4"])]
+    # the b200 recipe in both trees; its sibling (alike in both) and the others are not evaluated
+    assert seen == ["dsv4_fp4_b200_vllm.sh", "dsv4_fp4_b200_vllm.sh"]
