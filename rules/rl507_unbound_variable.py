@@ -2,11 +2,8 @@ import re
 from pathlib import Path
 
 from recipelint.evaluate.state import BACKGROUND_JOB, ENVIRONMENT_NAMES, UNKNOWN_NAMES
-from recipelint.files import Refused, confine, read_regular
-from recipelint.lint.rulebase import Rule, unbound_name, uniq
+from recipelint.lint.rulebase import Rule, runner_exports, unbound_name, uniq
 
-#: `export NAME` in a runner's launch script (runners/*.sh of the repository)
-_EXPORT = re.compile(rb"(?m)^[ \t]*export[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
 #: the assignment of a name in the recipe's text (`X=`, `X+=`, `export X=`, `local X=`, `read ... X`)
 _ASSIGN = r"(?m)(?:^|[\s;&|(])(?:(?:export|local|declare|typeset|readonly)(?:\s+-\w+)*\s+)?{name}\+?="
 #: the describe() keys a group of sweep points is summarised by
@@ -187,21 +184,11 @@ def _assigned_at(ctx, name: str) -> list[int]:
 
 def _runner_exports(ctx) -> set[str]:
     """Names a runner's launch script exports (`runners/*.sh` at the repository root)."""
-    configs = ctx.project.configs
-    root = getattr(configs, "root", None)
+    root = getattr(ctx.project.configs, "root", None)
     cache = ctx.project.__dict__.setdefault("_runner_exports", {})
-    if root in cache:
-        return cache[root]
-    names: set[str] = set()
-    d = Path(root) / "runners" if root is not None else None
-    for p in sorted(d.glob("*.sh")) if d is not None and d.is_dir() else []:
-        try:  # (inside the repository, regular, bounded)
-            confine(p, [root])
-            names.update(m.decode() for m in _EXPORT.findall(read_regular(p, 1 << 20)))
-        except Refused:
-            continue
-    cache[root] = names
-    return names
+    if root not in cache:
+        cache[root] = runner_exports(root)
+    return cache[root]
 
 
 def _same(a: str, b: Path) -> bool:

@@ -196,11 +196,31 @@ def test_settings_widen_the_scope_to_the_whole_tree(repo):
     _same(scoped, whole)
 
 
-def test_a_runner_launcher_widens_the_scope(repo):
+def test_a_runner_launcher_brings_in_the_recipes_using_what_it_exports(repo):
+    # a runner that starts exporting NODE_SCRATCH_DIR: the recipe that reads it under `set -u` is
+    # judged otherwise (RL507); a recipe that does not use the name is not analysed
     (repo / "runners").mkdir()
-    (repo / "runners/launch_b200-dgxc.sh").write_text("#!/usr/bin/env bash\nexport EXTRA=1\n")
+    (repo / "runners/launch_h200-cw.sh").write_text("#!/usr/bin/env bash\nexport HF_HOME=/x\n")
+    (repo / OTHER).write_text(OTHER_RECIPE.replace("check_env_vars MODEL TP CONC\n", 'set -u\necho "$NODE_SCRATCH_DIR"\n'))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "a runner")
+    (repo / "runners/launch_h200-cw.sh").write_text("#!/usr/bin/env bash\nexport HF_HOME=/x\nexport NODE_SCRATCH_DIR=/s\n")
+    scoped, whole = _both()
+    assert not scoped.scope.whole
+    assert _analysed(scoped) == [OTHER, "runners/launch_h200-cw.sh"], scoped.scope_note
+    assert "uses NODE_SCRATCH_DIR, which a runner exports in one tree only" in scoped.scope_note
+    _same(scoped, whole)
+    assert any(f.code == "RL507" for f in whole.fixed)
+
+
+def test_a_runner_launcher_change_that_exports_the_same_names_brings_in_nothing_else(repo):
+    (repo / "runners").mkdir()
+    (repo / "runners/launch_h200-cw.sh").write_text("#!/usr/bin/env bash\nexport HF_HOME=/x\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "a runner")
+    (repo / "runners/launch_h200-cw.sh").write_text("#!/usr/bin/env bash\n# a comment\nexport HF_HOME=/x\n")
     scoped, whole = _both(["benchmarks"])
-    assert scoped.scope.whole and "runner launcher" in scoped.scope_note
+    assert _analysed(scoped) == []
     _same(scoped, whole)
 
 

@@ -472,6 +472,8 @@ def lint(
         found, result.files = _parallel(check_files, files, jobs, Project([], cs).sibling_key, opt.progress, analyzer.library)
     else:
         found, result.files = check_files(files, opt.progress)
+    if fc is not None:
+        fc.close(others_wrote=jobs > 1)
     project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs, opt.only), home=home)
     result.unrun = [display_path(res.path) for res in result.files if not project.is_run(res) and res.launched]
     for rule in rules:

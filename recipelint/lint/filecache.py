@@ -87,6 +87,7 @@ class FileCache:
     #: the master configs' folder (``runners/`` is beside it)
     config_root: Path | None = None
     disabled: bool = False
+    written: int = 0
 
     # ---- what a key is made of ------------------------------------------------------------
 
@@ -315,7 +316,14 @@ class FileCache:
             "findings": [self._dump(f) for f in found],
         }
         if write_entry(self._entry(key), payload):
+            self.written += 1
+
+    def close(self, others_wrote: bool = False) -> None:
+        """The end of a run: keep the ``KEEP`` most recent entries (once, not after each write;
+        ``others_wrote``: workers may have written some)."""
+        if self.written or others_wrote:
             prune(self.folder, KEEP)
+            self.written = 0
 
     def _span(self, s: Span) -> dict:
         return {"path": self.rel(s.path), "line": s.line, "col": s.col, "end_line": s.end_line, "end_col": s.end_col}

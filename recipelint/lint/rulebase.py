@@ -532,6 +532,27 @@ class Project:
         return not getattr(self.configs, "found", False) or any(pr.point.config_key for pr in result.points)
 
 
+#: a name a runner's launch script exports (``export NAME``)
+_RUNNER_EXPORT = re.compile(rb"(?m)^[ \t]*export[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def runner_exports(root: Path | None) -> set[str]:
+    """Names the runners' launch scripts export (``runners/*.sh`` beside the master configs, read
+    inside the repository, regular files, bounded): set for every recipe a runner starts (RL507;
+    ``lint.scope`` compares them between a diff's trees)."""
+    from recipelint.files import Refused, confine, read_regular
+
+    names: set[str] = set()
+    d = Path(root) / "runners" if root is not None else None
+    for p in sorted(d.glob("*.sh")) if d is not None and d.is_dir() else []:
+        try:
+            confine(p, [root])
+            names.update(m.decode() for m in _RUNNER_EXPORT.findall(read_regular(p, 1 << 20)))
+        except Refused:
+            continue
+    return names
+
+
 # ---- small queries used by several rules -------------------------------------------------
 
 

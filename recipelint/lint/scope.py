@@ -17,8 +17,8 @@ affects, and the scope holds:
 * the master-config entries that changed or run a recipe of the scope (RL506, RL703).
 
 A change to something every recipe depends on — recipelint's settings, the repository's engine
-pins, the policy checklist or its waivers, a runner's launch script — makes the scope the whole
-tree.  ``Scope.summary`` says how much was analysed and why.  ``tests/test_scope.py`` and
+pins, the policy checklist or its waivers — makes the scope the whole tree.  A runner's launch
+script brings in the recipes that use a name it exports in one tree only (RL507).  ``Scope.summary`` says how much was analysed and why.  ``tests/test_scope.py`` and
 ``tools/diff_scope_equivalence.py`` check that the scoped diff equals the whole-tree diff, the
 latter on real histories.
 """
@@ -142,14 +142,18 @@ def _global(rel: str, config_root: str) -> str | None:
     waivers = "/" + pol["waiver_dir"].strip("/") + "/"
     if ("/" + rel).endswith("/" + pol["enabled_by"]) or (waivers in "/" + rel and rel.endswith(".md")):
         return f"the review policy {rel} changed"
-    under = rel[len(config_root) + 1 :] if config_root and rel.startswith(config_root + "/") else rel
-    if under.startswith("runners/") and under.endswith(".sh") and under.count("/") == 1:
-        return f"the runner launcher {rel} changed"
     return None
 
 
+def _runner(rel: str, config_root: str) -> bool:
+    """Whether ``rel`` is a runner's launch script (``runners/*.sh`` beside the master configs),
+    whose exports every recipe that runner starts has (RL507)."""
+    under = rel[len(config_root) + 1 :] if config_root and rel.startswith(config_root + "/") else rel
+    return under.startswith("runners/") and under.endswith(".sh") and under.count("/") == 1
+
+
 def _texts(top: Path) -> dict[str, bytes] | None:
-    """Every regular file under ``top`` up to ``MAX_SEARCHED`` (folders of ``SKIP_DIRS`` not
+    """Every regular file under ``top`` that may be a shell file (``_shell``), up to ``MAX_SEARCHED`` (folders of ``SKIP_DIRS`` not
     entered, links not followed), by path relative to ``top``; None beyond ``MAX_SEARCH_FILES``."""
     out: dict[str, bytes] = {}
     base = os.path.abspath(top)
@@ -168,6 +172,9 @@ def _texts(top: Path) -> dict[str, bytes] | None:
                     if e.name not in SKIP_DIRS:
                         stack.append(e.path)
                     continue
+                name = e.name
+                if "." in name.lstrip(".") and not name.endswith(_SHELL_SUFFIXES):
+                    continue  # (only a shell file sources or runs another: ``_shell``)
                 if not e.is_file(follow_symlinks=False) or e.stat(follow_symlinks=False).st_size > MAX_SEARCHED:
                     continue
                 if len(out) >= MAX_SEARCH_FILES:
@@ -275,6 +282,16 @@ def compute(
             sc.whole = True
             sc.why.append(why)
             return sc
+    exported: set[str] = set()
+    if any(_runner(rel, croot or "") for rel in changed):
+        # the names the runners export, in both trees: a recipe that uses one that is exported
+        # in one tree only may be judged otherwise (RL507)
+        from recipelint.lint.rulebase import runner_exports
+
+        head_root = config_root if config_root is not None else top
+        rel_root = _rel(head_root, top) or ""
+        base_root = base_dir / rel_root if rel_root not in ("", ".") else base_dir
+        exported = runner_exports(head_root) ^ runner_exports(base_root)
     texts = _texts(top)
     if texts is None:
         sc.whole = True
@@ -309,6 +326,11 @@ def compute(
             if other not in affected and needle in data and _shell(other, data) and _uses(data, needle):
                 add(other, f"names {name}")
                 work.append(other)
+    for name in sorted(exported):
+        needle = name.encode()
+        for other, data in texts.items():
+            if other not in affected and needle in data and _shell(other, data) and _uses(data, needle):
+                add(other, f"uses {name}, which a runner exports in one tree only")
     # sweep points: compared entry by entry when something they come from may have changed
     one_sided = [r for r in changed if exists_head(r) != exists_base(r)]
     entries: set[tuple[str, str]] = set()
