@@ -88,6 +88,8 @@ class Options:
     #: a diff's base run: the work tree's analyses of recipes that are alike in both trees (same
     #: text, sourced files and sweep points), by path relative to ``only.root``: not analysed again
     reuse: dict[str, FileResult] | None = None
+    #: master config sets a diff's scope loaded (``_configs_key`` → ``ConfigSet``): not loaded again
+    preloaded: dict | None = None
     #: the tree the ``reuse`` analyses were made in (they keep its paths; the findings made from
     #: them are matched as this tree's: ``_new_since_base``)
     reuse_top: Path | None = None
@@ -275,7 +277,7 @@ def lint(
         bt = base_tree(opt.diff_base, (paths or [Path(".")])[0], cache_dir() if opt.cache else None)
         try:
             sc = diff_scope(paths, opt, bt) if opt.scoped else None
-            head_opt = replace(opt, diff_base=None, only=_only(sc, bt.top))
+            head_opt = replace(opt, diff_base=None, only=_only(sc, bt.top), preloaded=sc.configs if sc is not None else None)
             result = lint(paths, analyzer=analyzer, options=head_opt)
             result.findings, result.fixed = _new_since_base(result.findings, paths, opt, bt, sc, result.files, result.base_files)
             result.base_commit = bt.commit
@@ -374,7 +376,11 @@ def lint(
                 only = [
                     p for p, _ in files
                 ]  # (a diff's scope in which no config changed: entries of other recipes alike in both trees)
-            cs = configs.load(root, config_list or None, cache_at, recipes=only, roots=roots)
+            load_key = _configs_key(root, config_list, roots, cache_at)
+            if only is None and opt.preloaded is not None and load_key in opt.preloaded:
+                cs = opt.preloaded[load_key]  # (a diff's scope compared the same configs: loaded once)
+            else:
+                cs = configs.load(root, config_list or None, cache_at, recipes=only, roots=roots)
         if yaml_paths:
             # a changed master config: lint the recipes it runs
             have = {str(p.resolve()) for p, _ in files}
@@ -690,7 +696,7 @@ def _only(sc, top: Path) -> Only | None:
     return Only(top, frozenset(sc.head), frozenset(sc.entries), sc.configs_compared)
 
 
-def _tree_configs(paths: list[Path], opt: Options, tree: Path, bt):
+def _tree_configs(paths: list[Path], opt: Options, tree: Path, bt, loaded: dict | None = None):
     """The ``ConfigSet`` a run over ``paths`` loads in ``tree`` (the work tree's top or the base's
     export), as ``lint`` loads it (without restricting it to some recipes)."""
     from recipelint.cache.store import cache_dir
@@ -711,7 +717,16 @@ def _tree_configs(paths: list[Path], opt: Options, tree: Path, bt):
     if not config_list and root is None:
         return None
     roots = run_roots(paths, opt.search_roots) + ([bt.dir] if at_base else [])
-    return configs.load(root, config_list or None, cache_dir() if opt.cache else None, roots=roots)
+    cache_at = cache_dir() if opt.cache else None
+    cs = configs.load(root, config_list or None, cache_at, roots=roots)
+    if loaded is not None:
+        loaded[_configs_key(root, config_list, roots, cache_at)] = cs
+    return cs
+
+
+def _configs_key(root, config_list, roots, cache_at) -> tuple:
+    """What a ``configs.load`` of a whole config set depends on (``Options.preloaded``)."""
+    return (str(root), tuple(str(c) for c in config_list or ()), tuple(str(r) for r in roots), str(cache_at))
 
 
 def diff_scope(paths: list[Path], opt: Options, bt):
@@ -721,15 +736,18 @@ def diff_scope(paths: list[Path], opt: Options, bt):
     from recipelint.sweep import configs
 
     changed = changed_paths(bt.commit, bt.top)
+    loaded: dict = {}
     anchor = next((p for p in paths if not _is_yaml(p)), paths[0] if paths else Path("."))
-    return scope.compute(
+    sc = scope.compute(
         bt.top,
         bt.dir,
         changed,
         bt.renamed,
-        lambda tree: _tree_configs(paths, opt, tree, bt),
+        lambda tree: _tree_configs(paths, opt, tree, bt, loaded),
         configs.find_root(anchor),
     )
+    sc.configs = loaded
+    return sc
 
 
 def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt, sc=None, head=None, out=None):
@@ -748,6 +766,7 @@ def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt,
         opt,
         diff_base=None,
         only=None if sc is None or sc.whole else Only(bt.dir, frozenset(sc.base), frozenset(sc.entries), sc.configs_compared),
+        preloaded=sc.configs if sc is not None else None,
         config_paths=base_configs or None,
         settings=replace(st, path=mapped_settings) if mapped_settings is not None else st,
         # (the export of the base is laid out like the work tree's top: read it as the work tree is read)

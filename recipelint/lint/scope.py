@@ -65,6 +65,8 @@ class Scope:
     reason: dict[str, str] = field(default_factory=dict)
     #: whether the sweep points were compared (a config, a workflow or the recipes' names changed)
     configs_compared: bool = False
+    #: the master config sets loaded to compare them (``lint.check.Options.preloaded``)
+    configs: dict = field(default_factory=dict, repr=False)
 
     def summary(self, analysed: list[str], total: int | None = None) -> str:
         """One line for people: how much was analysed (``analysed``: the recipes of the scope a
@@ -221,7 +223,7 @@ def point_signature(points) -> tuple:
     """What a recipe's sweep points are, without the config lines they were read from."""
     out = []
     for p in points or ():
-        env = tuple(sorted((k, repr(v)) for k, v in p.env.items()))
+        env = tuple(sorted((k, v if type(v) is str else repr(v) + repr(getattr(v, "nonempty", ""))) for k, v in p.env.items()))
         out.append((point_id(p.label), p.config_key, env))
     return tuple(out)
 
@@ -235,17 +237,25 @@ def _rel(path: str | Path, top: Path) -> str | None:
 
 def _config_view(cs, top: Path) -> tuple[dict[str, tuple], dict[tuple[str, str], tuple], set[str]]:
     """(recipe → its points' signature, (config, key) → the entry's signature, the config files)
-    of a ``ConfigSet``, paths relative to ``top``."""
+    of a ``ConfigSet``, paths relative to ``top``.  (An entry's points are its recipes' points:
+    compared there.)"""
+    real_top = os.path.realpath(top) + os.sep
+
+    def rel_of_real(real: str) -> str | None:  # (the config set's recipe paths are resolved already)
+        return real[len(real_top) :].replace(os.sep, "/") if real.startswith(real_top) else None
+
     scripts: dict[str, tuple] = {}
     for real, pts in cs.by_script.items():
-        rel = _rel(real, top)
+        rel = rel_of_real(real)
         if rel is not None:
             scripts[rel] = point_signature(pts)
     entries: dict[tuple[str, str], tuple] = {}
+    files: dict[object, str] = {}
     for e in cs.entries:
-        rel = _rel(e.path, top) or str(e.path)
-        resolved = tuple(sorted(r for x in e.resolved if (r := _rel(x, top)) is not None))
-        entries[(rel, e.key)] = (
+        if e.path not in files:
+            files[e.path] = _rel(e.path, top) or str(e.path)
+        resolved = tuple(sorted(r for x in e.resolved if (r := rel_of_real(x)) is not None))
+        entries[(files[e.path], e.key)] = (
             e.runner,
             e.framework,
             e.multinode,
@@ -253,10 +263,8 @@ def _config_view(cs, top: Path) -> tuple[dict[str, tuple], dict[tuple[str, str],
             tuple(e.scripts),
             resolved,
             tuple(e.missing),
-            point_signature(e.points),
         )
-    files = {r for f in cs.files if (r := _rel(f, top)) is not None}
-    return scripts, entries, files
+    return scripts, entries, {r for f in cs.files if (r := _rel(f, top)) is not None}
 
 
 def compute(
