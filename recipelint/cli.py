@@ -252,7 +252,7 @@ def check(
     diff_base: Optional[str] = typer.Option(
         None,
         "--diff-base",
-        help="Report only findings on lines added or changed since this git revision (and sweep points from changed config lines).",
+        help="Report only the findings the change since this git revision's merge base introduced, analysing only what it can affect.",
     ),
     baseline: Optional[Path] = typer.Option(
         None, "--baseline", help="Do not report the findings listed in this baseline file (see --write-baseline)."

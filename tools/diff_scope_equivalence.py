@@ -121,19 +121,25 @@ def main(argv: list[str] | None = None) -> int:
     repo = args.repo.resolve()
     out = args.out.resolve()
     bases: dict[str, str] = {}
+    pull_refs: dict[str, str] = {}
     if args.pulls:
-        heads = sorted(set(_git(repo, "for-each-ref", "--format=%(objectname)", "refs/pull/*/head").split()))
+        refs = dict(
+            line.split(" ", 1)[::-1]
+            for line in _git(repo, "for-each-ref", "--format=%(objectname) %(refname)", "refs/pull/*/head").splitlines()
+        )  # ref -> commit
+        heads = sorted(refs.items())
         picked = []
-        for head in random.Random(args.seed).sample(heads, len(heads)):
+        for ref, head in random.Random(args.seed).sample(heads, len(heads)):
             if len(picked) >= args.commits:
                 break
             try:
                 mb = _git(repo, "merge-base", args.rev, head).strip()
             except subprocess.CalledProcessError:
                 continue
-            if mb and mb != head:
+            if mb and mb != head and head not in bases:
                 bases[head] = mb
                 picked.append(head)
+                pull_refs[head] = ref
     else:
         history = _git(repo, "rev-list", "--first-parent", "--min-parents=1", args.rev).split()
         picked = random.Random(args.seed).sample(history, min(args.commits, len(history)))
@@ -148,8 +154,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("RECIPELINT_CACHE_DIR", str(work / "cache"))
     clone = work / "repo"
     subprocess.run(["git", "clone", "-q", "--no-checkout", str(repo), str(clone)], check=True)
-    if args.pulls:  # (a clone does not copy refs/pull/*)
-        subprocess.run(["git", "fetch", "-q", str(repo), "+refs/pull/*/head:refs/pull/*/head"], cwd=clone, check=True)
+    if args.pulls:  # (a clone does not copy refs/pull/*: each picked one is fetched; a snapshot may lack some objects)
+        for head, ref in list(pull_refs.items()):
+            got = subprocess.run(["git", "fetch", "-q", str(repo), f"+{ref}:{ref}"], cwd=clone, capture_output=True)
+            if got.returncode != 0:
+                picked.remove(head)
+                print(f"skipped {ref}: not complete in {repo}", file=sys.stderr)
     import gc
 
     from recipelint.cli import GC_THRESHOLDS
