@@ -475,7 +475,7 @@ def lint(
     raw: list[Finding] = []
     jobs = _jobs(opt.jobs, len(files))
     if jobs > 1:
-        found, result.files = _parallel(check_files, files, jobs, Project([], cs).sibling_key, opt.progress, analyzer.library)
+        found, result.files = _parallel(check_files, files, jobs, Project([], cs).family_key, opt.progress, analyzer.library)
     else:
         found, result.files = check_files(files, opt.progress)
     if fc is not None:

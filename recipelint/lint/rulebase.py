@@ -496,6 +496,14 @@ class Project:
                     tokens[i] = f"<{g}>"
         return f"{path.parent}/{''.join(tokens)}"
 
+    def family_key(self, path: Path) -> str:
+        """Equal for a file and its family (any hardware token replaced): work split between
+        processes keeps a family together, so that no process analyses a member another has
+        (RL101 compares a recipe with its family, RL401 with its siblings)."""
+        tokens = re.split(r"([_.-])", path.name)
+        every = {hw for group in self._groups for hw in group}
+        return f"{path.parent}/{''.join('<hw>' if tok.lower() in every else tok for tok in tokens)}"
+
     def siblings(self, result: FileResult) -> list[FileResult]:
         """Files named like ``result`` with another hardware token of the same group; a
         sibling on disk that was not passed to the run is analysed too (its findings are not
