@@ -91,7 +91,9 @@ def check_commit(clone: Path, commit: str, paths: list[str], jobs: int, recheck_
         "cpu_scoped": round(t_scoped, 3),
     }
     t0 = time.process_time()
-    whole = lint(ps, options=replace(opt, scoped=False))
+    # the reference shares nothing with the scoped run: no cache of any kind (a per-file entry the
+    # scoped run wrote would otherwise answer for it)
+    whole = lint(ps, options=replace(opt, scoped=False, cache=False))
     row["cpu_whole"] = round(time.process_time() - t0, 3)
     row["whole_findings"] = _findings(whole.findings)
     row["whole_fixed"] = _fixed(whole.fixed)
