@@ -5,6 +5,7 @@ byte for byte the output of a run without any cache."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -136,3 +137,31 @@ def test_a_config_edit_is_seen_by_the_recipes_it_runs(tree, analysed):
     out = _run()
     assert "dsv4_fp4_b200_vllm.sh" in analysed
     assert out == _run(cache=False)
+
+
+def test_the_key_reads_no_file_outside_the_project(tree, tmp_path, monkeypatch):
+    # a recipe names `vars.sh`, a link to a file outside the project: the key holds where the
+    # link leads (refused), never the file's bytes
+    import recipelint.files as files_mod
+    from recipelint.cache import store
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "vars.sh").write_text("SECRET=1\n")
+    (tree / "benchmarks/vars.sh").symlink_to(outside / "vars.sh")
+    (tree / LONE).write_text(LONE_RECIPE.replace("vllm serve", 'source "$(dirname "$0")/../../vars.sh"\nvllm serve'))
+    seen: list[str] = []
+    real_read, real_digest = files_mod.read_regular, store.file_digest
+
+    def read(path, *a, **k):
+        seen.append(os.path.realpath(path))
+        return real_read(path, *a, **k)
+
+    def digest(path):
+        seen.append(os.path.realpath(path))
+        return real_digest(path)
+
+    monkeypatch.setattr(files_mod, "read_regular", read)
+    monkeypatch.setattr("recipelint.lint.filecache.file_digest", digest)
+    _run()
+    assert not [p for p in seen if p.startswith(str(outside))]

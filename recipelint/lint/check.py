@@ -429,10 +429,10 @@ def lint(
         """A recipe's sweep points, as its analysis gets them (for the per-file cache's key)."""
         pts = points(p, display_path(p))
         if callable(pts):
-            from recipelint.files import Refused, read_regular
+            from recipelint.files import Refused, confine, read_regular
 
-            try:
-                pts = pts(read_regular(p, 16 << 20).decode("utf-8", "replace"))
+            try:  # (read as the analysis reads it: inside the run's roots)
+                pts = pts(read_regular(confine(p, analyzer.roots_for(p)), 16 << 20).decode("utf-8", "replace"))
             except Refused:
                 pts = []
         return pts

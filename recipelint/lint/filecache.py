@@ -122,11 +122,18 @@ class FileCache:
         return self._names
 
     def _digest(self, rel: str) -> str:
+        """The digest of a file of the tree; a link is followed only inside the root (else where it
+        leads is what the key holds: recipelint does not read it), as the result cache does."""
         hit = self._digests.get(rel)
         if hit is None:
+            from recipelint.files import Refused, confine
+
             try:
-                size, d = file_digest(os.path.join(self.root, rel))
+                real = confine(os.path.join(self.root, rel), [self.root])
+                size, d = file_digest(str(real))
                 hit = f"{size}:{d.hex()}"
+            except Refused as r:
+                hit = f"refused {r.kind} {r}"
             except OSError as e:
                 hit = f"unreadable {e.errno}"
             self._digests[rel] = hit
@@ -135,10 +142,10 @@ class FileCache:
     def _text_words(self, rel: str) -> frozenset[bytes]:
         hit = self._words.get(rel)
         if hit is None:
-            from recipelint.files import Refused, read_regular
+            from recipelint.files import Refused, confine, read_regular
 
             try:
-                data = read_regular(os.path.join(self.root, rel), MAX_TEXT)
+                data = read_regular(confine(os.path.join(self.root, rel), [self.root]), MAX_TEXT)
             except Refused:
                 data = b""
             hit = self._words[rel] = frozenset(_WORD.findall(data))
@@ -183,9 +190,13 @@ class FileCache:
             parts = []
             runners = (self.config_root or self.root) / "runners"
             if runners.is_dir():
+                from recipelint.files import Refused, confine
+
                 for p in sorted(runners.glob("*.sh")):
-                    try:
-                        parts.append(f"{p.name}={file_digest(str(p))[1].hex()}")
+                    try:  # (as RL507 reads them: inside the configs' root)
+                        parts.append(f"{p.name}={file_digest(str(confine(p, [runners.parent])))[1].hex()}")
+                    except Refused as r:
+                        parts.append(f"{p.name} refused {r.kind}")
                     except OSError as e:
                         parts.append(f"{p.name} unreadable {e.errno}")
             self._global = "\0".join(parts)
@@ -202,14 +213,18 @@ class FileCache:
             start = Path(os.path.realpath(self.root / folder))
             for d in [start, *start.parents]:
                 m = d / pol["enabled_by"]
-                if m.is_file():
-                    try:
-                        parts = [f"policy {self.rel(d)} {file_digest(str(m))[1].hex()}"]
-                        waivers = d / pol["waiver_dir"]
-                        for w in sorted(waivers.glob("*.md")) if waivers.is_dir() else []:
-                            parts.append(f"waiver {w.name} {file_digest(str(w))[1].hex()}")
-                    except OSError as e:
-                        parts = [f"policy unreadable {e.errno}"]
+                if m.is_file():  # (the rules only ask whether it is there)
+                    from recipelint.files import Refused, confine
+
+                    parts = [f"policy {self.rel(d)}"]
+                    waivers = d / pol["waiver_dir"]
+                    for w in sorted(waivers.glob("*.md")) if waivers.is_dir() else []:
+                        try:  # (as ``Project.waivers`` reads them: inside the checklist's folder)
+                            parts.append(f"waiver {w.name} {file_digest(str(confine(w, [d])))[1].hex()}")
+                        except Refused as r:
+                            parts.append(f"waiver {w.name} refused {r.kind}")
+                        except OSError as e:
+                            parts.append(f"waiver {w.name} unreadable {e.errno}")
                     hit = "\0".join(parts)
                     break
             self._policies[folder] = hit
@@ -241,6 +256,12 @@ class FileCache:
         rel = self.rel(path)
         if rel.startswith("/") or self.disabled:
             return None
+        from recipelint.files import Refused, confine
+
+        try:
+            confine(path, [self.root])
+        except Refused:
+            return None  # (a recipe linked out of the project: not read, not cached)
         self._index()
         if self.disabled:
             return None
