@@ -171,3 +171,29 @@ class CountingAnalyzer(Analyzer):
 def analyze(path: Path, env: dict):
     point = SweepPoint("test", dict(env))
     return Analyzer().analyze(path, str(path), [point])
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in a test's repository, with a fixed identity and none of the user's settings."""
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "HOME": str(repo),
+        "PATH": "/usr/bin:/bin",
+    }
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True, env=env).stdout
+
+
+def record_analyses(monkeypatch) -> list[str]:
+    """The names of the files ``Analyzer.analyze`` evaluates from now on (in this process)."""
+    seen: list[str] = []
+    real = Analyzer.analyze
+
+    def spy(self, path, display, points):
+        seen.append(Path(path).name)
+        return real(self, path, display, points)
+
+    monkeypatch.setattr(Analyzer, "analyze", spy)
+    return seen

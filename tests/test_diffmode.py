@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import git as _git
 from typer.testing import CliRunner
 
 from recipelint.cli import app
@@ -26,18 +27,6 @@ ARGS=(
 )
 vllm serve deepseek-ai/DeepSeek-V4-Pro "${ARGS[@]}" &
 """
-
-
-def _git(repo: Path, *args: str) -> str:
-    env = {
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "HOME": str(repo),
-        "PATH": "/usr/bin:/bin",
-    }
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True, env=env).stdout
 
 
 def _repo(tmp_path: Path, files: dict[str, str]) -> Path:

@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import record_analyses
 
-from recipelint.lint.analysis import Analyzer
 from recipelint.lint.check import Options, lint
 from recipelint.lint.settings import find, load
 from recipelint.report.jsonfmt import render_json
@@ -41,15 +41,7 @@ def tree(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def analysed(monkeypatch) -> list[str]:
-    seen: list[str] = []
-    real = Analyzer.analyze
-
-    def spy(self, path, display, points):
-        seen.append(Path(path).name)
-        return real(self, path, display, points)
-
-    monkeypatch.setattr(Analyzer, "analyze", spy)
-    return seen
+    return record_analyses(monkeypatch)
 
 
 def _run(cache: bool = True) -> str:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from helpers import git, record_analyses
 
 from recipelint.lint.check import Options, lint
 from recipelint.lint.settings import find, load
@@ -49,18 +49,6 @@ vllm serve "$MODEL" --tensor-parallel-size "$TP" --max-num-seqs "$CONC" \\
 """
 
 
-def _git(repo: Path, *args: str) -> str:
-    env = {
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "HOME": str(repo),
-        "PATH": "/usr/bin:/bin",
-    }
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True, env=env).stdout
-
-
 @pytest.fixture
 def repo(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("RECIPELINT_CACHE_DIR", str(tmp_path / "cache"))
@@ -74,9 +62,9 @@ def repo(tmp_path, monkeypatch) -> Path:
     runners = (r / "configs/runners.yaml").read_text()
     (r / "configs/runners.yaml").write_text(runners.replace("labels:\n", "labels:\n  cluster:h200-cw: [h200-cw_00]\n"))
     (r / "README.md").write_text("a benchmark repository\n")
-    _git(r, "init", "-q", "-b", "main")
-    _git(r, "add", "-A")
-    _git(r, "commit", "-qm", "one")
+    git(r, "init", "-q", "-b", "main")
+    git(r, "add", "-A")
+    git(r, "commit", "-qm", "one")
     monkeypatch.chdir(r)
     return r
 
@@ -196,14 +184,20 @@ def test_settings_widen_the_scope_to_the_whole_tree(repo):
     _same(scoped, whole)
 
 
+def _runner(repo: Path, exports: str) -> None:
+    """Commit a runner's launch script that exports ``exports``."""
+    (repo / "runners").mkdir()
+    (repo / "runners/launch_h200-cw.sh").write_text("#!/usr/bin/env bash\n" + exports)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a runner")
+
+
 def test_a_runner_launcher_brings_in_the_recipes_using_what_it_exports(repo):
     # a runner that starts exporting NODE_SCRATCH_DIR: the recipe that reads it under `set -u` is
     # judged otherwise (RL507); a recipe that does not use the name is not analysed
-    (repo / "runners").mkdir()
-    (repo / "runners/launch_h200-cw.sh").write_text("#!/usr/bin/env bash\nexport HF_HOME=/x\n")
+    _runner(repo, "export HF_HOME=/x\n")
     (repo / OTHER).write_text(OTHER_RECIPE.replace("check_env_vars MODEL TP CONC\n", 'set -u\necho "$NODE_SCRATCH_DIR"\n'))
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "a runner")
+    git(repo, "commit", "-qam", "a recipe reads it")
     (repo / "runners/launch_h200-cw.sh").write_text("#!/usr/bin/env bash\nexport HF_HOME=/x\nexport NODE_SCRATCH_DIR=/s\n")
     scoped, whole = _both()
     assert not scoped.scope.whole
@@ -214,10 +208,7 @@ def test_a_runner_launcher_brings_in_the_recipes_using_what_it_exports(repo):
 
 
 def test_a_runner_launcher_change_that_exports_the_same_names_brings_in_nothing_else(repo):
-    (repo / "runners").mkdir()
-    (repo / "runners/launch_h200-cw.sh").write_text("#!/usr/bin/env bash\nexport HF_HOME=/x\n")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "a runner")
+    _runner(repo, "export HF_HOME=/x\n")
     (repo / "runners/launch_h200-cw.sh").write_text("#!/usr/bin/env bash\n# a comment\nexport HF_HOME=/x\n")
     scoped, whole = _both(["benchmarks"])
     assert _analysed(scoped) == []
@@ -234,16 +225,7 @@ def test_paths_named_bound_the_scope(repo):
 def test_a_sibling_alike_in_both_trees_is_evaluated_once(repo, monkeypatch):
     # the b300 recipe is in the scope for its parity with b200, unchanged: the base run takes the
     # work tree's analysis of it (its findings are matched as the base's all the same)
-    from recipelint.lint.analysis import Analyzer
-
-    seen: list[str] = []
-    real = Analyzer.analyze
-
-    def spy(self, path, display, points):
-        seen.append(Path(path).name)
-        return real(self, path, display, points)
-
-    monkeypatch.setattr(Analyzer, "analyze", spy)
+    seen = record_analyses(monkeypatch)
     _drop(repo / B200, "    --reasoning-parser deepseek_v4\n")
     ps = [Path(".")]
     scoped = lint(ps, options=Options(diff_base="main", settings=load(find(ps[0])), cache=False, jobs=1))
@@ -261,17 +243,9 @@ def test_the_review_checklist_widens_the_scope_wherever_it_is(repo):
 
 
 def test_changes_compares_only_what_the_change_can_affect(repo, monkeypatch):
-    from recipelint.lint.analysis import Analyzer
     from recipelint.lint.changes import changes
 
-    seen: list[str] = []
-    real = Analyzer.analyze
-
-    def spy(self, path, display, points):
-        seen.append(Path(path).name)
-        return real(self, path, display, points)
-
-    monkeypatch.setattr(Analyzer, "analyze", spy)
+    seen = record_analyses(monkeypatch)
     _drop(repo / B200, "    --reasoning-parser deepseek_v4\n")
     _, found = changes([Path(".")], "main", cache=False)
     assert [(rc.display, [c for _, c in rc.changes]) for rc in found] == [(B200, ["- --reasoning-parser deepseek_v4"])]

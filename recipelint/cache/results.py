@@ -102,20 +102,20 @@ def project_root(paths: list[Path]) -> Path | None:
     return None
 
 
-def _tree_digest(root: Path, h) -> bool:
-    """Digest every file with a suffix of :data:`SUFFIXES` under ``root`` (folders of
-    :data:`SKIP_DIRS` and linked folders not entered); False beyond :data:`MAX_FILES`."""
-    n = 0
-    base = os.path.abspath(root)
-    cut = len(base) + 1
-    stack = [base]
+def walk_files(root: Path | str, on_error=None):
+    """The entries (``os.DirEntry``) of every file under ``root`` that is not a folder — depth
+    first, in name order — not entering the folders of :data:`SKIP_DIRS` nor linked folders;
+    ``on_error(folder, exc)`` hears of a folder that cannot be listed.  The one walk of a tree
+    the caches and diff mode's scope share."""
+    stack = [os.path.abspath(root)]
     while stack:
         d = stack.pop()
         try:
             with os.scandir(d) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            h.update(f"{d[cut:]}\0unlistable {exc.errno}\0".encode())
+            if on_error is not None:
+                on_error(d, exc)
             continue
         dirs = []
         for e in entries:
@@ -124,24 +124,41 @@ def _tree_digest(root: Path, h) -> bool:
                     if e.name not in SKIP_DIRS:
                         dirs.append(e.path)
                     continue
-                if not e.name.endswith(SUFFIXES):
-                    continue
-                n += 1
-                if n > MAX_FILES:
-                    return False
-                label = e.path[cut:]  # the path below the root
-                if e.is_symlink():
-                    try:  # (a link is followed only inside the root; else where it leads is the input)
-                        real = str(confine(e.path, [base]))
-                    except Refused as exc:
-                        h.update(f"{label}\0refused {exc.kind} {exc}\0".encode())
-                        continue
-                    _file_digest(real, label, h)
-                else:
-                    _file_digest(e.path, label, h)
-            except OSError as err:
-                h.update(f"{e.path[cut:]}\0unreadable {err.errno}\0".encode())
+            except OSError:
+                pass  # (the caller's own look at it fails the same way, and says so)
+            yield e
         stack.extend(reversed(dirs))  # (depth first, in name order)
+
+
+def _tree_digest(root: Path, h) -> bool:
+    """Digest every file with a suffix of :data:`SUFFIXES` under ``root`` (folders of
+    :data:`SKIP_DIRS` and linked folders not entered); False beyond :data:`MAX_FILES`."""
+    n = 0
+    base = os.path.abspath(root)
+    cut = len(base) + 1
+
+    def unlistable(d: str, exc: OSError) -> None:
+        h.update(f"{d[cut:]}\0unlistable {exc.errno}\0".encode())
+
+    for e in walk_files(base, unlistable):
+        try:
+            if not e.name.endswith(SUFFIXES):
+                continue
+            n += 1
+            if n > MAX_FILES:
+                return False
+            label = e.path[cut:]  # the path below the root
+            if e.is_symlink():
+                try:  # (a link is followed only inside the root; else where it leads is the input)
+                    real = str(confine(e.path, [base]))
+                except Refused as exc:
+                    h.update(f"{label}\0refused {exc.kind} {exc}\0".encode())
+                    continue
+                _file_digest(real, label, h)
+            else:
+                _file_digest(e.path, label, h)
+        except OSError as err:
+            h.update(f"{e.path[cut:]}\0unreadable {err.errno}\0".encode())
     return True
 
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.bash.source import Span
-from recipelint.cache.results import SKIP_DIRS
+from recipelint.cache.results import SKIP_DIRS, walk_files
 from recipelint.cache.store import BAD_ENTRY, FORMAT, code_fingerprint, file_digest, prune, read_entry, write_entry
 from recipelint.engines import facts
 from recipelint.lint.findings import Finding, Related
@@ -94,30 +94,13 @@ class FileCache:
     def _index(self) -> dict[str, list[str]]:
         if self._names is None:
             names: dict[str, list[str]] = {}
-            base = os.path.abspath(self.root)
-            cut = len(base) + 1
-            stack, n = [base], 0
-            while stack:
-                d = stack.pop()
-                try:
-                    with os.scandir(d) as it:
-                        entries = sorted(it, key=lambda e: e.name)
-                except OSError:
-                    continue
-                for e in entries:
-                    try:
-                        if e.is_dir(follow_symlinks=False):
-                            if e.name not in SKIP_DIRS:
-                                stack.append(e.path)
-                            continue
-                    except OSError:
-                        continue
-                    n += 1
-                    if n > MAX_FILES:
-                        self.disabled = True
-                        self._names = {}
-                        return self._names
-                    names.setdefault(e.name, []).append(e.path[cut:].replace(os.sep, "/"))
+            cut = len(os.path.abspath(self.root)) + 1
+            for n, e in enumerate(walk_files(self.root), 1):
+                if n > MAX_FILES:
+                    self.disabled = True
+                    names = {}
+                    break
+                names.setdefault(e.name, []).append(e.path[cut:].replace(os.sep, "/"))
             self._names = names
         return self._names
 

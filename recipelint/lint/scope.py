@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from recipelint.cache.results import SKIP_DIRS
+from recipelint.cache.results import walk_files
 from recipelint.engines import facts
 from recipelint.lint.fingerprint import point_id
 
@@ -155,40 +155,28 @@ def _runner(rel: str, config_root: str) -> bool:
 
 
 def _texts(top: Path) -> dict[str, bytes] | None:
-    """Every regular file under ``top`` that may be a shell file (``_shell``), up to ``MAX_SEARCHED`` (folders of ``SKIP_DIRS`` not
-    entered, links not followed), by path relative to ``top``; None beyond ``MAX_SEARCH_FILES``."""
+    """Every regular file under ``top`` that may be a shell file (``_shell``), up to
+    ``MAX_SEARCHED`` (folders of ``SKIP_DIRS`` not entered, links not followed), by path relative
+    to ``top``; None beyond ``MAX_SEARCH_FILES``."""
+    from recipelint.files import Refused, read_regular
+
     out: dict[str, bytes] = {}
-    base = os.path.abspath(top)
-    cut = len(base) + 1
-    stack = [base]
-    while stack:
-        d = stack.pop()
+    cut = len(os.path.abspath(top)) + 1
+    for e in walk_files(top):
+        name = e.name
+        if "." in name.lstrip(".") and not name.endswith(_SHELL_SUFFIXES):
+            continue  # (only a shell file sources or runs another: ``_shell``)
         try:
-            with os.scandir(d) as it:
-                entries = list(it)
+            if not e.is_file(follow_symlinks=False) or e.stat(follow_symlinks=False).st_size > MAX_SEARCHED:
+                continue
         except OSError:
             continue
-        for e in entries:
-            try:
-                if e.is_dir(follow_symlinks=False):
-                    if e.name not in SKIP_DIRS:
-                        stack.append(e.path)
-                    continue
-                name = e.name
-                if "." in name.lstrip(".") and not name.endswith(_SHELL_SUFFIXES):
-                    continue  # (only a shell file sources or runs another: ``_shell``)
-                if not e.is_file(follow_symlinks=False) or e.stat(follow_symlinks=False).st_size > MAX_SEARCHED:
-                    continue
-                if len(out) >= MAX_SEARCH_FILES:
-                    return None
-                from recipelint.files import Refused, read_regular
-
-                try:
-                    out[e.path[cut:].replace(os.sep, "/")] = read_regular(e.path, MAX_SEARCHED)
-                except Refused:
-                    continue
-            except OSError:
-                continue
+        if len(out) >= MAX_SEARCH_FILES:
+            return None
+        try:
+            out[e.path[cut:].replace(os.sep, "/")] = read_regular(e.path, MAX_SEARCHED)
+        except Refused:
+            continue
     return out
 
 
