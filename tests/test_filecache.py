@@ -157,3 +157,16 @@ def test_the_key_reads_no_file_outside_the_project(tree, tmp_path, monkeypatch):
     monkeypatch.setattr("recipelint.lint.filecache.file_digest", digest)
     _run()
     assert not [p for p in seen if p.startswith(str(outside))]
+
+
+def test_keys_that_would_read_too_much_leave_the_run_uncached(tree, analysed, monkeypatch):
+    from recipelint.lint import filecache
+
+    monkeypatch.setattr(filecache, "MAX_READ", 100)
+    fresh = _run(cache=False)
+    assert _run() == fresh
+    _per_file_only(tree)
+    analysed.clear()
+    assert _run() == fresh
+    assert analysed  # (nothing was cached per file: every recipe analysed again)
+    assert not list((tree.parent / "cache" / "files").glob("*.json"))

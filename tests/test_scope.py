@@ -251,3 +251,15 @@ def test_changes_compares_only_what_the_change_can_affect(repo, monkeypatch):
     assert [(rc.display, [c for _, c in rc.changes]) for rc in found] == [(B200, ["- --reasoning-parser deepseek_v4"])]
     # the b200 recipe in both trees; its sibling (alike in both) and the others are not evaluated
     assert seen == ["dsv4_fp4_b200_vllm.sh", "dsv4_fp4_b200_vllm.sh"]
+
+
+def test_a_tree_too_large_to_search_is_the_whole_tree(repo, monkeypatch):
+    # the search for what sources a changed file reads a bounded amount of text; beyond it the
+    # scope is the whole tree, and says why
+    from recipelint.lint import scope
+
+    monkeypatch.setattr(scope, "MAX_SEARCH_BYTES", 1000)
+    _drop(repo / B200, "    --reasoning-parser deepseek_v4\n")
+    scoped, whole = _both()
+    assert scoped.scope.whole and "MiB to search for what sources a changed file" in scoped.scope_note
+    _same(scoped, whole)

@@ -45,8 +45,10 @@ from recipelint.lint.scope import renamed_candidates
 KEEP = 8192
 #: a tree with more files than this is not indexed (the cache is not used)
 MAX_FILES = 20_000
-#: the largest file whose text is searched for names
+#: the largest file whose text is searched for names, and the most bytes the keys of a run read
+#: (beyond it the run is not cached)
 MAX_TEXT = 1 << 20
+MAX_READ = 64 << 20
 #: a word that may name a file: what lies between quotes, blanks, slashes and shell punctuation
 _WORD = re.compile(rb"[A-Za-z0-9_.+@-]+")
 _SHELL_SUFFIXES = (".sh", ".bash", ".env", ".slurm", ".sbatch", ".inc", ".rc")
@@ -88,6 +90,7 @@ class FileCache:
     config_root: Path | None = None
     disabled: bool = False
     written: int = 0
+    read_bytes: int = 0
 
     # ---- what a key is made of ------------------------------------------------------------
 
@@ -131,6 +134,9 @@ class FileCache:
                 data = read_regular(confine(os.path.join(self.root, rel), [self.root]), MAX_TEXT)
             except Refused:
                 data = b""
+            self.read_bytes += len(data)
+            if self.read_bytes > MAX_READ:
+                self.disabled = True  # (keys would read more than a run should: no cache for this run)
             hit = self._words[rel] = frozenset(_WORD.findall(data))
         return hit
 
@@ -261,6 +267,8 @@ class FileCache:
             deps, w = self.named(m)
             words[m] = (set(deps), w)
             h.update(self._member_key(m, points_of).encode())
+        if self.disabled:
+            return None
         return h.hexdigest(), words
 
     def _member_key(self, m: str, points_of) -> str:

@@ -41,8 +41,10 @@ SIBLING = "a sibling changed"
 #: the largest file whose text is searched for the names of changed files (a sourced file is
 #: at most this large in practice; larger ones are data)
 MAX_SEARCHED = 1 << 20
-#: more files than this in the tree: every one is taken as affected (the search is not bounded)
+#: more files than this in the tree, or more bytes in all: the scope is the whole tree (the
+#: search for what names a changed file is bounded)
 MAX_SEARCH_FILES = 20_000
+MAX_SEARCH_BYTES = 64 << 20
 
 #: settings files (``lint.settings.find``) and pins (``engines.pins.PATTERNS``): read for every recipe
 _SETTINGS = (".recipelint.yaml", ".recipelint.yml")
@@ -162,6 +164,7 @@ def _texts(top: Path) -> dict[str, bytes] | None:
 
     out: dict[str, bytes] = {}
     cut = len(os.path.abspath(top)) + 1
+    total = 0
     for e in walk_files(top):
         name = e.name
         if "." in name.lstrip(".") and not name.endswith(_SHELL_SUFFIXES):
@@ -174,9 +177,12 @@ def _texts(top: Path) -> dict[str, bytes] | None:
         if len(out) >= MAX_SEARCH_FILES:
             return None
         try:
-            out[e.path[cut:].replace(os.sep, "/")] = read_regular(e.path, MAX_SEARCHED)
+            data = out[e.path[cut:].replace(os.sep, "/")] = read_regular(e.path, MAX_SEARCHED)
         except Refused:
             continue
+        total += len(data)
+        if total > MAX_SEARCH_BYTES:
+            return None
     return out
 
 
@@ -291,7 +297,9 @@ def compute(
     texts = _texts(top)
     if texts is None:
         sc.whole = True
-        sc.why.append(f"more than {MAX_SEARCH_FILES} files to search for what sources a changed file")
+        sc.why.append(
+            f"more than {MAX_SEARCH_FILES} shell files or {MAX_SEARCH_BYTES >> 20} MiB to search for what sources a changed file"
+        )
         return sc
 
     def exists_base(rel: str) -> bool:
