@@ -108,7 +108,7 @@ def changes(
     from recipelint.gitdiff import base_tree
     from recipelint.lint.analysis import Analyzer
     from recipelint.lint.check import Options, collect, diff_scope, run_roots
-    from recipelint.lint.scope import SIBLING
+    from recipelint.lint.scope import SIBLING, rel_to
     from recipelint.sweep import configs
     from recipelint.sweep.points import unconfigured_points
 
@@ -142,7 +142,7 @@ def changes(
 
         out = []
         for path, display in collect(paths):
-            if not compared(_rel(path, bt.top)):
+            if not compared(rel_to(path, bt.top)):
                 continue  # (nothing it reads changed: its launches are the base's)
             head = analysis(path, display)
             other = bt.map(path)
@@ -167,12 +167,3 @@ def changes(
         return bt.commit, out
     finally:
         bt.cleanup()
-
-
-def _rel(path: Path, top: Path) -> str | None:
-    import os
-
-    try:
-        return Path(os.path.realpath(path)).relative_to(os.path.realpath(top)).as_posix()
-    except ValueError:
-        return None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from recipelint.cache.results import SKIP_DIRS  # (one list for the walk and the cache key)
 from recipelint.lint.findings import Finding, Related, group
 from recipelint.lint.scope import SIBLING, Only, back_rel
+from recipelint.lint.scope import rel_to as _rel_to
 from recipelint.lint.settings import Settings
 
 if TYPE_CHECKING:  # the analysis stack is imported when a run needs it (not on a cache hit)
@@ -648,14 +649,6 @@ def _documented(findings: list[Finding], show: bool) -> tuple[list[Finding], int
         else:
             n += 1
     return out, n
-
-
-def _rel_to(path: Path | str, top: Path) -> str | None:
-    """``path`` relative to the tree top ``top`` (links resolved), POSIX; None outside it."""
-    try:
-        return Path(os.path.realpath(path)).relative_to(os.path.realpath(top)).as_posix()
-    except ValueError:
-        return None
 
 
 def _in_scope(files: list[tuple[Path, str]], only: Only, resolved: dict[str, str]) -> list[tuple[Path, str]]:

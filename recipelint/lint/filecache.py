@@ -39,7 +39,7 @@ from recipelint.cache.results import SKIP_DIRS, walk_files
 from recipelint.cache.store import BAD_ENTRY, FORMAT, code_fingerprint, file_digest, prune, read_entry, write_entry
 from recipelint.engines import facts
 from recipelint.lint.findings import Finding, Related
-from recipelint.lint.scope import renamed_candidates
+from recipelint.lint.scope import may_be_shell, renamed_candidates
 
 #: entries kept (a tree of a few hundred recipes, in a few trees: base, head, branches)
 KEEP = 8192
@@ -51,11 +51,6 @@ MAX_TEXT = 1 << 20
 MAX_READ = 64 << 20
 #: a word that may name a file: what lies between quotes, blanks, slashes and shell punctuation
 _WORD = re.compile(rb"[A-Za-z0-9_.+@-]+")
-_SHELL_SUFFIXES = (".sh", ".bash", ".env", ".slurm", ".sbatch", ".inc", ".rc")
-
-
-def _shell(name: str) -> bool:
-    return name.endswith(_SHELL_SUFFIXES) or "." not in name.lstrip(".")
 
 
 @dataclass(slots=True)
@@ -162,7 +157,7 @@ class FileCache:
                 for other in names[name.decode("utf-8", "surrogateescape")]:
                     if other not in seen:
                         seen.add(other)
-                        if _shell(other.rsplit("/", 1)[-1]):
+                        if may_be_shell(other.rsplit("/", 1)[-1]):
                             work.append(other)
         seen.discard(rel)
         return sorted(seen), {w.decode("utf-8", "surrogateescape") for w in words}

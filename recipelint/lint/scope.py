@@ -167,7 +167,7 @@ def _texts(top: Path) -> dict[str, bytes] | None:
     total = 0
     for e in walk_files(top):
         name = e.name
-        if "." in name.lstrip(".") and not name.endswith(_SHELL_SUFFIXES):
+        if not may_be_shell(name):
             continue  # (only a shell file sources or runs another: ``_shell``)
         try:
             if not e.is_file(follow_symlinks=False) or e.stat(follow_symlinks=False).st_size > MAX_SEARCHED:
@@ -188,14 +188,19 @@ def _texts(top: Path) -> dict[str, bytes] | None:
 
 #: the files that can source or run another: shell scripts (a file without a suffix counts when
 #: its first line runs a shell)
-_SHELL_SUFFIXES = (".sh", ".bash", ".env", ".slurm", ".sbatch", ".inc", ".rc")
+SHELL_SUFFIXES = (".sh", ".bash", ".env", ".slurm", ".sbatch", ".inc", ".rc")
+
+
+def may_be_shell(name: str) -> bool:
+    """Whether a file of this name may be a shell file (by its name alone: a known suffix, or none)."""
+    return name.endswith(SHELL_SUFFIXES) or "." not in name.lstrip(".")
 
 
 def _shell(rel: str, data: bytes) -> bool:
     name = rel.rsplit("/", 1)[-1]
-    if name.endswith(_SHELL_SUFFIXES):
+    if name.endswith(SHELL_SUFFIXES):
         return True
-    if "." in name.lstrip("."):
+    if not may_be_shell(name):
         return False
     first = data[:128].split(b"\n", 1)[0]
     return first.startswith(b"#!") and b"sh" in first
@@ -222,7 +227,8 @@ def point_signature(points) -> tuple:
     return tuple(out)
 
 
-def _rel(path: str | Path, top: Path) -> str | None:
+def rel_to(path: str | Path, top: Path) -> str | None:
+    """``path`` relative to the tree top ``top`` (links resolved), POSIX; None outside it."""
     try:
         return Path(os.path.realpath(path)).relative_to(os.path.realpath(top)).as_posix()
     except ValueError:
@@ -247,7 +253,7 @@ def _config_view(cs, top: Path) -> tuple[dict[str, tuple], dict[tuple[str, str],
     files: dict[object, str] = {}
     for e in cs.entries:
         if e.path not in files:
-            files[e.path] = _rel(e.path, top) or str(e.path)
+            files[e.path] = rel_to(e.path, top) or str(e.path)
         resolved = tuple(sorted(r for x in e.resolved if (r := rel_of_real(x)) is not None))
         entries[(files[e.path], e.key)] = (
             e.runner,
@@ -258,7 +264,7 @@ def _config_view(cs, top: Path) -> tuple[dict[str, tuple], dict[tuple[str, str],
             resolved,
             tuple(e.missing),
         )
-    return scripts, entries, {r for f in cs.files if (r := _rel(f, top)) is not None}
+    return scripts, entries, {r for f in cs.files if (r := rel_to(f, top)) is not None}
 
 
 def compute(
@@ -276,7 +282,7 @@ def compute(
     sc = Scope(changed=list(changed))
     if not changed:
         return sc
-    croot = _rel(config_root, top) if config_root is not None else ""
+    croot = rel_to(config_root, top) if config_root is not None else ""
     croot = "" if croot in (None, ".") else croot
     for rel in changed:
         why = _global(rel, croot or "")
@@ -291,7 +297,7 @@ def compute(
         from recipelint.lint.rulebase import runner_exports
 
         head_root = config_root if config_root is not None else top
-        rel_root = _rel(head_root, top) or ""
+        rel_root = rel_to(head_root, top) or ""
         base_root = base_dir / rel_root if rel_root not in ("", ".") else base_dir
         exported = runner_exports(head_root) ^ runner_exports(base_root)
     texts = _texts(top)
