@@ -301,10 +301,9 @@ def lint(
     workflow_paths = [p for p in paths if _is_yaml(p) and not _is_master_config(p) and _is_dispatch_workflow(p)]
     result.skipped = [p for p in paths if _is_yaml(p) and not _is_master_config(p) and p not in workflow_paths]
     yaml_paths = master_paths + workflow_paths
-    config_list = list(opt.config_paths or []) + master_paths
+    config_list = _named_configs(paths, opt.config_paths, st)
     roots = run_roots(paths, opt.search_roots)
-    if not config_list and st.configs:
-        config_list = [st.base / c for c in st.configs]
+    if config_list and not (opt.config_paths or master_paths):  # (the settings named them)
         confined_configs(config_list, roots, f"{st.path}: `configs`: ")
     for p in config_list:
         if not p.is_file():
@@ -367,8 +366,7 @@ def lint(
         analyzer.set_roots(roots)
     cs = configs.ConfigSet(None)
     if opt.use_configs and opt.points_for is None:
-        anchor = (recipe_paths or yaml_paths or [Path(".")])[0]
-        root = configs.find_root(anchor)
+        root = configs.find_root((recipe_paths or yaml_paths or [Path(".")])[0])
         if config_list or root is not None:
             # only recipe files (a pre-commit hook's changed recipes): entries that cannot run
             # them are not parsed; a directory or a master config given means every entry
@@ -689,6 +687,15 @@ def _only(sc, top: Path) -> Only | None:
     return Only(top, frozenset(sc.head), frozenset(sc.entries), sc.configs_compared)
 
 
+def _named_configs(paths: list[Path], config_paths: list[Path] | None, st: Settings) -> list[Path]:
+    """The master configs a run reads by name: ``--master-config``, those among the paths, else
+    the settings' ``configs`` (none: the ones found above the first path)."""
+    named = list(config_paths or []) + [p for p in paths if _is_master_config(p)]
+    if not named and st.configs:
+        named = [st.base / c for c in st.configs]
+    return named
+
+
 def _tree_configs(paths: list[Path], opt: Options, tree: Path, bt, loaded: dict | None = None):
     """The ``ConfigSet`` a run over ``paths`` loads in ``tree`` (the work tree's top or the base's
     export), as ``lint`` loads it (without restricting it to some recipes)."""
@@ -700,10 +707,7 @@ def _tree_configs(paths: list[Path], opt: Options, tree: Path, bt, loaded: dict 
     st = opt.settings
     at_base = tree != bt.top
     move = (lambda p: bt.map(p)) if at_base else (lambda p: p)
-    named = list(opt.config_paths or []) + [p for p in paths if _is_master_config(p)]
-    if not named and st.configs:
-        named = [st.base / c for c in st.configs]
-    config_list = [q for p in named if (q := move(p)) is not None and q.is_file()]
+    config_list = [q for p in _named_configs(paths, opt.config_paths, st) if (q := move(p)) is not None and q.is_file()]
     recipe_paths = [q for p in paths if not _is_yaml(p) and (q := move(p)) is not None]
     anchor = (recipe_paths or [tree])[0]
     root = configs.find_root(anchor)
