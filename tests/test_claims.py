@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import FIXTURES
 from test_rules import fixture_points
 
@@ -144,3 +145,25 @@ def test_the_recipe_header_may_follow_shell_options():
     ctx = FileContext.__new__(FileContext)
     start = src._starts[7]
     assert "no drafting" in ctx.documented(Loc(src, start, start + 1), ["no drafting"])
+
+
+@pytest.mark.parametrize(
+    "comment, code",
+    [
+        ("    MAX_NUM_SEQS=$((2 * CONC))", True),
+        ("export VLLM_USE_V1=1", True),
+        ("--max-num-seqs 256 \\", True),
+        ("  --enable-expert-parallel", True),
+        ('vllm serve "$MODEL" --tensor-parallel-size 8 \\', True),
+        ('if [ "$DP_ATTENTION" = true ]; then', True),
+        (" max-num-seqs is 2*CONC: per rank under DP attention", False),
+        ("MAX_NUM_SEQS=$((2 * CONC)) is per rank, on purpose", False),
+        ("--max-num-seqs: the global limit, see the router", False),
+        ("python3 is needed for the eval", False),
+        ("NOTE: MAX_NUM_SEQS stays global", False),
+    ],
+)
+def test_disabled_code_is_not_documentation(comment, code):
+    from recipelint.lint.rulebase import disabled_code
+
+    assert disabled_code(comment) is code

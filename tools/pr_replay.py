@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import subprocess
@@ -106,11 +107,12 @@ def replay(clone: Path, pr: dict, main: str, cache_dir: Path, timeout: float, bi
     changed = _git(clone, "diff", "--name-only", "--no-renames", base, "HEAD").splitlines()
     rec["changed"] = len(changed)
     rec["changed_recipes"] = _changed_recipes(clone, base)
-    cmd = [binary, "check", ".", "--diff-base", base, "--output-format", "json", "--cache-dir", str(cache_dir)]
+    cmd = [binary, "check", ".", "--diff-base", base, "--output-format", "json"]
+    env = dict(os.environ, RECIPELINT_CACHE_DIR=str(cache_dir), NO_COLOR="1")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     try:
-        p = subprocess.run(cmd, cwd=clone, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, cwd=clone, env=env, capture_output=True, text=True, timeout=timeout)
         status, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
         status, out, err = None, "", "timeout"
@@ -128,7 +130,14 @@ def replay(clone: Path, pr: dict, main: str, cache_dir: Path, timeout: float, bi
             rec["crash"] = True
             rec["stdout_tail"] = out[-2000:]
     rec["findings"] = [
-        {k: f.get(k) for k in ("code", "severity", "path", "line", "column", "message")} | {"points": len(f.get("points") or [])}
+        {
+            "code": f.get("code"),
+            "severity": f.get("severity"),
+            "path": (f.get("location") or {}).get("path"),
+            "line": (f.get("location") or {}).get("line"),
+            "message": f.get("message"),
+            "points": len(f.get("points") or []),
+        }
         for f in findings
     ]
     codes = Counter(f["code"] for f in findings)

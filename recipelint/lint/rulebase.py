@@ -119,6 +119,64 @@ def _doc_names(names) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+#: a comment line that is disabled shell code, not prose: an assignment (``MAX_NUM_SEQS=$((2 * CONC))``,
+#: ``export X=1``), a lone flag with at most one value (``--max-num-seqs 256 \\``), or a launch /
+#: builtin command line with a flag, an expansion or a continuation
+_ASSIGN = re.compile(r"(?:(?:export|local|readonly|declare(?:\s+-\w+)*)\s+)?[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+_FLAG_LINE = re.compile(r"--?[A-Za-z][\w.-]*(?:[= ][^\s#]+)?\s*\\?\s*")
+_COMMAND = re.compile(
+    r"(?:vllm|python3?|sglang|trtllm-serve|mpirun|srun|docker|torchrun|bash|source|echo|if|elif|for|while|"
+    r"[A-Z][A-Z0-9_]*=\S*)\s+\S"
+)
+_SHELLISH = re.compile(r"\s--?[A-Za-z]|\$[{(A-Za-z_]|\\$|;\s*then$")
+
+
+def _word_end(text: str, i: int) -> int:
+    """The end of the shell word starting at ``i`` (quotes and ``$( )`` / ``${ }`` balanced), or -1
+    when it does not close on this line."""
+    depth, quote = 0, ""
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch == "\\":
+            i += 1
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+            if depth < 0:
+                return -1
+        elif ch in " \t;" and depth == 0:
+            return i
+        i += 1
+    return i if depth == 0 and not quote else -1
+
+
+def disabled_code(comment: str) -> bool:
+    """Whether a comment's text (after ``#``) is shell code put out of use rather than prose: a
+    disabled line documents nothing (``#    MAX_NUM_SEQS=$((2 * CONC))`` above the line that
+    replaced it is not a reason for it)."""
+    text = comment.strip()
+    if not text:
+        return False
+    m = _ASSIGN.match(text)
+    if m:
+        end = _word_end(text, m.end())
+        if end < 0:
+            return False
+        rest = text[end:].strip()
+        return not rest or rest.startswith(("#", ";", "&&", "||", "\\")) or bool(_ASSIGN.match(rest))
+    if _FLAG_LINE.fullmatch(text):
+        return True
+    return bool(_COMMAND.match(text) and _SHELLISH.search(text))
+
+
 def _comment_of(line: str) -> str | None:
     m = _COMMENT.search(line)
     return m.group(1) if m else None
@@ -348,7 +406,8 @@ class FileContext:
         return src.line_text(line if line is not None else sp.line) if hasattr(src, "line_text") else ""
 
     def documented(self, locs, names) -> str | None:
-        """The comment that documents a choice, or None: a ``#`` comment naming one of ``names``
+        """The comment that documents a choice, or None: a ``#`` comment — prose, not a line of
+        disabled shell code (:func:`disabled_code`) — naming one of ``names``
         (a flag — also without its dashes and with ``_`` for ``-`` —, a variable, a sibling's
         file name; case-insensitive) that stands
 
@@ -375,6 +434,8 @@ class FileContext:
                 continue
             for text in _comments_around(src, real.span.line):
                 header = text.startswith(_HEADER)
+                if disabled_code(text.lstrip(_HEADER)):
+                    continue  # code put out of use is not a reason
                 low = text.lower().replace("_", "-")
                 if any(w in low for w in (in_header if header else wanted)):
                     return text.lstrip(_HEADER).strip()
