@@ -1,10 +1,12 @@
 from recipelint.engines import behaviours
-from recipelint.lint.rulebase import Rule, kv_connector, model_family
+from recipelint.lint.rulebase import Rule, model_family, offload_connector
 
 #: the behaviour this rule relies on (rules/data/behaviours.yaml)
 BEHAVIOUR = "vllm.simplecpu-eager-store-per-step-dedup"
 #: `lazy_offload` absent = eager: removing the key does not help where this holds
 DEFAULT_EAGER = "vllm.simplecpu-lazy-offload-default-eager"
+#: `--kv-offloading-size` with VLLM_USE_SIMPLE_KV_OFFLOAD is the same connector, eager
+SHORTCUT = "vllm.kv-offloading-native-simple-env"
 #: what a comment names when it documents eager offload as a choice
 DOC_NAMES = ("lazy_offload", "lazy offload", "lazy mode", "eager offload", "offload eagerly", "eager mode", "popleft")
 
@@ -12,9 +14,13 @@ DOC_NAMES = ("lazy_offload", "lazy offload", "lazy mode", "eager offload", "offl
 class SimpleCpuEagerOffloadDsv4(Rule):
     """
     ## What it does
-    Reports `"lazy_offload": false` in the `kv_connector_extra_config` of vLLM's
-    SimpleCPUOffloadConnector on a DeepSeek-V4 launch, when the sweep point's image runs a
-    vLLM release whose eager store path has the defect behind the reported crash.
+    Reports eager offload by vLLM's SimpleCPUOffloadConnector on a DeepSeek-V4 launch, when the
+    sweep point's image runs a vLLM release whose eager store path has the defect behind the
+    reported crash.  Every form that configures the connector is judged: `"lazy_offload": false`
+    in the `kv_connector_extra_config` of `--kv-transfer-config`, the same JSON without the key
+    (eager by default), and the shortcut `--kv-offloading-size N` (backend `native`, the default)
+    with `VLLM_USE_SIMPLE_KV_OFFLOAD=1`, which builds the connector without the key
+    (`vllm.kv-offloading-native-simple-env` in `rules/data/behaviours.yaml`, 0.19.0 on).
 
     ## Why is this bad?
     Eager mode copies every newly computed KV block to CPU one step later.  On vLLM 0.20.0,
@@ -49,7 +55,8 @@ class SimpleCpuEagerOffloadDsv4(Rule):
     {"kv_connector": "SimpleCPUOffloadConnector", "kv_role": "kv_both",
      "kv_connector_extra_config": {"cpu_bytes_to_use_per_rank": 356000000000, "lazy_offload": true}}
     ```
-    or an image with vLLM 0.22.0 or later.
+    or an image with vLLM 0.22.0 or later.  The shortcut cannot set the key: pass the connector as
+    `--kv-transfer-config` JSON instead.
 
     ## Exceptions
     A comment that names the choice (`lazy_offload`, "eager offload", "eager mode", "lazy mode",
@@ -69,12 +76,28 @@ class SimpleCpuEagerOffloadDsv4(Rule):
         lo, hi = b.runs[0][0], b.runs[-1][1]
         for use in ctx.uses("vllm"):
             lc = use.launch
-            name, extra, flag = kv_connector(lc)
-            if name != spec["connector"] or extra is None:
+            conn = offload_connector(use, SHORTCUT)
+            if conn is None or conn.name != spec["connector"]:
                 continue
-            lazy = extra.get(spec["key"])
-            if lazy is None or lazy.kind not in ("bool", "number") or lazy.value not in spec["values_reported"]:
-                continue
+            lazy = conn.key(spec["key"])
+            if lazy is not None:
+                if lazy.kind not in ("bool", "number") or lazy.value not in spec["values_reported"]:
+                    continue
+                default = use.behaviour(DEFAULT_EAGER)
+                also = " (the default is also eager)" if default is not None and default[0].everywhere else ""
+                how, where = f"`lazy_offload: false` offloads eagerly{also}", lazy.loc
+            elif conn.form == "json" and conn.extra is None:
+                continue  # an extra config recipelint could not read: the key may be in it
+            else:
+                default = use.behaviour(DEFAULT_EAGER)
+                if default is None or not default[0].everywhere:
+                    continue
+                how = (
+                    "`--kv-offloading-size` with VLLM_USE_SIMPLE_KV_OFFLOAD builds SimpleCPUOffloadConnector without `lazy_offload`, so it offloads eagerly (the default)"
+                    if conn.form == "shortcut"
+                    else "`lazy_offload` is not set, so SimpleCPUOffloadConnector offloads eagerly (the default)"
+                )
+                where = conn.loc
             if model_family(lc, ctx.name) != spec["model_family"]:
                 continue
             got = use.behaviour(BEHAVIOUR)
@@ -83,29 +106,23 @@ class SimpleCpuEagerOffloadDsv4(Rule):
             judged, ev = got
             if not judged.somewhere:
                 continue
+            fix = (
+                'pass the connector as `--kv-transfer-config` JSON with `"lazy_offload": true` (the shortcut cannot set it)'
+                if conn.form == "shortcut"
+                else 'set `"lazy_offload": true`'
+            )
             if judged.everywhere:
-                eager = use.behaviour(DEFAULT_EAGER)
-                also = " (the default is also eager)" if eager is not None and eager[0].everywhere else ""
                 msg = (
-                    f"`lazy_offload: false` offloads eagerly, and {ev.label} has the eager store path (releases {lo}–{hi}) "
-                    f"on which DeepSeek-V4 was reported to crash with {spec['symptom']} ({spec['reported']}); set `\"lazy_offload\": true`"
-                    f"{also} or use an image with vLLM {spec['changed_in']} or later"
+                    f"{how}, and {ev.label} has the eager store path (releases {lo}–{hi}) on which DeepSeek-V4 was reported "
+                    f"to crash with {spec['symptom']} ({spec['reported']}); {fix} or use an image with vLLM {spec['changed_in']} or later"
                 )
                 severity = None
             else:
                 msg = (
-                    f"eager SimpleCPU offload (`lazy_offload: false`) was reported to crash DeepSeek-V4 with {spec['symptom']} on "
+                    f"{how}: eager SimpleCPU offload was reported to crash DeepSeek-V4 with {spec['symptom']} on "
                     f"{spec['reported']}; releases {lo}–{hi} have that eager store path and {spec['changed_in']} changed it "
                     f"({spec['change']}); this point's release is not known: {ev.label}"
                 )
                 severity = "warning"
-            doc = ctx.documented([lazy.loc, flag.value_loc, flag.word.loc], DOC_NAMES)
-            yield ctx.finding(
-                lazy.loc,
-                msg,
-                use.point,
-                [(flag.word.loc, "--kv-transfer-config is passed here")],
-                severity=severity,
-                variant=ev.label,
-                documented=doc,
-            )
+            doc = ctx.documented([where, conn.flag.value_loc, conn.flag.word.loc], DOC_NAMES)
+            yield ctx.finding(where, msg, use.point, conn.related(), severity=severity, variant=ev.label, documented=doc)

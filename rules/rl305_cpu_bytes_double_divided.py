@@ -1,11 +1,20 @@
-from recipelint.lint.rulebase import Rule, behaviour_scope, env_int, kv_connector, vllm_world_size
+from recipelint.lint.rulebase import Rule, behaviour_scope, env_int, offload_connector, vllm_world_size
 
 #: the behaviours this rule relies on (rules/data/behaviours.yaml)
 SERVER_WIDE = "vllm.simplecpu-cpu-bytes-server-wide"
 PER_RANK = "vllm.simplecpu-per-rank-key"
+#: `--kv-offloading-size` (GiB, server-wide) with VLLM_USE_SIMPLE_KV_OFFLOAD is the same connector
+SHORTCUT = "vllm.kv-offloading-native-simple-env"
 
 GB = 10**9
 GIB = 1024**3
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return None
 
 
 def _close(a: int, b: int) -> bool:
@@ -15,7 +24,8 @@ def _close(a: int, b: int) -> bool:
 class CpuBytesDoubleDivided(Rule):
     """
     ## What it does
-    Reports SimpleCPUOffloadConnector's `cpu_bytes_to_use` given a value that is already the
+    Reports SimpleCPUOffloadConnector's `cpu_bytes_to_use` (or the `--kv-offloading-size` shortcut that
+    builds it when `VLLM_USE_SIMPLE_KV_OFFLOAD` is set) given a value that is already the
     per-GPU share of the sweep point's CPU budget (`TOTAL_CPU_DRAM_GB / GPU_COUNT`) on an engine
     whose world size (TP × PP × PCP) is above 1.
 
@@ -53,12 +63,19 @@ class CpuBytesDoubleDivided(Rule):
     def check(self, ctx):
         for use in ctx.uses("vllm"):
             lc, point = use.launch, use.point
-            name, extra, flag = kv_connector(lc)
-            if name != "SimpleCPUOffloadConnector" or extra is None:
+            conn = offload_connector(use, SHORTCUT)
+            if conn is None or conn.name != "SimpleCPUOffloadConnector":
                 continue
-            node = extra.get("cpu_bytes_to_use")
-            if node is None or node.integer is None or extra.get("cpu_bytes_to_use_per_rank") is not None:
-                continue
+            if conn.form == "shortcut":
+                gib = _number(conn.flag.text)
+                if gib is None:
+                    continue
+                value, loc, what = int(gib * GIB), conn.flag.value_loc or conn.flag.word.loc, "`--kv-offloading-size`"
+            else:
+                node = conn.key("cpu_bytes_to_use")
+                if node is None or node.integer is None or conn.key("cpu_bytes_to_use_per_rank") is not None:
+                    continue
+                value, loc, what = node.integer, node.loc, "`cpu_bytes_to_use`"
             total = env_int(point, "TOTAL_CPU_DRAM_GB")
             ws = vllm_world_size(lc)
             if not total or not ws or ws <= 1:
@@ -69,16 +86,15 @@ class CpuBytesDoubleDivided(Rule):
             judged, ev = got
             per_rank_read = use.behaviour(PER_RANK)
             per_rank = per_rank_read is not None and per_rank_read[0].everywhere
-            value = node.integer
             gpus = env_int(point, "GPU_COUNT") or ws
             for unit in (GB, GIB):
                 if any(_close(value * n, total * unit) for n in {gpus, ws} if n > 1):
                     share = value // ws
-                    fix = "pass it as `cpu_bytes_to_use_per_rank` or pass" if per_rank else "pass"
+                    fix = "pass it as `cpu_bytes_to_use_per_rank` or pass" if per_rank and conn.form == "json" else "pass"
                     msg = (
-                        f"`cpu_bytes_to_use` is {value / GB:.0f} GB, already the per-GPU share of TOTAL_CPU_DRAM_GB={total}; "
+                        f"{what} is {value / GB:.0f} GB, already the per-GPU share of TOTAL_CPU_DRAM_GB={total}; "
                         f"{behaviour_scope(judged, ev)} divides it again by the world size {ws}, so each rank gets "
                         f"{share / GB:.0f} GB and only 1/{ws} of the budget is used; {fix} the server-wide total"
                     )
-                    yield ctx.finding(node.loc, msg, point, key=str(ws))
+                    yield ctx.finding(loc, msg, point, conn.related(), key=str(ws))
                     break

@@ -19,8 +19,8 @@ from pathlib import Path
 from recipelint.bash.source import Loc
 from recipelint.engines import facts
 from recipelint.engines.jsonpos import decode
-from recipelint.engines.launches import Launch
-from recipelint.evaluate.values import file_key, text_of
+from recipelint.engines.launches import Flag, Launch
+from recipelint.evaluate.values import file_key, first_loc, text_of
 from recipelint.lint.analysis import FileResult
 from recipelint.lint.findings import Finding, Related, span_of
 from recipelint.sweep.points import SweepPoint
@@ -703,6 +703,80 @@ def kv_connector(launch: Launch):
     name = f.json.get("kv_connector")
     extra = f.json.get("kv_connector_extra_config")
     return (name.value if name is not None else None), (extra if extra is not None and extra.kind == "object" else None), f
+
+
+SIMPLE_ENV = "VLLM_USE_SIMPLE_KV_OFFLOAD"
+
+
+@dataclass(frozen=True, slots=True)
+class OffloadConnector:
+    """The KV connector a vLLM launch configures, in whichever form it is configured: ``json``
+    (``--kv-transfer-config``, its ``kv_connector_extra_config`` in ``extra``) or ``shortcut``
+    (``--kv-offloading-size`` with ``--kv-offloading-backend native``, its default, which builds
+    SimpleCPUOffloadConnector when ``VLLM_USE_SIMPLE_KV_OFFLOAD`` is set: only ``cpu_bytes_to_use``
+    goes into its extra config, from the size in GiB)."""
+
+    name: str | None
+    form: str
+    flag: Flag  # --kv-transfer-config, or --kv-offloading-size
+    extra: object = None  # JNode object (json form)
+    backend: Flag | None = None  # --kv-offloading-backend (shortcut form; None: the default)
+    env_loc: Loc | None = None  # where VLLM_USE_SIMPLE_KV_OFFLOAD was set (shortcut form)
+
+    def key(self, name: str):
+        """The extra-config entry ``name`` (a JNode) in the JSON form; None when absent or in the
+        shortcut form (which sets only ``cpu_bytes_to_use``)."""
+        return self.extra.get(name) if self.extra is not None else None
+
+    @property
+    def loc(self) -> Loc:
+        """Where the connector is configured: the JSON's extra config (or the flag's value), the
+        shortcut's ``--kv-offloading-backend`` (or ``--kv-offloading-size``)."""
+        if self.extra is not None:
+            return self.extra.loc
+        if self.backend is not None:
+            return self.backend.word.loc
+        return self.flag.value_loc or self.flag.word.loc
+
+    def related(self) -> list:
+        if self.form == "json":
+            return [(self.flag.word.loc, "--kv-transfer-config is passed here")]
+        out = [(self.flag.word.loc, "--kv-offloading-size turns the offload on here")]
+        if self.env_loc is not None:
+            out.append((self.env_loc, f"{SIMPLE_ENV} selects SimpleCPUOffloadConnector here"))
+        return out
+
+
+def offload_connector(use: Use, shortcut: str) -> OffloadConnector | None:
+    """The KV connector ``use``'s vLLM launch configures (:class:`OffloadConnector`), or None (no
+    connector, or the shortcut on releases where its connector is not known).  ``shortcut``: the
+    behaviour that maps the shortcut onto a connector (``"vllm.kv-offloading-native-simple-env"``,
+    named by the rule that relies on it)."""
+    from recipelint.engines import behaviours
+
+    lc = use.launch
+    name, extra, f = kv_connector(lc)
+    size = lc.get("--kv-offloading-size")
+    if size is None or not (size.text or "").strip():
+        if f is None or name is None:
+            return None
+        return OffloadConnector(name, "json", f, extra)
+    backend = lc.get("--kv-offloading-backend")
+    if backend is not None and backend.text != "native":
+        return None if f is None or name is None else OffloadConnector(name, "json", f, extra)
+    got = use.behaviour(shortcut)
+    if got is None or not got[0].everywhere:
+        return None
+    raw = lc.env.get(SIMPLE_ENV)
+    text = text_of(raw) if isinstance(raw, tuple) else raw
+    if text is None and raw is not None:
+        return None  # not known whether it is set
+    simple = int_value(text.strip()) if isinstance(text, str) and text.strip() else 0
+    if simple is None:
+        return None  # not an integer: vLLM stops at start-up (`bool(int(...))`), no connector to judge
+    connector = "SimpleCPUOffloadConnector" if simple else "OffloadingConnector"
+    env_loc = first_loc(raw) if isinstance(raw, tuple) else None
+    return OffloadConnector(connector, "shortcut", size, None, backend, env_loc)
 
 
 def env_file_json(launch: Launch, env: str):
