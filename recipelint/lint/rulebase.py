@@ -752,7 +752,6 @@ def offload_connector(use: Use, shortcut: str) -> OffloadConnector | None:
     connector, or the shortcut on releases where its connector is not known).  ``shortcut``: the
     behaviour that maps the shortcut onto a connector (``"vllm.kv-offloading-native-simple-env"``,
     named by the rule that relies on it)."""
-    from recipelint.engines import behaviours
 
     lc = use.launch
     name, extra, f = kv_connector(lc)
