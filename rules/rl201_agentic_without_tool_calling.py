@@ -1,5 +1,6 @@
 from recipelint.engines import facts
 from recipelint.engines.behaviours import span
+from recipelint.engines.clients import tools_mode
 from recipelint.lint.rulebase import Rule, behaviour_scope, model_family
 
 #: the behaviours this rule relies on (rules/data/behaviours.yaml), per engine: (id, what it does)
@@ -21,7 +22,13 @@ class AgenticWithoutToolCalling(Rule):
     its master-config scenario is `agentic-coding`.
 
     ## Why is this bad?
-    Agentic trace replays send chat requests with `tools` and `tool_choice: auto`.  Without
+    An agentic client sends chat requests with `tools`, and `tool_choice` left out means `auto`.
+    Which requests carry tools depends on the client the recipe runs after the launch
+    (`tools` in `rules/data/clients.yaml`): aiperf's trace replay (InferenceX's
+    `build_replay_cmd` / `run_agentic_replay_and_write_outputs`) adds them only to the requests
+    whose trace turn carries them, so the finding is a warning that says so; a client known to
+    send none (`vllm bench serve`, `sglang.bench_serving`) gets no finding; when no known client
+    runs after the launch, a warning says that which requests carry tools is not known.  Without
     both flags vLLM rejects every such request with HTTP 400 (`"auto" tool choice requires
     --enable-auto-tool-choice and --tool-call-parser to be set`); SGLang accepts them but
     returns tool calls as plain text, so the replayed agent loop silently measures something
@@ -75,8 +82,32 @@ class AgenticWithoutToolCalling(Rule):
             effect = _effect(use, lc.engine)
             if effect is None:
                 continue
-            msg = f"agentic {lc.engine} launch without {names}: {effect}{hint}"
-            yield ctx.finding(lc.loc, msg, use.point, key=",".join(missing))
+            run = _run(ctx.clients_after(use))
+            if run is None:
+                continue  # every client this path runs sends no tools
+            who, severity = run
+            msg = f"agentic {lc.engine} launch without {names}: {who}; {effect}{hint}"
+            yield ctx.finding(lc.loc, msg, use.point, key=",".join(missing), severity=severity)
+
+
+def _run(calls) -> tuple[str, str | None] | None:
+    """Which requests of this path carry tools, from the clients it runs after the launch
+    (clients.yaml ``tools``), and the severity that claim supports: None when every client is
+    known to send none."""
+    modes = [(c, tools_mode(c.client)) for c in calls]
+    always = [c for c, m in modes if m == "always"]
+    if always:
+        return f"its client `{always[0].client}` sends `tools` with every request", None
+    trace = [c for c, m in modes if m == "trace"]
+    if trace:
+        return (
+            f"its client `{trace[0].client}` sends `tools` only on the requests whose trace turn carries them, "
+            "without `tool_choice` (the server's default: `auto`)",
+            "warning",
+        )
+    if modes and all(m == "never" for _, m in modes):
+        return None
+    return "no benchmark client recipelint knows runs after it, so whether requests carry `tools` is not known", "warning"
 
 
 def _effect(use, engine: str) -> str | None:

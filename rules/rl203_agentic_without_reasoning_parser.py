@@ -116,9 +116,11 @@ class AgenticWithoutReasoningParser(Rule):
             if eff.flag is not None and eff.default is not None:
                 shown = eff.flag.text or '""'
                 at = f" (`{eff.flag.name} {shown}` is {eff.default.label}'s default, no parser)"
+            calls = ctx.clients_after(use)
+            client = f"its client `{calls[0].client}`" if calls else "the client"
             msg = (
                 f"agentic {lc.engine} launch of a reasoning model ({fam}: {why}) without `--reasoning-parser`{at}: "
-                f"{ev.label} returns the thinking inside `content`, not `reasoning_content`, so the client takes it "
+                f"{ev.label} returns the thinking inside `content`, not `reasoning_content`, so {client} takes it "
                 f"for the answer{tools}; pass `--reasoning-parser {parser}`"
             )
             kw = lc.get(KWARGS_FLAG)

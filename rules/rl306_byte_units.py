@@ -59,8 +59,8 @@ class ByteUnits(Rule):
         for use in ctx.uses():
             lc, point = use.launch, use.point
             total = env_int(point, "TOTAL_CPU_DRAM_GB")
-            if not total:
-                continue
+            if not total or point.extra.get("dram_default"):
+                continue  # (a template's default number, not the generator's decimal-GB budget)
             tp = flag_int(lc, "--tensor-parallel-size", "--tp-size") or 1
             gpus = env_int(point, "GPU_COUNT") or tp
             shares = {total} | {total // n for n in (gpus, tp) if n > 1}

@@ -158,6 +158,12 @@ class SiblingParity(Rule):
     comment naming the flag, the variable or the sibling's file name (on the line, above the
     statement, or in the recipe's header; in either file) is accepted.  An array that is declared
     and spliced but never filled counts as absent.
+
+    A recipe whose header claims parity with a sibling ("Identical to x_b300.sh", "Every engine
+    flag is the B300 script unchanged") is held to it: every flag of the pair is compared, tuning
+    ones included — one passed by one recipe only, or a literal value that differs — except the
+    flags the header names (the deltas it admits).  A value computed from variables or the sweep
+    point is not compared under the claim (a hardware-specific budget, a staged checkpoint path).
     """
 
     code = "RL401"
@@ -195,6 +201,54 @@ class SiblingParity(Rule):
         yield from self._flag_findings(ctx, mine, others)
         yield from self._env_findings(ctx, mine, others)
         yield from self._guard_findings(ctx, mine, others)
+        yield from self._claim_findings(ctx, mine, others)
+
+    # -- a header that claims parity -----------------------------------------------------------
+    def _claim_findings(self, ctx, mine: dict, others: list):
+        """The recipe's header says every engine flag equals a sibling's: every flag and engine
+        variable of the pair is compared as written, tuning ones included (except the flags the
+        header names: the deltas it admits, and the behaviour flags compared above)."""
+        claim = _parity_claim(ctx, [sib for sib, _ in others])
+        if claim is None:
+            return
+        sib, line, named = claim
+        theirs = next(groups for other, groups in others if other is sib)
+        behaviour = self._spec()[0]
+        diffs: dict = {}  # key -> (my written values, theirs, my flag, their flag, points)
+        for gkey, group in mine.items():
+            other = theirs.get(gkey)
+            if other is None:
+                continue
+            mine_w, theirs_w = _written_flags(group), _written_flags(other)
+            for key in sorted(set(mine_w) | set(theirs_w)):
+                if key in named or key in behaviour or key.split(".")[0] in behaviour:
+                    continue
+                a, b = mine_w.get(key, ({ABSENT}, None)), theirs_w.get(key, ({ABSENT}, None))
+                if not _claimed_differ(a[0], b[0]):
+                    continue
+                entry = diffs.setdefault(key, (a[0], b[0], a[1], b[1], []))
+                entry[4].extend(p for p in group.points if p not in entry[4])
+        if not diffs:
+            return
+        keys = list(diffs)
+        shown = "; ".join(
+            f"`{k}` {_shown(diffs[k][0])} here, {_shown(diffs[k][1])} in {sib.path.name}" for k in keys[:MAX_CLAIM_DIFFS]
+        )
+        more = f" (and {len(keys) - MAX_CLAIM_DIFFS} more)" if len(keys) > MAX_CLAIM_DIFFS else ""
+        # where the fix goes: a differing flag this recipe passes, else its launch
+        first = next((diffs[k] for k in keys if diffs[k][2] is not None), diffs[keys[0]])
+        anchor = first[2].word.loc if first[2] is not None else mine[next(iter(mine))].uses[0][1].launch.loc
+        points: list = []
+        for k in keys:
+            points.extend(p for p in diffs[k][4] if p not in points)
+        related = [(ctx.header_loc(line), f"the header claims parity with {sib.path.name} here")]
+        if first[3] is not None:
+            related.append((first[3].word.loc, f"{sib.path.name} passes it here"))
+        msg = (
+            f"the header says every engine flag equals {sib.path.name}'s (line {line}), but {len(keys)} "
+            f"{'is' if len(keys) == 1 else 'are'} written differently: {shown}{more}; make them equal or name the delta in the header"
+        )
+        yield ctx.finding(anchor, msg, points, related, key=f"claim|{sib.path.name}|{'|'.join(keys)}")
 
     # -- groups --------------------------------------------------------------------------------
     def _groups(self, result, cache: dict) -> dict:
@@ -494,6 +548,116 @@ class SiblingParity(Rule):
 
 
 # ---- helpers ------------------------------------------------------------------------------------
+
+#: how a flag left out is shown in a claimed-parity finding, and how many differences are listed
+ABSENT = "\0absent"
+MAX_CLAIM_DIFFS = 4
+#: a header sentence that says every engine flag equals a sibling's: `Identical to x.sh`, `Every
+#: engine flag is the B300 script unchanged`, `all serve flags are the same as x.sh`
+_CLAIM = re.compile(
+    r"(?:^|[.;:]\s+|#\s*)(?:identical to (?:the )?(?P<a>[\w.+-]+\.sh)"
+    r"|every (?:engine |serve |server |launch )?flag (?:is|equals|matches) (?:that of |those of )?(?:the )?(?P<b>[\w.+-]+?)(?:'s)?"
+    r" (?:script|recipe|sibling)"
+    r"|(?:all|every) (?:engine |serve |server )?(?:flags|args|arguments) (?:are )?(?:identical to|the same as) (?:the )?(?P<c>[\w.+-]+?)(?:'s)?"
+    r"(?:\s+(?:script|recipe|sibling)|\s|[.,;:)]|$))",
+    re.I,
+)
+_FLAG_WORD = re.compile(r"--[A-Za-z0-9][\w.-]*")
+
+
+def _parity_claim(ctx, sibs):
+    """(sibling, header line, flag keys the header names) when the recipe's header claims every
+    engine flag equals one of ``sibs`` (named by file name or by its hardware token), else None."""
+    header = ctx.header()
+    if not header:
+        return None
+    text = " ".join(t for _, t in header)
+    m = _CLAIM.search(text)
+    if m is None:
+        return None
+    target = (m.group("a") or m.group("b") or m.group("c") or "").lower().removesuffix(".sh")
+    found = None
+    for sib in sibs:
+        stem = sib.path.name.lower().removesuffix(".sh")
+        if target == stem or (target and re.search(rf"(?:^|_){re.escape(target)}(?:_|$)", stem)):
+            found = sib
+            break
+    if found is None:
+        return None
+    # the header line the claim starts on
+    offset, line = m.start(), header[0][0]
+    for ln, t in header:
+        if offset <= len(t):
+            line = ln
+            break
+        offset -= len(t) + 1
+    named = {f.split("=")[0].rstrip(".,;:)").replace("_", "-") for f in _FLAG_WORD.findall(text)}
+    return found, line, named
+
+
+def _written_flags(group) -> dict:
+    """flag key -> (how it is written over the group's uses — a literal value as written,
+    COMPUTED for a value built from variables or commands, "" for a flag without a value, ABSENT
+    when a use does not pass it —, a Flag that passes it)."""
+    keys = {f.key for _, use in group.uses for f in use.launch.flags}
+    out = {}
+    for key in keys:
+        values, rep = set(), None
+        for _, use in group.uses:
+            f = use.launch.get(key)
+            if f is None:
+                values.add(ABSENT)
+            else:
+                values.add(_literal(f))
+                rep = rep or f
+        out[key] = (values, rep)
+    return out
+
+
+def _literal(f) -> str:
+    """A flag's value when the recipe writes it as one literal (`0.85`, `"fp8"`), else COMPUTED:
+    a value built from variables, the sweep point or a command may differ between siblings by
+    design (a hardware-specific budget, a staged checkpoint path), so only literals are compared."""
+    if f.value is None:
+        return ""
+    locs = {(id(c.loc.real().source), c.loc.real().start, c.loc.real().end) for c in f.value.chunks if c.loc is not None}
+    text = f.value.text
+    if text is None or len(locs) != 1 or any(c.loc is None for c in f.value.chunks):
+        return COMPUTED
+    real = f.value.chunks[0].loc.real()
+    src = real.source
+    if type(src).__name__ != "SourceFile":
+        return COMPUTED
+    written = src.data[real.start : real.end].decode("utf-8", "replace").strip("'\"")
+    return text if written == text else COMPUTED
+
+
+def _claimed_differ(a: set, b: set) -> bool:
+    """Whether two written forms differ under a parity claim: passed by one only, or literals
+    that differ (computed values are not compared)."""
+    if (a == {ABSENT}) != (b == {ABSENT}):
+        return True
+    if COMPUTED in a or COMPUTED in b or ABSENT in a or ABSENT in b:
+        return False
+    return a != b
+
+
+#: a value built from variables or commands (not compared under a parity claim)
+COMPUTED = "\0computed"
+
+
+def _shown(values) -> str:
+    def one(v: str) -> str:
+        if v == ABSENT:
+            return "left out"
+        if v == "":
+            return "passed"
+        if v == COMPUTED:
+            return "computed"
+        text = " ".join(v.split())
+        return f"`{text[:57]}…`" if len(text) > 60 else f"`{text}`"
+
+    return " / ".join(one(v) for v in sorted(values))
 
 
 def _in_scope(spec: dict, result, point) -> bool:

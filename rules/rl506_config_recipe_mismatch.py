@@ -12,7 +12,11 @@ class ConfigRecipeMismatch(Rule):
     ## Why is this bad?
     The launcher builds the recipe's name from the entry (model prefix, precision, the runner's
     GPU, framework, `_mtp` for MTP); a renamed or deleted recipe makes every job of the entry fail
-    with "No such file".  A recipe no entry reaches is dead code that still has to be maintained,
+    with "No such file".  Which name is read from the checked tree: the workflow template's
+    `SCENARIO_SUBDIR` and each node's `runners/launch_<node>.sh`, evaluated under the entry's
+    environment (file tests answered from the tree); the message names the launcher.  Where a
+    launcher cannot be read (not in the tree, too large, unparsable), one finding names it and the
+    entries it leaves unlocated, instead of one per entry.  A recipe no entry reaches is dead code that still has to be maintained,
     or a recipe whose config entry was lost.
 
     ## Example
@@ -38,12 +42,29 @@ class ConfigRecipeMismatch(Rule):
     sweep_independent = True
 
     def check_project(self, project):
+        unread: dict = {}  # launchers that could not be read -> the entries they leave unlocated
         for e in project.entries():
+            if e.scripts or not e.missing:
+                continue  # (another runner of the entry found its recipe)
+            if e.unread and not e.read_from:
+                unread.setdefault(tuple(e.unread), []).append(e)
+                continue
+            by = f" (composed by {', '.join(f'`{r}`' for r in e.read_from)})" if e.read_from else ""
             for missing in e.missing:
-                if e.scripts:
-                    continue  # another runner of the entry found its recipe
-                msg = f"config entry `{e.key}` runs `{missing}`, which does not exist"
+                msg = f"config entry `{e.key}` runs `{missing}`{by}, which does not exist"
                 yield self.project_finding(Span(str(e.path), e.line, 1, e.line, len(e.key) + 1), msg)
+        # a launcher recipelint cannot read: one finding for the entries it leaves unlocated
+        why = getattr(getattr(project.configs, "layout", None), "unreadable", {}) or {}
+        for launchers, entries in unread.items():
+            first = entries[0]
+            names = ", ".join(f"`{e.key}`" for e in entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
+            stops = "; ".join(f"`{r}`: {why.get(r, 'not read')}" for r in launchers)
+            msg = (
+                f"where the recipes of {len(entries)} config {'entry' if len(entries) == 1 else 'entries'} ({names}) live "
+                f"is not known: the launcher that locates them could not be read ({stops}); the path recipelint's own "
+                f"description of the layout gives, `{first.missing[0]}`, does not exist"
+            )
+            yield self.project_finding(Span(str(first.path), first.line, 1, first.line, len(first.key) + 1), msg)
 
     def check(self, ctx):
         cs = ctx.project.configs

@@ -66,14 +66,15 @@ def _seed(tmp_path: Path) -> Path:
 
 def test_the_seed_tree_is_clean_after_it_and_bash_still_parses_it(tmp_path, monkeypatch):
     root = _seed(tmp_path)
-    # on vLLM 0.21.0, where RL301 reports the here-document's `lazy_offload` line (the seed's own
-    # image, a nightly after 0.22.1, is not reported)
+    # on vLLM 0.21.0, where RL301 reports the here-document's `lazy_offload` line and the B300
+    # sibling's connector JSON without the key (eager by default) (the seed's own image, a nightly
+    # after 0.22.1, is not reported)
     cfg = root / "configs/nvidia-master.yaml"
     cfg.write_text(cfg.read_text().replace("nightly-dev-x86_64-cu13.0.1-515d6e9", "v0.21.0"))
     monkeypatch.chdir(root)
     r = runner.invoke(app, ["check", "benchmarks", "configs", "--add-suppressions", "--no-cache"])
     assert r.exit_code == 0, r.output
-    assert "added suppression comments on 4 lines in 1 file" in r.stderr, r.stderr
+    assert "added suppression comments on 5 lines in 2 files" in r.stderr, r.stderr
     after = runner.invoke(app, ["check", "benchmarks", "configs", "-o", "concise", "--no-cache"])
     assert after.exit_code == 0 and "All checks passed" in after.stdout, after.output
     recipe = root / "benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh"

@@ -215,6 +215,24 @@ def test_a_runner_launcher_change_that_exports_the_same_names_brings_in_nothing_
     _same(scoped, whole)
 
 
+def test_a_runner_launcher_that_runs_another_recipe_brings_in_both(repo):
+    # the launcher decides which recipe an entry runs (sweep.layout): one that starts running the
+    # framework-tagged recipe moves the entry's points from the old recipe to it
+    _runner(repo, 'bash "benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_h200.sh"\n')
+    tagged = OTHER.replace("glm5_fp8_h200.sh", "glm5_fp8_h200_vllm.sh")
+    (repo / tagged).write_text(OTHER_RECIPE.replace(" --tool-call-parser glm47 --enable-auto-tool-choice", ""))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a tagged recipe the launcher does not run yet")
+    (repo / "runners/launch_h200-cw.sh").write_text(
+        '#!/usr/bin/env bash\nbash "benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_h200_${FRAMEWORK}.sh"\n'
+    )
+    scoped, whole = _both()
+    assert not scoped.scope.whole
+    assert OTHER in _analysed(scoped) and tagged in _analysed(scoped), scoped.scope_note
+    found = _same(scoped, whole)
+    assert any(f["code"] == "RL201" and f["location"]["path"].endswith("h200_vllm.sh") for f in found)
+
+
 def test_paths_named_bound_the_scope(repo):
     _drop(repo / B200, "    --reasoning-parser deepseek_v4\n")
     scoped, whole = _both([B200])

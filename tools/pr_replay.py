@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import random
+import re
 import resource
 import subprocess
 import sys
@@ -178,6 +179,55 @@ def run(args) -> int:
     return 0
 
 
+#: a later commit whose subject says it fixes something: its removal of a PR's line is a candidate defect
+_FIX = re.compile(r"\b(?:fix|bug|correct|wrong|missing|typo|broken|crash|revert)", re.I)
+
+
+def candidates(repo: Path, spec: dict, which: str, max_lines: int = 40) -> list[dict]:
+    """Candidate defects of the PRs of a set: a recipe line a PR added (not a comment, not blank)
+    that a later commit on main changed or removed — the fix of a defect, often.  For each PR
+    merged into main (its head an ancestor of main, or its added line present on main after its
+    date), the first main commit after the PR's head date whose diff removes that line."""
+    main = spec["main"]
+    out = []
+    for pr in spec[which]:
+        head = pr["head"]
+        base = _git(repo, "merge-base", main, head, check=False).strip()
+        if not base:
+            continue
+        diff = _git(repo, "diff", "--unified=0", "--no-renames", base, head, "--", "benchmarks/*.sh", check=False)
+        added: list[tuple[str, str]] = []
+        path = None
+        for line in diff.splitlines():
+            if line.startswith("+++ "):
+                path = line[6:] if line.startswith("+++ b/") else None
+            elif line.startswith("+") and not line.startswith("+++") and path:
+                text = line[1:].strip()
+                if text and not text.startswith("#") and len(text) > 8:
+                    added.append((path, line[1:]))
+        for path, text in added[:max_lines]:
+            # the main commits after the PR that removed this exact line from that file
+            log = _git(repo, "log", "--format=%H %ct", f"--since={pr['date']}", "-S", text.strip(), main, "--", path, check=False)
+            for entry in log.splitlines()[::-1]:  # oldest first
+                sha, when = entry.split()
+                patch = _git(repo, "show", "--format=", "--unified=0", sha, "--", path, check=False)
+                if ("-" + text) in patch.splitlines():
+                    subject = _git(repo, "log", "-1", "--format=%s", sha).strip()
+                    out.append(
+                        {
+                            "pr": pr["pr"],
+                            "path": path,
+                            "line": text.strip(),
+                            "fixed_by": sha[:12],
+                            "subject": subject,
+                            "fix": bool(_FIX.search(subject)),
+                            "date": int(when),
+                        }
+                    )
+                    break
+    return out
+
+
 def summary(paths: list[str]) -> str:
     recs = [json.loads(line) for p in paths for line in Path(p).read_text().splitlines() if line.strip()]
     ran = [r for r in recs if "skipped" not in r]
@@ -227,7 +277,21 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--recipelint", default=str(Path(sys.executable).with_name("recipelint")))
     m = sub.add_parser("summary")
     m.add_argument("results", nargs="+")
+    c = sub.add_parser("candidates")
+    c.add_argument("--repo", type=Path, required=True)
+    c.add_argument("--sample", required=True)
+    c.add_argument("--set", choices=("dev", "test"), required=True)
+    c.add_argument("--out", required=True)
     a = ap.parse_args(argv)
+    if a.cmd == "candidates":
+        found = candidates(a.repo, json.loads(Path(a.sample).read_text()), a.set)
+        Path(a.out).write_text("".join(json.dumps(x) + "\n" for x in found))
+        fixes = [x for x in found if x["fix"]]
+        print(
+            f"{len(found)} added lines a later main commit changed, in {len({x['pr'] for x in found})} PRs; "
+            f"{len(fixes)} of them by a commit that says it fixes ({len({x['pr'] for x in fixes})} PRs)"
+        )
+        return 0
     if a.cmd == "sample":
         spec = sample(a.repo, a.seed, a.dev, a.test, a.strata)
         Path(a.out).write_text(json.dumps(spec, indent=1) + "\n")

@@ -81,6 +81,10 @@ class SourceFile:
     def line_count(self) -> int:
         return len(self._starts)
 
+    def line_start(self, line: int) -> int:
+        """The byte offset where 1-based ``line`` starts."""
+        return self._starts[max(0, min(line, len(self._starts)) - 1)]
+
     def origin(self, start: int, end: int) -> Loc:
         return Loc(self, start, end)
 

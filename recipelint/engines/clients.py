@@ -48,6 +48,7 @@ class _Client:
     entries: tuple[tuple[str, ...], ...]
     roles: tuple[tuple[str, str], ...]  # (option, role)
     proxy: bool = False
+    opaque: bool = False
 
 
 @functools.lru_cache(maxsize=1)
@@ -57,13 +58,29 @@ def _clients() -> tuple[_Client, ...]:
     for kind in ("clients", "proxies"):
         for name, spec in (data.get(kind) or {}).items():
             roles = tuple((opt, role) for role, opts in (spec.get("options") or {}).items() for opt in opts)
-            out.append(_Client(name, tuple(tuple(e) for e in spec["entries"]), roles, kind == "proxies"))
+            entries = tuple(tuple(e) for e in spec["entries"])
+            out.append(_Client(name, entries, roles, kind == "proxies", bool(spec.get("opaque"))))
     return tuple(out)
 
 
 @functools.lru_cache(maxsize=1)
 def _starts() -> frozenset:
     return frozenset(e[0] for c in _clients() for e in c.entries)
+
+
+def opaque_functions() -> frozenset:
+    """Helper-library functions whose call is a client call, their body not evaluated
+    (``opaque`` clients in clients.yaml)."""
+    return frozenset(e[0] for c in _clients() if c.opaque for e in c.entries)
+
+
+def tools_mode(client: str) -> str | None:
+    """Whether ``client``'s requests carry tool definitions: ``never``, ``trace`` (only requests
+    whose dataset turn carries them), ``always``, or None (not known): clients.yaml ``tools``."""
+    data = facts.load("clients")
+    spec = (data.get("clients") or {}).get(client) or {}
+    mode = spec.get("tools")
+    return mode if mode in ("never", "trace", "always") else None
 
 
 def functions() -> frozenset:

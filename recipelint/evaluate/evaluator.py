@@ -17,6 +17,7 @@ module holds the entry point (``run``), the statement dispatch and the step boun
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from recipelint.bash.source import Loc
@@ -100,8 +101,16 @@ class Evaluator(
         launch_watch=None,
         is_launch=None,
         rebind=None,
+        opaque: frozenset = frozenset(),
     ):
         self.script_path = script_path
+        #: functions and builtins run as if they were external commands (a function's body, a
+        #: script `bash` runs, are not evaluated): the hook sees the call (a benchmark client a
+        #: helper library wraps; the recipe a runner launcher runs)
+        self.opaque = opaque
+        #: file_exists(path text) -> True/False/None: `-f`/`-e` on a file the script did not write,
+        #: answered from the checked tree (the sweep's launcher reading; None: not known)
+        self.file_exists: Callable[[str], bool | None] | None = None
         #: unwrap(argv) -> index of the command a launcher prefix runs, or None
         self.unwrap = unwrap
         #: command names the hook cares about: a branch that runs one is never skipped.  A dict

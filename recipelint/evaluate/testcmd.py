@@ -54,6 +54,8 @@ def _unary_test(op, val, st, ev):
                 e = emptiness(st.files[t])
                 return None if e is None else not e
             return True
+        if t is not None and op in ("-f", "-e") and ev.file_exists is not None:
+            return ev.file_exists(t)  # (a relative path answered from the checked tree, else None)
         return None
     if op in ("-o",):
         return None

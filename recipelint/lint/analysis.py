@@ -311,6 +311,7 @@ class Analyzer:
             self.launch_watch if follow_clients else self._lean_launch_watch,
             lambda e: isinstance(e, launches_mod.Launch),
             rebind,
+            clients.opaque_functions(),
         )
         ev._point_holder = holder
         return ev

@@ -337,6 +337,21 @@ class FileContext:
                 if engine is None or lc.engine == engine:
                     yield Use(lc, pr.point)
 
+    def clients_after(self, use: Use) -> list:
+        """The benchmark clients (``engines.clients.ClientCall``, not routers) the path of
+        ``use``'s launch runs after it, in order."""
+        from recipelint.engines.clients import ClientCall
+
+        lc = use.launch
+        for pr in self.result.points:
+            if pr.point is not use.point or lc.path_index >= len(pr.paths):
+                continue
+            events = pr.paths[lc.path_index].events
+            for i, ev in enumerate(events):
+                if ev is lc:
+                    return [e for e in events[i + 1 :] if isinstance(e, ClientCall) and not e.proxy]
+        return []
+
     def config_points(self):
         """(PointResult) for the sweep points that came from a master config."""
         return [pr for pr in self.result.points if pr.point.config_key]
@@ -440,6 +455,31 @@ class FileContext:
                 if any(w in low for w in (in_header if header else wanted)):
                     return text.lstrip(_HEADER).strip()
         return None
+
+    def header(self) -> list[tuple[int, str]]:
+        """The recipe's header: the first comment block of the file (after a shebang and shell
+        options), as (line, text without `#`)."""
+        src = self.result.source
+        if not hasattr(src, "line_text"):
+            return []
+        out: list[tuple[int, str]] = []
+        for ln in range(1, min(src.line_count, _HEADER_SPAN) + 1):
+            stripped = src.line_text(ln).strip()
+            if not stripped or _SHELL_OPTIONS.match(stripped):
+                if out and not stripped:
+                    break
+                continue
+            if not stripped.startswith("#"):
+                break
+            if not stripped.startswith("#!"):
+                out.append((ln, stripped[1:].strip()))
+        return out
+
+    def header_loc(self, line: int) -> Loc:
+        """The location of a line of the recipe's header."""
+        src = self.result.source
+        start = src.line_start(line)
+        return Loc(src, start, start + len(src.line_text(line).encode()))
 
     def site_loc(self, site) -> Loc:
         """Where a serve site (``FileResult.sites``) is in the file: the first line of the command,

@@ -10,8 +10,10 @@ affects, and the scope holds:
   file's base name outside a comment, followed through the files that name those (a library
   sourced by a library);
 * the recipes whose sweep points changed — an entry of a master config edited, added or removed,
-  ``runners.yaml`` or a dispatch workflow changed, a recipe added or removed that an entry's
-  name resolution now finds — compared point by point (label without its line, environment);
+  ``runners.yaml``, the workflow template, a runner's launch script (it composes the recipe's
+  path: ``sweep.layout``) or a dispatch workflow changed, a recipe added or removed that an
+  entry's name resolution now finds — compared point by point (label without its line,
+  environment);
 * the family of each of those (the same recipe name with another hardware token, in its folder):
   their parity findings (RL401, RL101) compare them with the recipe that changed;
 * the master-config entries that changed or run a recipe of the scope (RL506, RL703).
@@ -345,7 +347,9 @@ def compute(
     one_sided = [r for r in changed if exists_head(r) != exists_base(r)]
     entries: set[tuple[str, str]] = set()
     if configs_of is not None and (
-        any(r.endswith((".yaml", ".yml")) for r in changed) or any(r.endswith(".sh") for r in one_sided)
+        any(r.endswith((".yaml", ".yml")) for r in changed)
+        or any(r.endswith(".sh") for r in one_sided)
+        or any(_runner(r, croot or "") for r in changed)  # (a launcher composes the recipe's path)
     ):
         sc.configs_compared = True
         head_cs = configs_of(top)

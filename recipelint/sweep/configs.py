@@ -56,6 +56,8 @@ class ConfigEntry:
     resolved: list[str] = field(default_factory=list)  # the same, resolved (absolute, no links)
     missing: list[str] = field(default_factory=list)  # recipe paths it names that do not exist
     points: list[SweepPoint] = field(default_factory=list)
+    read_from: list[str] = field(default_factory=list)  # the launchers whose reading gave its recipes
+    unread: list[str] = field(default_factory=list)  # its launchers that could not be read (why: layout.unreadable)
 
 
 @dataclass(slots=True)
@@ -70,6 +72,8 @@ class ConfigSet:
     #: files read wherever they are (named by the caller)
     trusted: set[str] = field(default_factory=set)
     points_made: int = 0  # sweep points of all entries (``MAX_POINTS_PER_RUN``)
+    #: how the tree's launchers were read (``sweep.layout.Layout``); None: not read
+    layout: object = None
 
     def points_for(self, path: Path) -> list[SweepPoint] | None:
         try:
@@ -170,6 +174,13 @@ def load(
     runners = _load_yaml(where, cs, required=False, cache_dir=cache_dir) or {}
     labels = runners.get("labels") or {}
     hardware = runners.get("hardware") or {}
+    if not labels and "labels" not in runners and hasattr(runners, "items"):
+        # before #1970 (2026-07-02) runners.yaml was the labels table itself: label -> nodes
+        labels = {k: v for k, v in runners.items() if isinstance(v, list)}
+    from recipelint.sweep.layout import Layout, template
+
+    layout = cs.layout = Layout(root, spec, cs.roots, cache_dir)
+    tenv = template(root, spec, cs.roots)
     for f in files:
         data = _load_yaml(f, cs, required=True, cache_dir=cache_dir, wanted=wanted)
         if data is None:
@@ -180,7 +191,7 @@ def load(
             continue
         for key, entry in data.items():
             try:
-                _expand_entry(cs, f, str(key), entry, data, labels, hardware, root, spec)
+                _expand_entry(cs, f, str(key), entry, data, labels, hardware, root, spec, layout, tenv)
             except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as e:  # (`tp: .inf`, a Decimal of text)
                 line = _line(data, key)
                 cs.problems.append(ConfigProblem(Span(str(f), line, 1, line, 1), f"entry `{key}`: cannot expand ({_why(e)})"))
@@ -528,7 +539,7 @@ def _dram_gb(hw: dict | None, utilization, gpus: int, cap: int) -> int | None:
     return int(value / 1_000_000_000)
 
 
-def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> None:
+def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec, layout=None, tenv=None) -> None:
     if not hasattr(entry, "get"):
         return
     line = _line(top, key)
@@ -561,7 +572,11 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
     for k in spec.get("job_env_opaque") or []:
         base_env[k] = Opaque()
     # (scenario, recipe folder, groups of the search space)
-    scenarios = [(name, spec["scenario_dirs"].get(name), groups) for name, groups in (entry.get("scenarios") or {}).items()]
+    # the folder: SCENARIO_SUBDIR as the checked tree's template sets it, else the description's
+    scenarios = [
+        (name, _subdir(tenv, str(name), spec["scenario_dirs"].get(name)), groups)
+        for name, groups in (entry.get("scenarios") or {}).items()
+    ]
     for old, legacy in (spec.get("legacy_scenarios") or {}).items():
         if entry.get(old) and not entry.get("scenarios"):
             scenarios.append((legacy["scenario"], legacy["dir"], entry.get(old)))
@@ -605,8 +620,10 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
                 p2p = item.get("kv-p2p-transfer", entry.get("kv-p2p-transfer"))
                 env["ROUTER_METADATA"] = json.dumps(_plain(router)) if router is not None else ""
                 env["KV_P2P_TRANSFER"] = str(p2p) if p2p is not None else ""
+                budget: dict = {}
                 if agentic:
-                    kv = str(item.get("kv-offloading", "none"))
+                    # `offloading:` (none/cpu/hicache/lmcache) until #1970 (2026-07-02) renamed it
+                    kv = str(item.get("kv-offloading", item.get("offloading", "none")))
                     # `{name: hicache, ...}` (with metadata the job passes as JSON), or the older
                     # schema's bare name (`kv-offload-backend: native`, before July 2026)
                     backend = item.get("kv-offload-backend")
@@ -616,7 +633,7 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
                             "ISL": "0",
                             "OSL": "0",
                             "MAX_MODEL_LEN": "0",
-                            "DURATION": "3600",
+                            "DURATION": str(group.get("duration") or _from_template(tenv, "DURATION", "3600")),
                             "KV_OFFLOADING": kv,
                             "KV_OFFLOAD_BACKEND": bname,
                             "KV_OFFLOAD_BACKEND_METADATA": json.dumps(_plain(backend)) if hasattr(backend, "get") else "",
@@ -625,8 +642,10 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
                     if kv == "dram":
                         gb = _dram_gb(hw, group.get("dram-utilization", 1), tp * pp * pcp, cap)
                         env["TOTAL_CPU_DRAM_GB"] = str(gb) if gb is not None else Opaque()
-                    else:
-                        env["TOTAL_CPU_DRAM_GB"] = "0"
+                    else:  # (before #1970 every job got the template's default, 600)
+                        env["TOTAL_CPU_DRAM_GB"] = _from_template(tenv, "TOTAL_CPU_DRAM_GB", "0")
+                        # a number the template defaults to: in no unit the generator computed
+                        budget = {"dram_default": True}
                     suffix = "kvnone" if kv == "none" else f"kv{kv}-{bname}"
                     exp = f"{model_prefix}_tp{{tp}}_conc{{conc}}_{suffix}" + (f"_spec-{sd}" if sd != "none" else "")
                     tag = f"tp{tp}-ep{env['EP_SIZE']}-dpa{env['DP_ATTENTION']}" + (
@@ -668,11 +687,17 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
                     origin = Span(str(path), cl, cc, cl, cc)
                     item_points.append(
                         SweepPoint(
-                            label, penv, origin=origin, config_key=key, extra={"item_line": item_line, "config": str(path)}
+                            label,
+                            penv,
+                            origin=origin,
+                            config_key=key,
+                            extra={"item_line": item_line, "config": str(path), **budget},
                         )
                     )
                 ce.points.extend(item_points)
-                _resolve_scripts(cs, ce, item_points, launchers, subdir, model_prefix, precision, framework, sd, root, spec)
+                _resolve_scripts(
+                    cs, ce, item_points, launchers, subdir, model_prefix, precision, framework, sd, root, spec, layout
+                )
     if cut[0]:
         cs.problems.append(
             ConfigProblem(
@@ -691,6 +716,23 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec) -> No
         )
 
 
+def _from_template(tenv, name: str, default: str) -> str:
+    """A job variable as the tree's template sets it when the caller passes no input for it."""
+    got = tenv.value(name) if tenv is not None else None
+    return default if got is None else got
+
+
+def _subdir(tenv, scenario: str, described: str | None) -> str | None:
+    """The recipe folder of a scenario: the template's SCENARIO_SUBDIR for it, else the folder
+    ``rules/data/inferencex.yaml`` describes (None: a scenario recipelint does not know)."""
+    from recipelint.sweep.layout import template_subdir
+
+    if described is None:
+        return None
+    got = template_subdir(tenv, scenario)
+    return described if got is None else got
+
+
 def _plain(v):
     if hasattr(v, "items"):
         return {str(k): _plain(x) for k, x in v.items()}
@@ -699,43 +741,58 @@ def _plain(v):
     return v
 
 
-def _launchers_for(runner: str, labels: dict, spec: dict) -> list[dict]:
-    """Launcher specs for the nodes a runner label schedules on (``launch_${NODE%%_*}.sh``)."""
+def _launchers_for(runner: str, labels: dict, spec: dict) -> list[tuple[str, str, dict]]:
+    """(node prefix, a node, the table's description) for the nodes a runner label schedules on:
+    the workflow runs ``launch_${RUNNER_NAME%%_*}.sh`` of the node it lands on."""
     table = spec.get("launchers") or {}
-    nodes = labels.get(runner) or []
-    prefixes = []
+    nodes = [str(n) for n in labels.get(runner) or []]
+    if not nodes:
+        nodes = [runner.split(":", 1)[-1]]
+    out: list[tuple[str, str, dict]] = []
     for node in nodes:
-        p = str(node).split("_", 1)[0]
-        if p not in prefixes:
-            prefixes.append(p)
-    if not prefixes:
-        bare = runner.split(":", 1)[-1]
-        prefixes = [bare]
-    out = []
-    for p in prefixes:
+        p = node.split("_", 1)[0]
+        if any(p == q for q, _, _ in out):
+            continue
         s = table.get(p)
         if s is None:
             # an unknown launcher: the GPU is the name's first token; try the framework-tagged name first
             s = {"gpu": p.split("-", 1)[0], "framework_first": True, "suffix": {"trt": "_trt", "atom": "_atom"}}
-        if s not in out:
-            out.append(s)
+        out.append((p, node, s))
     return out
 
 
-def _resolve_scripts(cs, ce, points, launchers, subdir, model_prefix, precision, framework, sd, root, spec) -> None:
+def _resolve_scripts(cs, ce, points, launchers, subdir, model_prefix, precision, framework, sd, root, spec, layout=None) -> None:
+    """The recipes the entry's launchers run for ``points`` (one search-space item): read from the
+    launcher of each node (``sweep.layout``), else composed as ``rules/data/inferencex.yaml``
+    describes."""
     spec_suffix = "_mtp" if sd == "mtp" else ""
-    for ls in launchers:
-        base = f"{spec['scripts']}/{subdir}{model_prefix}_{precision}_{ls['gpu']}"
-        suffix = (ls.get("suffix") or {}).get(framework, "")
-        fallback = f"{base}{suffix}{spec_suffix}.sh"
-        candidates = [f"{base}_{framework}{spec_suffix}.sh", fallback] if ls.get("framework_first") else [fallback]
-        chosen = next((c for c in candidates if (root / c).is_file()), None)
-        if chosen is None:
-            if fallback not in ce.missing:
-                ce.missing.append(fallback)
-            continue
-        key = str((root / chosen).resolve())
-        if chosen not in ce.scripts:
-            ce.scripts.append(chosen)
-            ce.resolved.append(key)
-        cs.by_script.setdefault(key, []).extend(points)
+    tables = []
+    for prefix, node, ls in launchers:
+        got = layout.resolve(prefix, node, points[0].env) if layout is not None and points else None
+        if got is not None:
+            ce.read_from.append(got.launcher)
+            found, missing = got.scripts[:1], got.missing[:1]
+        else:
+            rel = layout.launcher_path(prefix) if layout is not None else None
+            if rel is not None and rel in layout.unreadable and rel not in ce.unread:
+                ce.unread.append(rel)
+            if ls in tables:
+                continue
+            tables.append(ls)
+            base = f"{spec['scripts']}/{subdir}{model_prefix}_{precision}_{ls['gpu']}"
+            suffix = (ls.get("suffix") or {}).get(framework, "")
+            fallback = f"{base}{suffix}{spec_suffix}.sh"
+            candidates = [f"{base}_{framework}{spec_suffix}.sh", fallback] if ls.get("framework_first") else [fallback]
+            chosen = next((c for c in candidates if (root / c).is_file()), None)
+            found, missing = ([chosen], []) if chosen is not None else ([], [fallback])
+        for m in missing:
+            if m not in ce.missing:
+                ce.missing.append(m)
+        for chosen in found:
+            key = str((root / chosen).resolve())
+            if chosen not in ce.scripts:
+                ce.scripts.append(chosen)
+                ce.resolved.append(key)
+            have = cs.by_script.setdefault(key, [])
+            if points and (not have or have[-1] is not points[-1]):  # (two nodes' launchers, one recipe)
+                have.extend(points)

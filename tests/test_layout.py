@@ -1,0 +1,190 @@
+"""The layout read from the checked tree (recipelint.sweep.layout): the workflow template's
+SCENARIO_SUBDIR and input defaults, the runner launchers evaluated under a row's environment,
+and the older schemas (flat runners.yaml, `offloading:`), on a tree modelled on InferenceX as it
+was in May 2026 (configs under .github/configs/, recipes directly in benchmarks/single_node/)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from recipelint.cli import app
+from recipelint.sweep import configs
+from recipelint.sweep.layout import gh_eval
+
+# a flat runners.yaml (label -> nodes), as before 2026-07
+RUNNERS = """
+mi325x:
+- 'mi325x-amds_00'
+b200:
+- 'b200-nb_0'
+h100:
+- 'h100-gone_0'
+"""
+
+TEMPLATE = """name: Template
+on:
+  workflow_call:
+    inputs:
+      scenario-type:
+        type: string
+        default: 'fixed-seq-len'
+      offloading:
+        type: string
+        default: 'none'
+      total-cpu-dram-gb:
+        type: string
+        default: '600'
+      duration:
+        type: string
+        default: '1800'
+env:
+  SCENARIO_TYPE: ${{ inputs.scenario-type }}
+  SCENARIO_SUBDIR: ${{ inputs.scenario-type == 'agentic-coding' && 'agentic/' || '' }}
+  OFFLOADING: ${{ inputs.offloading }}
+  TOTAL_CPU_DRAM_GB: ${{ inputs.total-cpu-dram-gb }}
+  DURATION: ${{ inputs.duration }}
+jobs: {}
+"""
+
+# the MI325X launcher of that time: one name, no spec-decoding suffix
+MI325X = """#!/usr/bin/bash
+export HF_HUB_CACHE=/cache
+docker run --rm -e TP -e CONC img \\
+  bash benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_mi325x.sh
+"""
+
+# the B200 launcher: the framework-tagged name first, found by a file test
+B200 = """#!/usr/bin/bash
+SPEC_SUFFIX=$([[ "$SPEC_DECODING" == "mtp" ]] && printf '_mtp' || printf '')
+BENCH_BASE="benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_b200"
+BENCH_SCRIPT="${BENCH_BASE}_${FRAMEWORK}${SPEC_SUFFIX}.sh"
+if [[ ! -f "$BENCH_SCRIPT" ]]; then
+    BENCH_SCRIPT="${BENCH_BASE}${SPEC_SUFFIX}.sh"
+fi
+srun --container-image=$IMAGE bash "$BENCH_SCRIPT"
+"""
+
+
+def _entry(key, runner, fw="sglang", spec="none", scenario="fixed-seq-len", extra=""):
+    group = "isl: 1024\n        osl: 1024" if scenario == "fixed-seq-len" else "duration: 900"
+    return f"""
+{key}:
+  image: img
+  model: org/m
+  model-prefix: m
+  runner: {runner}
+  precision: fp8
+  framework: {fw}
+  multinode: false
+  scenarios:
+    {scenario}:
+      - {group}
+        search-space:
+        - {{ tp: 8, spec-decoding: {spec}, {extra}conc-list: [4] }}
+"""
+
+
+def _tree(tmp_path: Path, entries: str, recipes: list[str], launchers: dict | None = None) -> Path:
+    cfg = tmp_path / ".github" / "configs"
+    cfg.mkdir(parents=True)
+    (cfg / "runners.yaml").write_text(RUNNERS)
+    (cfg / "amd-master.yaml").write_text(textwrap.dedent(entries))
+    wf = tmp_path / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "benchmark-tmpl.yml").write_text(TEMPLATE)
+    runners = tmp_path / "runners"
+    runners.mkdir()
+    for name, text in (launchers if launchers is not None else {"mi325x-amds": MI325X, "b200-nb": B200}).items():
+        (runners / f"launch_{name}.sh").write_text(text)
+    for r in recipes:
+        p = tmp_path / "benchmarks" / "single_node" / r
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text('#!/usr/bin/env bash\npython3 -m sglang.launch_server --model-path org/m --tp "$TP" &\n')
+    return tmp_path
+
+
+def _entries(root: Path) -> dict:
+    cs = configs.load(root, None)
+    assert not cs.problems, cs.problems
+    return {e.key: e for e in cs.entries}
+
+
+def test_the_launcher_of_the_tree_says_which_recipe_an_entry_runs(tmp_path):
+    # the MTP entry runs the plain recipe: that launcher added no `_mtp` (a real defect, which the
+    # constant suffix rule hid); the fixed-seq-len folder is the template's '' of that time
+    root = _tree(
+        tmp_path,
+        _entry("m-mi325x", "mi325x") + _entry("m-mi325x-mtp", "mi325x", spec="mtp"),
+        ["m_fp8_mi325x.sh", "m_fp8_mi325x_mtp.sh"],
+    )
+    es = _entries(root)
+    assert es["m-mi325x"].scripts == ["benchmarks/single_node/m_fp8_mi325x.sh"]
+    assert es["m-mi325x-mtp"].scripts == ["benchmarks/single_node/m_fp8_mi325x.sh"]
+    assert es["m-mi325x-mtp"].read_from == ["runners/launch_mi325x-amds.sh"]
+
+
+@pytest.mark.parametrize("tagged", [True, False])
+def test_a_file_test_in_the_launcher_is_answered_from_the_tree(tmp_path, tagged):
+    recipes = ["m_fp8_b200_vllm.sh", "m_fp8_b200.sh"] if tagged else ["m_fp8_b200.sh"]
+    es = _entries(_tree(tmp_path, _entry("m-b200", "b200", fw="vllm"), recipes))
+    want = "m_fp8_b200_vllm.sh" if tagged else "m_fp8_b200.sh"
+    assert es["m-b200"].scripts == [f"benchmarks/single_node/{want}"]
+
+
+def test_the_older_offload_key_and_the_templates_defaults_reach_the_recipe(tmp_path):
+    root = _tree(
+        tmp_path,
+        _entry("m-mi325x-agentic", "mi325x", scenario="agentic-coding", extra="offloading: cpu, "),
+        ["agentic/m_fp8_mi325x.sh"],
+    )
+    cs = configs.load(root, None)
+    (pt,) = cs.points_for(root / "benchmarks/single_node/agentic/m_fp8_mi325x.sh")
+    assert pt.env["KV_OFFLOADING"] == "cpu" and pt.env["OFFLOADING"] == "cpu"  # (the template's name then)
+    assert pt.env["DURATION"] == "900"  # the group's
+    assert pt.env["TOTAL_CPU_DRAM_GB"] == "600" and pt.extra.get("dram_default")  # the template's default
+
+
+def test_a_launcher_not_in_the_tree_is_one_finding_not_one_per_entry(tmp_path):
+    entries = "".join(_entry(f"m-h100-{i}", "h100") for i in range(5))
+    root = _tree(tmp_path, entries, ["m_fp8_h100_other.sh"])
+    r = CliRunner().invoke(app, ["check", str(root / ".github/configs/amd-master.yaml"), "-o", "concise", "--no-cache"])
+    rl506 = [line for line in r.stdout.splitlines() if "RL506" in line]
+    assert len(rl506) == 1, r.output
+    assert "5 config entries" in rl506[0] and "runners/launch_h100-gone.sh" in rl506[0] and "not in the tree" in rl506[0]
+
+
+def test_a_recipe_the_launcher_names_that_is_missing_says_which_launcher(tmp_path):
+    root = _tree(tmp_path, _entry("m-mi325x", "mi325x"), ["m_fp8_mi325x_other.sh"])
+    r = CliRunner().invoke(app, ["check", str(root / ".github/configs/amd-master.yaml"), "-o", "concise", "--no-cache"])
+    (line,) = [ln for ln in r.stdout.splitlines() if "RL506" in ln]
+    assert "benchmarks/single_node/m_fp8_mi325x.sh" in line and "composed by `runners/launch_mi325x-amds.sh`" in line
+
+
+@pytest.mark.parametrize(
+    "expr, inputs, want",
+    [
+        (
+            "inputs.scenario-type == 'agentic-coding' && 'agentic/' || 'fixed_seq_len/'",
+            {"scenario-type": "agentic-coding"},
+            "agentic/",
+        ),
+        (
+            "inputs.scenario-type == 'agentic-coding' && 'agentic/' || 'fixed_seq_len/'",
+            {"scenario-type": "fixed-seq-len"},
+            "fixed_seq_len/",
+        ),
+        ("inputs.scenario-type == 'agentic-coding' && 'agentic/' || ''", {"scenario-type": "fixed-seq-len"}, ""),
+        ("inputs.a", {"a": "x"}, "x"),
+        ("!(inputs.a == 'X') && 'no' || 'yes'", {"a": "x"}, "yes"),  # (comparison ignores case, as GitHub's)
+        ("inputs.a != 'x'", {"a": "y"}, True),
+        ("'it''s'", {}, "it's"),
+        ("format('{0}', inputs.a)", {"a": "x"}, None),
+        ("inputs.a ==", {"a": "x"}, None),
+    ],
+)
+def test_template_expressions(expr, inputs, want):
+    assert gh_eval(expr, inputs) == want
