@@ -188,3 +188,13 @@ def test_a_recipe_the_launcher_names_that_is_missing_says_which_launcher(tmp_pat
 )
 def test_template_expressions(expr, inputs, want):
     assert gh_eval(expr, inputs) == want
+
+
+@pytest.mark.parametrize("offset", [200, 256])
+def test_the_context_length_rule_is_the_trees_generators(tmp_path, offset):
+    root = _tree(tmp_path, _entry("m-mi325x", "mi325x"), ["m_fp8_mi325x.sh"])
+    gen = root / "utils/matrix_logic/generate_sweep_configs.py"
+    gen.parent.mkdir(parents=True)
+    gen.write_text(f"row = {{\n    Fields.MAX_MODEL_LEN.value: isl + osl + {offset},\n}}\n")
+    (pt,) = configs.load(root, None).points_for(root / "benchmarks/single_node/m_fp8_mi325x.sh")
+    assert pt.env["MAX_MODEL_LEN"] == str(1024 + 1024 + offset)

@@ -11,7 +11,7 @@ affects, and the scope holds:
   sourced by a library);
 * the recipes whose sweep points changed — an entry of a master config edited, added or removed,
   ``runners.yaml``, the workflow template, a runner's launch script (it composes the recipe's
-  path: ``sweep.layout``) or a dispatch workflow changed, a recipe added or removed that an
+  path: ``sweep.layout``), the sweep generator or a dispatch workflow changed, a recipe added or removed that an
   entry's name resolution now finds — compared point by point (label without its line,
   environment);
 * the family of each of those (the same recipe name with another hardware token, in its folder):
@@ -156,6 +156,14 @@ def _runner(rel: str, config_root: str) -> bool:
     whose exports every recipe that runner starts has (RL507)."""
     under = rel[len(config_root) + 1 :] if config_root and rel.startswith(config_root + "/") else rel
     return under.startswith("runners/") and under.endswith(".sh") and under.count("/") == 1
+
+
+def _generator(rel: str, config_root: str) -> bool:
+    """Whether ``rel`` is the sweep generator whose context-length rule the sweep points follow
+    (``generator`` in ``rules/data/inferencex.yaml``)."""
+    gen = facts.load("inferencex").get("generator")
+    under = rel[len(config_root) + 1 :] if config_root and rel.startswith(config_root + "/") else rel
+    return bool(gen) and under == gen
 
 
 def _texts(top: Path) -> dict[str, bytes] | None:
@@ -349,7 +357,7 @@ def compute(
     if configs_of is not None and (
         any(r.endswith((".yaml", ".yml")) for r in changed)
         or any(r.endswith(".sh") for r in one_sided)
-        or any(_runner(r, croot or "") for r in changed)  # (a launcher composes the recipe's path)
+        or any(_runner(r, croot or "") or _generator(r, croot or "") for r in changed)  # (sweep.layout reads them)
     ):
         sc.configs_compared = True
         head_cs = configs_of(top)

@@ -74,6 +74,8 @@ class ConfigSet:
     points_made: int = 0  # sweep points of all entries (``MAX_POINTS_PER_RUN``)
     #: how the tree's launchers were read (``sweep.layout.Layout``); None: not read
     layout: object = None
+    #: the tree's sweep generator's context-length offset (``sweep.layout.context_offset``)
+    context_offset: int | None = None
 
     def points_for(self, path: Path) -> list[SweepPoint] | None:
         try:
@@ -177,10 +179,11 @@ def load(
     if not labels and "labels" not in runners and hasattr(runners, "items"):
         # before #1970 (2026-07-02) runners.yaml was the labels table itself: label -> nodes
         labels = {k: v for k, v in runners.items() if isinstance(v, list)}
-    from recipelint.sweep.layout import Layout, template
+    from recipelint.sweep.layout import Layout, context_offset, template
 
     layout = cs.layout = Layout(root, spec, cs.roots, cache_dir)
     tenv = template(root, spec, cs.roots)
+    cs.context_offset = context_offset(root, spec, cs.roots)
     for f in files:
         data = _load_yaml(f, cs, required=True, cache_dir=cache_dir, wanted=wanted)
         if data is None:
@@ -581,6 +584,8 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec, layou
         if entry.get(old) and not entry.get("scenarios"):
             scenarios.append((legacy["scenario"], legacy["dir"], entry.get(old)))
     step = int(spec.get("conc_step", 2))
+    # the generator's `MAX_MODEL_LEN = isl + osl + N` of this tree (200 before f34a83b25, 256 after)
+    context = cs.context_offset if cs.context_offset is not None else int(spec.get("context_offset", 256))
     cap = int(spec.get("max_available_cpu_dram_mib", 2861022))
     hw = hardware.get(runner)
     launchers = _launchers_for(runner, labels, spec)
@@ -657,7 +662,7 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec, layou
                         {
                             "ISL": str(isl),
                             "OSL": str(osl),
-                            "MAX_MODEL_LEN": str(isl + osl + 256),
+                            "MAX_MODEL_LEN": str(isl + osl + context),
                             "KV_OFFLOADING": "",
                             "KV_OFFLOAD_BACKEND": "",
                             "TOTAL_CPU_DRAM_GB": "",

@@ -379,3 +379,26 @@ def template_subdir(tpl: Template | None, scenario: str) -> str | None:
     if "SCENARIO_SUBDIR" not in tpl.env:
         return ""
     return tpl.value("SCENARIO_SUBDIR", {"scenario-type": scenario})
+
+
+_CONTEXT = re.compile(r"MAX_MODEL_LEN[^\n]{0,40}?:\s*isl\s*\+\s*osl\s*\+\s*(\d{1,6})\b")
+
+
+def context_offset(root: Path, spec: dict, roots=None) -> int | None:
+    """The sweep generator's ``MAX_MODEL_LEN = isl + osl + N`` of the checked tree (N: 200 until
+    InferenceX f34a83b25, 256 after), or None when the generator is not there or says otherwise."""
+    name = spec.get("generator")
+    if not name:
+        return None
+    p = root / name
+    from recipelint.files import Refused, confine, read_regular
+
+    try:
+        if not p.is_file():
+            return None
+        confine(p, roots if roots is not None else [root])
+        text = read_regular(p, 4 << 20).decode("utf-8", errors="replace")
+    except (Refused, OSError):
+        return None
+    found = {int(m.group(1)) for m in _CONTEXT.finditer(text)}
+    return found.pop() if len(found) == 1 else None
