@@ -65,6 +65,12 @@ class AgenticWithoutToolCalling(Rule):
 
     def check(self, ctx):
         fams = facts.load("models")["families"]
+        # the clients each launch (by where it is written) runs on any path: a path that stops
+        # before its client (an exit, a branch) is judged by what the launch's other paths run
+        by_launch: dict = {}
+        for use in ctx.uses():
+            key = (use.launch.loc.source.path, use.launch.loc.start)
+            by_launch.setdefault(key, []).extend(ctx.clients_after(use))
         for use in ctx.uses():
             lc = use.launch
             need = self.REQUIRED.get(lc.engine)
@@ -82,7 +88,7 @@ class AgenticWithoutToolCalling(Rule):
             effect = _effect(use, lc.engine)
             if effect is None:
                 continue
-            run = _run(ctx.clients_after(use))
+            run = _run(ctx.clients_after(use) or by_launch.get((lc.loc.source.path, lc.loc.start), []))
             if run is None:
                 continue  # every client this path runs sends no tools
             who, severity = run

@@ -2,6 +2,7 @@ import json
 
 from recipelint.engines import facts
 from recipelint.engines.catalog import parsers, version_key
+from recipelint.engines.clients import answers_used
 from recipelint.evaluate.values import text_of
 from recipelint.lint.rulebase import Rule, model_family
 
@@ -75,7 +76,10 @@ class AgenticWithoutReasoningParser(Rule):
 
     ## Exceptions
     Only vLLM and SGLang launches whose argument list recipelint could compute, on sweep points
-    that run the benchmark (not `EVAL_ONLY`).  A family is judged only where its reasoning
+    that run the benchmark (not `EVAL_ONLY`).  A path whose benchmark clients only count tokens
+    and timings (`answers: unused` in `rules/data/clients.yaml`: `vllm bench serve`,
+    `sglang.bench_serving`, `benchmark_serving.py`) is not judged: nothing reads the answer; the
+    message names the client that does (aiperf's trace replay threads the live answers back).  A family is judged only where its reasoning
     parser is registered in every engine release the image may run and the default is known
     for each (an image judged against a range of releases is quiet when they differ).  Thinking
     turned off by `--default-chat-template-kwargs` (`{"enable_thinking": false}`) is accepted;
@@ -117,6 +121,8 @@ class AgenticWithoutReasoningParser(Rule):
                 shown = eff.flag.text or '""'
                 at = f" (`{eff.flag.name} {shown}` is {eff.default.label}'s default, no parser)"
             calls = ctx.clients_after(use)
+            if calls and all(answers_used(c.client) is False for c in calls):
+                continue  # its clients count tokens and timings only: the answer's text is not used
             client = f"its client `{calls[0].client}`" if calls else "the client"
             msg = (
                 f"agentic {lc.engine} launch of a reasoning model ({fam}: {why}) without `--reasoning-parser`{at}: "

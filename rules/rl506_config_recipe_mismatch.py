@@ -53,6 +53,19 @@ class ConfigRecipeMismatch(Rule):
             for missing in e.missing:
                 msg = f"config entry `{e.key}` runs `{missing}`{by}, which does not exist"
                 yield self.project_finding(Span(str(e.path), e.line, 1, e.line, len(e.key) + 1), msg)
+        # a launcher that ignores the scenario's folder: the entry runs another scenario's recipe
+        for e in project.entries():
+            by_run: dict = {}  # (one defect: the launchers of the entry's nodes that do it, named together)
+            for scenario, subdir, script, launcher in e.outside:
+                by_run.setdefault((scenario, subdir, script), []).append(launcher)
+            for (scenario, subdir, script), launchers in by_run.items():
+                by = ", ".join(f"`{x}`" for x in launchers)
+                msg = (
+                    f"config entry `{e.key}` ({scenario}) runs `{script}` (composed by {by}), not a recipe under "
+                    f"`{subdir}`, the folder the workflow template's SCENARIO_SUBDIR names for {scenario}: the launcher "
+                    f"does not use it, so the {scenario} jobs run another scenario's recipe"
+                )
+                yield self.project_finding(Span(str(e.path), e.line, 1, e.line, len(e.key) + 1), msg)
         # a launcher recipelint cannot read: one finding for the entries it leaves unlocated
         why = getattr(getattr(project.configs, "layout", None), "unreadable", {}) or {}
         for launchers, entries in unread.items():

@@ -83,6 +83,14 @@ def tools_mode(client: str) -> str | None:
     return mode if mode in ("never", "trace", "always") else None
 
 
+def answers_used(client: str) -> bool | None:
+    """Whether ``client`` uses the answer's text (threads it back, scores it): clients.yaml
+    ``answers``; None when not known."""
+    spec = (facts.load("clients").get("clients") or {}).get(client) or {}
+    got = spec.get("answers")
+    return True if got == "used" else False if got == "unused" else None
+
+
 def functions() -> frozenset:
     """The helper-library functions that run a client."""
     return frozenset(facts.load("clients").get("functions") or ())

@@ -58,6 +58,9 @@ class ConfigEntry:
     points: list[SweepPoint] = field(default_factory=list)
     read_from: list[str] = field(default_factory=list)  # the launchers whose reading gave its recipes
     unread: list[str] = field(default_factory=list)  # its launchers that could not be read (why: layout.unreadable)
+    #: (scenario, its folder, the recipe, the launcher) where a launcher runs a recipe outside the
+    #: folder the template's SCENARIO_SUBDIR names for the scenario
+    outside: list[tuple[str, str, str, str]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -798,6 +801,11 @@ def _resolve_scripts(cs, ce, points, launchers, subdir, model_prefix, precision,
             if chosen not in ce.scripts:
                 ce.scripts.append(chosen)
                 ce.resolved.append(key)
+            if got is not None and subdir and f"/{subdir}" not in f"/{chosen}":
+                # the launcher ran a recipe outside the folder the template names for the scenario
+                run = (points[0].env.get("SCENARIO_TYPE", "") if points else "", subdir, chosen, got.launcher)
+                if run not in ce.outside:
+                    ce.outside.append(run)
             have = cs.by_script.setdefault(key, [])
             if points and (not have or have[-1] is not points[-1]):  # (two nodes' launchers, one recipe)
                 have.extend(points)
