@@ -198,3 +198,18 @@ def test_the_context_length_rule_is_the_trees_generators(tmp_path, offset):
     gen.write_text(f"row = {{\n    Fields.MAX_MODEL_LEN.value: isl + osl + {offset},\n}}\n")
     (pt,) = configs.load(root, None).points_for(root / "benchmarks/single_node/m_fp8_mi325x.sh")
     assert pt.env["MAX_MODEL_LEN"] == str(1024 + 1024 + offset)
+
+
+def test_a_launcher_that_ignores_the_scenario_folder_is_one_finding(tmp_path):
+    # (InferenceX 2026-05-01..05-16: the B200 launchers did not use SCENARIO_SUBDIR, so agentic
+    # entries ran the fixed-seq-len recipe)
+    ignoring = MI325X.replace("${SCENARIO_SUBDIR}", "")
+    root = _tree(
+        tmp_path,
+        _entry("m-mi325x-agentic", "mi325x", scenario="agentic-coding"),
+        ["m_fp8_mi325x.sh", "agentic/m_fp8_mi325x.sh"],
+        {"mi325x-amds": ignoring},
+    )
+    r = CliRunner().invoke(app, ["check", str(root / ".github/configs/amd-master.yaml"), "-o", "concise", "--no-cache"])
+    (line,) = [ln for ln in r.stdout.splitlines() if "RL506" in ln]
+    assert "(agentic-coding) runs `benchmarks/single_node/m_fp8_mi325x.sh`" in line and "not a recipe under `agentic/`" in line
