@@ -213,3 +213,15 @@ def test_a_launcher_that_ignores_the_scenario_folder_is_one_finding(tmp_path):
     r = CliRunner().invoke(app, ["check", str(root / ".github/configs/amd-master.yaml"), "-o", "concise", "--no-cache"])
     (line,) = [ln for ln in r.stdout.splitlines() if "RL506" in ln]
     assert "(agentic-coding) runs `benchmarks/single_node/m_fp8_mi325x.sh`" in line and "not a recipe under `agentic/`" in line
+
+
+def test_a_kept_reading_holds_only_while_its_file_tests_give_the_same_answers(tmp_path):
+    root = _tree(tmp_path / "r", _entry("m-b200", "b200", fw="vllm"), ["m_fp8_b200.sh"])
+    cache = tmp_path / "cache"
+    first = configs.load(root, None, cache)
+    assert first.layout.evaluations == 1 and first.entries[0].scripts == ["benchmarks/single_node/m_fp8_b200.sh"]
+    again = configs.load(root, None, cache)
+    assert again.layout.evaluations == 0 and again.entries[0].scripts == first.entries[0].scripts  # (kept)
+    (root / "benchmarks/single_node/m_fp8_b200_vllm.sh").write_text("#!/usr/bin/env bash\nvllm serve m\n")
+    third = configs.load(root, None, cache)  # the launcher's `-f` test now answers otherwise: read again
+    assert third.layout.evaluations == 1 and third.entries[0].scripts == ["benchmarks/single_node/m_fp8_b200_vllm.sh"]

@@ -121,11 +121,25 @@ def changes(
         sets: dict[str, configs.ConfigSet] = {}
         have = analysed or {}
 
+        def compared(rel: str | None) -> bool:
+            if sc.whole:
+                return True
+            return rel is not None and rel in sc.reason and sc.reason[rel] != SIBLING
+
+        # the recipes compared, in both trees: the configs are read for them only (``sparse``)
+        wanted = [p for p, _ in collect(paths) if compared(rel_to(p, bt.top))]
+        wanted += [o for p in wanted if (o := bt.map(p)) is not None]
+        roots = [*run_roots(paths), bt.dir]
+
         def points_of(path: Path, display: str):
             root = configs.find_root(path)
             key = str(root)
             if key not in sets:
-                sets[key] = configs.load(root, None) if root is not None else configs.ConfigSet(None)
+                sets[key] = (
+                    configs.load(root, None, cache_dir() if cache else None, recipes=wanted, roots=roots)
+                    if root is not None
+                    else configs.ConfigSet(None)
+                )
             pts = sets[key].points_for(path)
             return pts if pts else (lambda text: unconfigured_points(display, text, "auto", sets[key].found))
 
@@ -134,11 +148,6 @@ def changes(
             if done is not None and not done.slim and not done.error:
                 return done
             return analyzer.analyze(path, display, points_of(path, display))
-
-        def compared(rel: str | None) -> bool:
-            if sc.whole:
-                return True
-            return rel is not None and rel in sc.reason and sc.reason[rel] != SIBLING
 
         out = []
         for path, display in collect(paths):

@@ -64,6 +64,9 @@ class Layout:
         self._memo: dict[tuple, Resolved | None] = {}
         self.unreadable: dict[str, str] = {}  # launcher path -> why it could not be read
         self._evaluators: dict[str, tuple] = {}
+        self._texts: dict[str, str] = {}  # launcher path -> its text (the kept readings' key)
+        self._queries: dict[str, bool | None] = {}  # the file tests of the evaluation under way
+        self._pruned = False
         self.evaluations = 0
 
     # -- the launcher ---------------------------------------------------------------------------
@@ -95,6 +98,7 @@ class Layout:
                 else:
                     parsed = parse(src)
                 names = frozenset(_NAME.findall(text))
+                self._texts[rel] = text
                 got = (parsed, names)
         except Refused as e:
             self.unreadable[rel] = str(e)
@@ -122,12 +126,62 @@ class Layout:
         key = (rel, tuple(sorted((k, v if isinstance(v, str) else "\0opaque") for k, v in run_env.items() if k not in SIZES)))
         if key in self._memo:
             return self._memo[key]
-        if self.evaluations >= MAX_EVALUATIONS:
-            return None
-        self.evaluations += 1
-        found = self._evaluate(rel, parsed, run_env)
+        found = self._remembered(rel, key)
+        if found is None:
+            if self.evaluations >= MAX_EVALUATIONS:
+                return None
+            self.evaluations += 1
+            found = self._evaluate(rel, parsed, run_env)
+            self._remember(rel, key, found)
+        found = found or None
         self._memo[key] = found
         return found
+
+    # -- kept between runs ------------------------------------------------------------------------
+    def _entry(self, rel: str, key: tuple):
+        """The cache file of one reading: keyed by the launcher's text and the row's environment;
+        None without a cache."""
+        if self.cache_dir is None or rel not in self._texts:
+            return None
+        import hashlib
+        import json
+
+        from recipelint.cache.store import code_fingerprint
+
+        h = hashlib.sha256(f"layout {code_fingerprint()}\0".encode())
+        h.update(self._texts[rel].encode("utf-8", "surrogatepass"))
+        h.update(json.dumps(key[1]).encode())
+        return Path(self.cache_dir) / "layout" / f"{h.hexdigest()}.json"
+
+    def _remembered(self, rel: str, key: tuple):
+        """A reading kept by an earlier run, when every file test it answered gives the same answer
+        in this tree; else None."""
+        path = self._entry(rel, key)
+        if path is None:
+            return None
+        from recipelint.cache.store import BAD_ENTRY, read_entry
+
+        try:
+            data = read_entry(path)
+            if any(self._exists(q) != a for q, a in data["queries"]):
+                return None
+            if data["result"] is None:
+                return False  # (a launcher that runs no recipe: remembered as such)
+            return Resolved(rel, list(data["result"]["scripts"]), list(data["result"]["missing"]))
+        except BAD_ENTRY:
+            return None
+
+    def _remember(self, rel: str, key: tuple, found: Resolved | None) -> None:
+        path = self._entry(rel, key)
+        if path is None:
+            return
+        from recipelint.cache.store import prune, write_entry
+
+        result = None if found is None else {"scripts": found.scripts, "missing": found.missing}
+        queries = [[q, a] for q, a in self._queries.items()]
+        if write_entry(path, {"queries": queries, "result": result}) and not self._pruned:
+            self._pruned = True  # (once per run: the folder keeps the readings of a few trees)
+            prune(path.parent, keep=4 * MAX_EVALUATIONS)
 
     def _evaluator(self, rel: str):
         """One evaluator per launcher (its caches, keyed by tree nodes, serve every row), and the
@@ -148,13 +202,14 @@ class Layout:
 
             # `bash "$BENCH_SCRIPT"` is the recipe's run: seen by the hook, not evaluated
             ev = Evaluator(self.root / rel, hook, Limits(max_steps=MAX_LAUNCHER_STEPS), opaque=_RUNS_SCRIPT)
-            ev.file_exists = self._exists
+            ev.file_exists = self._asked
             got = self._evaluators[rel] = (ev, candidates)
         return got
 
     def _evaluate(self, rel: str, parsed, env: dict) -> Resolved | None:
         ev, candidates = self._evaluator(rel)
         candidates.clear()
+        self._queries = {}
         ev.steps = 0
         full = {k: v for k, v in env.items()}
         for k, v in full.items():
@@ -167,8 +222,15 @@ class Layout:
             return None
         if not candidates:
             return None
-        existing = [c for c in candidates if self._exists(c)]
+        existing = [c for c in candidates if self._asked(c)]
         return Resolved(rel, scripts=existing) if existing else Resolved(rel, missing=list(candidates))
+
+    def _asked(self, text: str) -> bool | None:
+        """A file test of the launcher: answered, and recorded (a kept reading holds only while
+        every answer it depended on is the same)."""
+        got = self._exists(text)
+        self._queries[text] = got
+        return got
 
     def _exists(self, text: str) -> bool | None:
         """A relative path's existence in the tree (a file, inside the run's roots); None for an
