@@ -42,8 +42,9 @@ def _git(cwd: Path, *args: str, check: bool = True) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=check, capture_output=True, text=True).stdout
 
 
-def sample(repo: Path, seed: int, n_dev: int, n_test: int, strata: int) -> dict:
-    """Stratified draw of PR heads by date; the test set is drawn first, from each stratum alike."""
+def sample(repo: Path, seed: int, n_dev: int, n_test: int, strata: int, exclude: set[int] | None = None) -> dict:
+    """Stratified draw of PR heads by date; the test set is drawn first, from each stratum alike.
+    ``exclude``: PRs of earlier samples (a second held-out sample never overlaps the first)."""
     rows = []
     for line in _git(
         repo, "for-each-ref", "refs/pull/*/head", "--format=%(refname) %(objectname) %(committerdate:unix)"
@@ -51,7 +52,10 @@ def sample(repo: Path, seed: int, n_dev: int, n_test: int, strata: int) -> dict:
         ref, sha, when = line.split()
         if not when:
             continue
-        rows.append({"pr": int(ref.split("/")[2]), "head": sha, "date": int(when)})
+        pr = int(ref.split("/")[2])
+        if exclude and pr in exclude:
+            continue
+        rows.append({"pr": pr, "head": sha, "date": int(when)})
     rows.sort(key=lambda r: (r["date"], r["pr"]))
     rng = random.Random(seed)
     bins = [rows[i * len(rows) // strata : (i + 1) * len(rows) // strata] for i in range(strata)]
@@ -265,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--test", type=int, default=60)
     s.add_argument("--strata", type=int, default=10)
     s.add_argument("--out", required=True)
+    s.add_argument("--exclude", action="append", default=[], help="a sample file whose PRs are not drawn again")
     r = sub.add_parser("run")
     r.add_argument("--repo", type=Path, required=True)
     r.add_argument("--sample", required=True)
@@ -293,7 +298,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     if a.cmd == "sample":
-        spec = sample(a.repo, a.seed, a.dev, a.test, a.strata)
+        excluded = {p["pr"] for f in a.exclude for k in ("dev", "test") for p in json.loads(Path(f).read_text())[k]}
+        spec = sample(a.repo, a.seed, a.dev, a.test, a.strata, excluded)
+        spec["excluded"] = sorted(a.exclude)
         Path(a.out).write_text(json.dumps(spec, indent=1) + "\n")
         print(f"{len(spec['dev'])} dev, {len(spec['test'])} test PRs of {spec['pulls']}")
         return 0
