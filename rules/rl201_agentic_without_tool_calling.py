@@ -27,8 +27,10 @@ class AgenticWithoutToolCalling(Rule):
     (`tools` in `rules/data/clients.yaml`): aiperf's trace replay (InferenceX's
     `build_replay_cmd` / `run_agentic_replay_and_write_outputs`) adds them only to the requests
     whose trace turn carries them, so the finding is a warning that says so; a client known to
-    send none (`vllm bench serve`, `sglang.bench_serving`) gets no finding; when no known client
-    runs after the launch, a warning says that which requests carry tools is not known.  Without
+    send none (`vllm bench serve`, `sglang.bench_serving`, InferenceX's trace replay, whose prompts
+    are synthesized from the trace's block hashes) leaves the benchmark unaffected: an info finding
+    says that only a client that sends tools (an agent eval) would be; when no known client runs
+    after the launch, a warning says that which requests carry tools is not known.  Without
     both flags vLLM rejects every such request with HTTP 400 (`"auto" tool choice requires
     --enable-auto-tool-choice and --tool-call-parser to be set`); SGLang accepts them but
     returns tool calls as plain text, so the replayed agent loop silently measures something
@@ -89,17 +91,15 @@ class AgenticWithoutToolCalling(Rule):
             if effect is None:
                 continue
             run = _run(ctx.clients_after(use) or by_launch.get((lc.loc.source.path, lc.loc.start), []))
-            if run is None:
-                continue  # every client this path runs sends no tools
             who, severity = run
             msg = f"agentic {lc.engine} launch without {names}: {who}; {effect}{hint}"
             yield ctx.finding(lc.loc, msg, use.point, key=",".join(missing), severity=severity)
 
 
-def _run(calls) -> tuple[str, str | None] | None:
+def _run(calls) -> tuple[str, str | None]:
     """Which requests of this path carry tools, from the clients it runs after the launch
-    (clients.yaml ``tools``), and the severity that claim supports: None when every client is
-    known to send none."""
+    (clients.yaml ``tools``), and the severity that claim supports (info when every client is
+    known to send none: only another client, an eval, would be affected)."""
     modes = [(c, tools_mode(c.client)) for c in calls]
     always = [c for c, m in modes if m == "always"]
     if always:
@@ -112,7 +112,11 @@ def _run(calls) -> tuple[str, str | None] | None:
             "warning",
         )
     if modes and all(m == "never" for _, m in modes):
-        return None
+        return (
+            f"its client `{modes[0][0].client}` sends no `tools`, so the benchmark's own requests are not affected; "
+            "a client that sends them (an agent eval run against this server)",
+            "info",
+        )
     return "no benchmark client recipelint knows runs after it, so whether requests carry `tools` is not known", "warning"
 
 

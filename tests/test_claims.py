@@ -172,7 +172,11 @@ def test_disabled_code_is_not_documentation(comment, code):
 def test_rl201_names_the_client_whose_requests_carry_tools():
     """RL201 says which run's requests fail, from the client the path runs: aiperf's trace replay
     sends `tools` only on turns that carry them (a warning saying so), `vllm bench serve` none."""
-    (aiperf, unknown) = sorted(_by_file(RULES / "RL201" / "agentic", "RL201")["by_client.sh"], key=lambda f: f.span.line)
+    found = sorted(_by_file(RULES / "RL201" / "agentic", "RL201")["by_client.sh"], key=lambda f: f.span.line)
+    aiperf, bench, unknown = found
     assert aiperf.severity == "warning" and "its client `aiperf`" in aiperf.message
     assert "whose trace turn carries them" in aiperf.message and "HTTP 400" in aiperf.message
+    assert (
+        bench.severity == "info" and "`vllm-bench-serve` sends no `tools`" in bench.message and "an agent eval" in bench.message
+    )
     assert unknown.severity == "warning" and "whether requests carry `tools` is not known" in unknown.message
