@@ -223,7 +223,7 @@ def test_pre_commit_hook_runs_for_real(tmp_path):
     _git(work, "add", "-A")
     r = subprocess.run([exe, "run", "--all-files"], cwd=work, capture_output=True, text=True, timeout=900, env=env)
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "bad_fp8_b200_vllm.sh:3:1: error[RL201] " in r.stdout
+    assert "bad_fp8_b200_vllm.sh:3:1: warning[RL201] " in r.stdout  # (no known client follows the launch)
     assert "clean_fp8_b200_vllm.sh" not in r.stdout.split("recipelint....")[-1].replace("Passed", "")
 
 
