@@ -778,7 +778,8 @@ def _resolve_scripts(cs, ce, points, launchers, subdir, model_prefix, precision,
     for prefix, node, ls in launchers:
         got = layout.resolve(prefix, node, points[0].env) if layout is not None and points else None
         if got is not None:
-            ce.read_from.append(got.launcher)
+            if got.launcher not in ce.read_from:  # (the nodes of a label share their launcher)
+                ce.read_from.append(got.launcher)
             found, missing = got.scripts[:1], got.missing[:1]
         else:
             rel = layout.launcher_path(prefix) if layout is not None else None
