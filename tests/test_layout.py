@@ -225,3 +225,16 @@ def test_a_kept_reading_holds_only_while_its_file_tests_give_the_same_answers(tm
     (root / "benchmarks/single_node/m_fp8_b200_vllm.sh").write_text("#!/usr/bin/env bash\nvllm serve m\n")
     third = configs.load(root, None, cache)  # the launcher's `-f` test now answers otherwise: read again
     assert third.layout.evaluations == 1 and third.entries[0].scripts == ["benchmarks/single_node/m_fp8_b200_vllm.sh"]
+
+
+def test_the_older_offload_key_is_read_only_where_the_template_is_of_its_time(tmp_path):
+    # after #1970 the generator reads `kv-offloading:` only: a stale `offloading: cpu` is no offload
+    root = _tree(
+        tmp_path,
+        _entry("m-mi325x-agentic", "mi325x", scenario="agentic-coding", extra="offloading: cpu, "),
+        ["agentic/m_fp8_mi325x.sh"],
+    )
+    tpl = root / ".github/workflows/benchmark-tmpl.yml"
+    tpl.write_text(tpl.read_text().replace("  OFFLOADING:", "  KV_OFFLOADING:"))
+    (pt,) = configs.load(root, None).points_for(root / "benchmarks/single_node/agentic/m_fp8_mi325x.sh")
+    assert pt.env["KV_OFFLOADING"] == "none"

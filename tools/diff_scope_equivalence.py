@@ -113,6 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--recheck-whole", action="store_true")
     ap.add_argument("--rev", default="HEAD", help="the history to pick from (first-parent commits of this revision)")
     ap.add_argument(
+        "--touching",
+        nargs="*",
+        default=[],
+        help="pick only commits that change one of these paths (e.g. runners/ .github/workflows/benchmark-tmpl.yml)",
+    )
+    ap.add_argument(
         "--pulls",
         action="store_true",
         help="pick pull-request heads (refs/pull/*/head) instead, each compared with its merge base with --rev, "
@@ -143,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
                 picked.append(head)
                 pull_refs[head] = ref
     else:
-        history = _git(repo, "rev-list", "--first-parent", "--min-parents=1", args.rev).split()
+        history = _git(repo, "rev-list", "--first-parent", "--min-parents=1", args.rev, "--", *args.touching).split()
         picked = random.Random(args.seed).sample(history, min(args.commits, len(history)))
     done = set()
     if out.exists():

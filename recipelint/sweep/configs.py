@@ -630,8 +630,10 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec, layou
                 env["KV_P2P_TRANSFER"] = str(p2p) if p2p is not None else ""
                 budget: dict = {}
                 if agentic:
-                    # `offloading:` (none/cpu/hicache/lmcache) until #1970 (2026-07-02) renamed it
-                    kv = str(item.get("kv-offloading", item.get("offloading", "none")))
+                    # `offloading:` (none/cpu/hicache/lmcache) until #1970 (2026-07-02) renamed it; a
+                    # tree whose template has KV_OFFLOADING reads the new key only (as its generator does)
+                    old_key = "offloading" if tenv is None or "KV_OFFLOADING" not in tenv.env else "kv-offloading"
+                    kv = str(item.get("kv-offloading", item.get(old_key, "none")))
                     # `{name: hicache, ...}` (with metadata the job passes as JSON), or the older
                     # schema's bare name (`kv-offload-backend: native`, before July 2026)
                     backend = item.get("kv-offload-backend")
