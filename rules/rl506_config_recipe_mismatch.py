@@ -49,23 +49,21 @@ class ConfigRecipeMismatch(Rule):
             if e.unread and not e.read_from:
                 unread.setdefault(tuple(e.unread), []).append(e)
                 continue
-            by = f" (composed by {', '.join(f'`{r}`' for r in e.read_from)})" if e.read_from else ""
+            by = f" (composed by {_named(e.read_from)})" if e.read_from else ""
             for missing in e.missing:
-                msg = f"config entry `{e.key}` runs `{missing}`{by}, which does not exist"
-                yield self.project_finding(Span(str(e.path), e.line, 1, e.line, len(e.key) + 1), msg)
+                yield self._at(e, f"config entry `{e.key}` runs `{missing}`{by}, which does not exist")
         # a launcher that ignores the scenario's folder: the entry runs another scenario's recipe
         for e in project.entries():
             by_run: dict = {}  # (one defect: the launchers of the entry's nodes that do it, named together)
             for scenario, subdir, script, launcher in e.outside:
                 by_run.setdefault((scenario, subdir, script), []).append(launcher)
             for (scenario, subdir, script), launchers in by_run.items():
-                by = ", ".join(f"`{x}`" for x in launchers)
-                msg = (
-                    f"config entry `{e.key}` ({scenario}) runs `{script}` (composed by {by}), not a recipe under "
-                    f"`{subdir}`, the folder the workflow template's SCENARIO_SUBDIR names for {scenario}: the launcher "
-                    f"does not use it, so the {scenario} jobs run another scenario's recipe"
+                yield self._at(
+                    e,
+                    f"config entry `{e.key}` ({scenario}) runs `{script}` (composed by {_named(launchers)}), not a recipe "
+                    f"under `{subdir}`, the folder the workflow template's SCENARIO_SUBDIR names for {scenario}: the "
+                    f"launcher does not use it, so the {scenario} jobs run another scenario's recipe",
                 )
-                yield self.project_finding(Span(str(e.path), e.line, 1, e.line, len(e.key) + 1), msg)
         # a launcher recipelint cannot read: one finding for the entries it leaves unlocated
         why = getattr(getattr(project.configs, "layout", None), "unreadable", {}) or {}
         for launchers, entries in unread.items():
@@ -77,7 +75,11 @@ class ConfigRecipeMismatch(Rule):
                 f"is not known: the launcher that locates them could not be read ({stops}); the path recipelint's own "
                 f"description of the layout gives, `{first.missing[0]}`, does not exist"
             )
-            yield self.project_finding(Span(str(first.path), first.line, 1, first.line, len(first.key) + 1), msg)
+            yield self._at(first, msg)
+
+    def _at(self, e, msg: str) -> Finding:
+        """A finding on a config entry's key."""
+        return self.project_finding(Span(str(e.path), e.line, 1, e.line, len(e.key) + 1), msg)
 
     def check(self, ctx):
         cs = ctx.project.configs
@@ -92,3 +94,7 @@ class ConfigRecipeMismatch(Rule):
         yield Finding(
             self.code, self.name, "info", "no master-config entry runs this recipe", Span(str(ctx.result.path), 1, 1, 1, 1)
         )
+
+
+def _named(paths) -> str:
+    return ", ".join(f"`{p}`" for p in dict.fromkeys(paths))

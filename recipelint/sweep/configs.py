@@ -201,7 +201,7 @@ def load(
             except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as e:  # (`tp: .inf`, a Decimal of text)
                 line = _line(data, key)
                 cs.problems.append(ConfigProblem(Span(str(f), line, 1, line, 1), f"entry `{key}`: cannot expand ({_why(e)})"))
-    legacy = _legacy_env(root, spec)
+    legacy = _legacy_env(tenv, spec)
     if legacy:  # an older template: its recipes read the older names
         for pts in cs.by_script.values():
             for pt in pts:
@@ -235,28 +235,11 @@ def workflow_files(root: Path) -> list[Path]:
     return out
 
 
-#: a top-level key of the template workflow's `env:` block (two spaces in, upper case)
-_ENV_KEY = re.compile(r"^  ([A-Z][A-Z0-9_]*):", re.M)
-
-
-def _legacy_env(root: Path | None, spec: dict) -> dict[str, str]:
+def _legacy_env(tpl, spec: dict) -> dict[str, str]:
     """Older variable name -> the current one, for the older names the template workflow's
-    ``env:`` declares (read as text, bounded: only the keys matter)."""
+    ``env:`` declares (``tpl``: ``sweep.layout.template``, None without one)."""
     legacy = spec.get("legacy_env") or {}
-    name = spec.get("template_workflow")
-    if root is None or not legacy or not name:
-        return {}
-    p = root / name
-    from recipelint.files import Refused, confine, read_regular
-
-    try:
-        confine(p, [root])
-        text = read_regular(p, 1 << 20).decode("utf-8", errors="replace")
-    except Refused:
-        return {}
-    m = re.search(r"^env:\s*\n((?:[ \t].*\n|\s*\n)*)", text, re.M)
-    declared = set(_ENV_KEY.findall(m.group(1))) if m else set()
-    return {old: new for old, new in legacy.items() if old in declared}
+    return {old: new for old, new in legacy.items() if tpl is not None and old in tpl.env}
 
 
 _EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")

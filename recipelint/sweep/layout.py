@@ -272,6 +272,25 @@ def _recipe_word(w) -> str | None:
 
 # ---- the workflow template's expressions -------------------------------------------------------------
 
+
+def tree_text(root: Path, name: str | None, roots, limit: int) -> str | None:
+    """The text of the file ``name`` (relative to ``root``) of the checked tree, read through
+    ``recipelint.files`` (regular, inside the run's roots, at most ``limit`` bytes); None when it
+    is not there or may not be read."""
+    if not name:
+        return None
+    p = root / name
+    from recipelint.files import Refused, confine, read_regular
+
+    try:
+        if not p.is_file():
+            return None
+        confine(p, roots if roots is not None else [root])
+        return read_regular(p, limit).decode("utf-8", errors="replace")
+    except (Refused, OSError):
+        return None
+
+
 _TOKEN = re.compile(r"\s*(?:(\(|\)|&&|\|\||==|!=|!)|'((?:[^']|'')*)'|(inputs\.[A-Za-z_][A-Za-z0-9_-]*)|(true|false|null))")
 
 
@@ -396,18 +415,8 @@ def _unquote(value: str) -> str:
 def template(root: Path, spec: dict, roots=None) -> Template | None:
     """The tree's workflow template (``template_workflow``), read as text, bounded; None when
     it has none."""
-    name = spec.get("template_workflow")
-    if not name:
-        return None
-    p = root / name
-    from recipelint.files import Refused, confine, read_regular
-
-    try:
-        if not p.is_file():
-            return None
-        confine(p, roots if roots is not None else [root])
-        text = read_regular(p, 1 << 20).decode("utf-8", errors="replace")
-    except (Refused, OSError):
+    text = tree_text(root, spec.get("template_workflow"), roots, 1 << 20)
+    if text is None:
         return None
     env: dict[str, str] = {}
     m = _ENV_BLOCK.search(text)
@@ -449,18 +458,8 @@ _CONTEXT = re.compile(r"MAX_MODEL_LEN[^\n]{0,40}?:\s*isl\s*\+\s*osl\s*\+\s*(\d{1
 def context_offset(root: Path, spec: dict, roots=None) -> int | None:
     """The sweep generator's ``MAX_MODEL_LEN = isl + osl + N`` of the checked tree (N: 200 until
     InferenceX f34a83b25, 256 after), or None when the generator is not there or says otherwise."""
-    name = spec.get("generator")
-    if not name:
-        return None
-    p = root / name
-    from recipelint.files import Refused, confine, read_regular
-
-    try:
-        if not p.is_file():
-            return None
-        confine(p, roots if roots is not None else [root])
-        text = read_regular(p, 4 << 20).decode("utf-8", errors="replace")
-    except (Refused, OSError):
+    text = tree_text(root, spec.get("generator"), roots, 4 << 20)
+    if text is None:
         return None
     found = {int(m.group(1)) for m in _CONTEXT.finditer(text)}
     return found.pop() if len(found) == 1 else None
