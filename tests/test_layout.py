@@ -238,3 +238,15 @@ def test_the_older_offload_key_is_read_only_where_the_template_is_of_its_time(tm
     tpl.write_text(tpl.read_text().replace("  OFFLOADING:", "  KV_OFFLOADING:"))
     (pt,) = configs.load(root, None).points_for(root / "benchmarks/single_node/agentic/m_fp8_mi325x.sh")
     assert pt.env["KV_OFFLOADING"] == "none"
+
+
+def test_hostile_templates_and_launchers_stay_bounded(tmp_path):
+    # parentheses nested past Python's recursion limit: the expression is "not understood"
+    assert gh_eval("(" * 5000 + "'a'" + ")" * 5000, {}) is None
+    # a launcher that names recipes outside the tree: never looked at; one that loops: bounded
+    escaping = MI325X.replace("benchmarks/single_node/", "../../benchmarks/single_node/")
+    looping = "#!/usr/bin/bash\nwhile true; do X=$((X+1)); done\nbash benchmarks/single_node/m_fp8_mi325x.sh\n"
+    for name, text in (("escape", escaping), ("loop", looping)):
+        root = _tree(tmp_path / name, _entry("m-mi325x", "mi325x"), ["m_fp8_mi325x.sh"], {"mi325x-amds": text})
+        (e,) = configs.load(root, None).entries
+        assert not e.scripts or e.scripts == ["benchmarks/single_node/m_fp8_mi325x.sh"]

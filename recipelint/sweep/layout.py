@@ -235,8 +235,8 @@ class Layout:
     def _exists(self, text: str) -> bool | None:
         """A relative path's existence in the tree (a file, inside the run's roots); None for an
         absolute path or one that leaves the tree."""
-        if not text or text.startswith("/") or "\0" in text:
-            return None
+        if not text or text.startswith("/") or "\0" in text or ".." in text.split("/") or len(text) > 4096:
+            return None  # (nothing outside the tree is looked at, not even its existence)
         from recipelint.files import Refused, confine
 
         p = self.root / text
@@ -371,7 +371,7 @@ def gh_eval(expr: str, inputs: dict) -> str | bool | None:
 
     try:
         out = or_()
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, RecursionError):  # (a hostile template: parentheses nested deep)
         return None
     return out if i == len(toks) else None
 
