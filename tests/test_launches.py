@@ -268,3 +268,34 @@ def test_launch_inside_a_launcher_run_bash_c_string():
     assert lc.engine == "sglang" and lc.value("--dist-init-addr") == "host:5000"
     assert "PYTHONNOUSERSITE" in lc.env
     assert lc.get("--tp-size").word.loc.real().span.line == 1
+
+
+def test_every_trtllm_serve_launch_of_a_file_is_found():
+    # `trtllm-serve MODEL` is an entry point any use of which launches, not a launcher that wraps
+    # another command: after the first launch the others are still followed (issue 46)
+    found = launches_of(
+        """
+        trtllm-serve m1 --tp_size 8 &
+        vllm serve m2 &
+        trtllm-serve m3 --tp_size 4 &
+        trtllm-serve serve m4 &
+        """
+    )
+    assert [(lc.engine, lc.model.text) for lc in found] == [("trtllm", "m1"), ("vllm", "m2"), ("trtllm", "m3"), ("trtllm", "m4")]
+
+
+@pytest.mark.parametrize(
+    "cmd,entry,model",
+    [
+        ("trtllm-serve disaggregated -c cfg.yaml", "trtllm-serve disaggregated", None),
+        ("trtllm-serve disaggregated_mpi_worker -c cfg.yaml", "trtllm-serve disaggregated_mpi_worker", None),
+        ("trtllm-serve encoder m", "trtllm-serve encoder", "m"),
+        ("trtllm-serve mm_embedding_serve m", "trtllm-serve mm_embedding_serve", "m"),
+        ("trtllm-serve serve m", "trtllm-serve serve", "m"),
+        ("trtllm-serve m", "trtllm-serve", "m"),
+    ],
+)
+def test_a_trtllm_serve_subcommand_is_no_model(cmd, entry, model):
+    (lc,) = launches_of(cmd)
+    assert lc.entry == entry
+    assert (lc.model.text if lc.model is not None else None) == model

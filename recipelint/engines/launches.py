@@ -211,16 +211,18 @@ _PY = re.compile(r"^python(\d+(\.\d+)?)?$")
 
 def launch_words() -> dict:
     """Commands that may start a launch, for the evaluator's branch pruning: name -> the argv
-    prefixes that make it one (None: any use): ``vllm`` only with ``serve`` (not ``vllm bench``),
-    ``python`` only with ``-m <entry module>``."""
+    prefixes that make it one (None: a launcher, which counts when what it runs may launch; the
+    empty prefix: an entry point any use of which launches, ``trtllm-serve MODEL``): ``vllm`` only
+    with ``serve`` (not ``vllm bench``), ``python`` only with ``-m <entry module>``."""
     cat = catalog()
     out: dict = {name: None for name in cat.launchers}
     for e in cat.entries:
         prefix = tuple(e.argv[1:3]) if e.argv[0] == "python" else tuple(e.argv[1:2])
         if out.get(e.argv[0], []) is None:
             continue
-        if not prefix:  # `trtllm-serve MODEL`: any use
-            out[e.argv[0]] = None
+        if not prefix:  # `trtllm-serve MODEL`: any use — an entry point, not a launcher (None:
+            # after a launch a launcher counts only when the command it wraps may launch)
+            out.setdefault(e.argv[0], []).append(())
         else:
             out.setdefault(e.argv[0], []).append(prefix)
     return out

@@ -146,7 +146,9 @@ class LaunchWatch:
                 if prefixes is None:
                     words.append(name)
                 else:
-                    words.extend(p[-1].removeprefix("*/") if name == "python" else f"{name} {' '.join(p)}" for p in prefixes)
+                    words.extend(
+                        p[-1].removeprefix("*/") if name == "python" and p else f"{name} {' '.join(p)}".rstrip() for p in prefixes
+                    )
             found = set()
             stack = [self._root] if self._root is not None else []
             while stack:
