@@ -76,7 +76,11 @@ class UnknownFlag(Rule):
     at a rename); otherwise the suggestion is among the flags alive at the judged release.
 
     ## Exceptions
-    A flag of the *other* engine is RL202.  When the image is not a release (a nightly, a dev
+    TensorRT-LLM has no per-release history (PyPI's releases are stub sdists): `trtllm-serve` is
+    judged against the click options of the source read, named in `rules/data/trtllm_serve.yaml`
+    (`tensorrt_llm/commands/serve.py` at a commit), as a warning that says the release is not known;
+    its subcommands not read there (`disaggregated`, `grpc`, ...) are not judged.  A flag of the
+    *other* engine is RL202.  When the image is not a release (a nightly, a dev
     build), the flag is judged against every catalogued release in the range the image lies in
     (or all of them), and the message says so; a release newer than every catalogued one is
     judged against the newest, saying so.  Without an image, the release the settings declare
@@ -106,6 +110,9 @@ class UnknownFlag(Rule):
     def check(self, ctx):
         for use in ctx.uses():
             lc = use.launch
+            if lc.engine == "trtllm":
+                yield from self._trtllm(ctx, use)
+                continue
             ev = use.engine_version()
             if ev is None:
                 continue
@@ -172,6 +179,29 @@ class UnknownFlag(Rule):
                 # (a benchmark repository's recipe that no master config runs, `deprecated/`: not
                 # launched with any image, so what a newer release removed is not its concern)
                 yield from self._lifetimes(ctx, use, ev)
+
+    def _trtllm(self, ctx, use):
+        """trtllm-serve in the "no exact version known" mode (``rules/data/trtllm_serve.yaml``): a
+        flag no source read has is a warning naming the source; subcommands not read are not judged."""
+        data = facts.load("trtllm_serve")
+        sub = (data.get("entries") or {}).get(use.launch.entry)
+        known = (data.get("subcommands") or {}).get(sub) if sub else None
+        if not known:
+            return
+        src = (data.get("sources") or [{}])[0]
+        where = f"{src.get('file', '?')} at {str(src.get('commit', '?'))[:12]}"
+        names = set(known)
+        for f in use.launch.flags:
+            name = f.name.split("=", 1)[0]
+            if not name.startswith("--") or name in names or any(ch.isspace() for ch in name):
+                continue
+            hint = ctx.did_you_mean(name, names)
+            msg = (
+                f"`trtllm-serve {sub}` has no option `{name}` in the source recipelint has read ({where}): click "
+                f"stops with `No such option`{hint} (the release this image runs is not known; older releases "
+                "were not read)"
+            )
+            yield ctx.finding(f.word.loc, msg, use.point, key=name, severity="warning")
 
     def _lifetimes(self, ctx, use, ev):
         """No engine version known: a flag some catalogued release has is accepted, and one that
