@@ -188,8 +188,8 @@ class UnknownFlag(Rule):
         known = (data.get("subcommands") or {}).get(sub) if sub else None
         if not known:
             return
-        src = (data.get("sources") or [{}])[0]
-        where = f"{src.get('file', '?')} at {str(src.get('commit', '?'))[:12]}"
+        srcs = data.get("sources") or [{}]
+        where = f"{srcs[0].get('file', '?')} at " + " and ".join(str(x.get("commit", "?"))[:12] for x in srcs)
         names = set(known)
         for f in use.launch.flags:
             name = f.name.split("=", 1)[0]
@@ -197,9 +197,9 @@ class UnknownFlag(Rule):
                 continue
             hint = ctx.did_you_mean(name, names)
             msg = (
-                f"`trtllm-serve {sub}` has no option `{name}` in the source recipelint has read ({where}): click "
-                f"stops with `No such option`{hint} (the release this image runs is not known; older releases "
-                "were not read)"
+                f"`trtllm-serve {sub}` has no option `{name}` in the sources recipelint has read ({where}): click "
+                f"stops with `No such option`{hint} (the release this image runs is not known; other "
+                "releases were not read)"
             )
             yield ctx.finding(f.word.loc, msg, use.point, key=name, severity="warning")
 
