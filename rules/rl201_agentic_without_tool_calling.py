@@ -70,9 +70,10 @@ class AgenticWithoutToolCalling(Rule):
         # the clients each launch (by where it is written) runs on any path: a path that stops
         # before its client (an exit, a branch) is judged by what the launch's other paths run
         by_launch: dict = {}
+        own: dict = {}  # id(launch) -> the clients its own path runs
         for use in ctx.uses():
-            key = (use.launch.loc.source.path, use.launch.loc.start)
-            by_launch.setdefault(key, []).extend(ctx.clients_after(use))
+            calls = own[id(use.launch)] = ctx.clients_after(use)
+            by_launch.setdefault((use.launch.loc.source.path, use.launch.loc.start), []).extend(calls)
         for use in ctx.uses():
             lc = use.launch
             need = self.REQUIRED.get(lc.engine)
@@ -90,7 +91,7 @@ class AgenticWithoutToolCalling(Rule):
             effect = _effect(use, lc.engine)
             if effect is None:
                 continue
-            run = _run(ctx.clients_after(use) or by_launch.get((lc.loc.source.path, lc.loc.start), []))
+            run = _run(own.get(id(lc)) or by_launch.get((lc.loc.source.path, lc.loc.start), []))
             who, severity = run
             msg = f"agentic {lc.engine} launch without {names}: {who}; {effect}{hint}"
             yield ctx.finding(lc.loc, msg, use.point, key=",".join(missing), severity=severity)

@@ -102,6 +102,7 @@ class Evaluator(
         is_launch=None,
         rebind=None,
         opaque: frozenset = frozenset(),
+        file_exists: Callable[[str], bool | None] | None = None,
     ):
         self.script_path = script_path
         #: functions and builtins run as if they were external commands (a function's body, a
@@ -110,7 +111,7 @@ class Evaluator(
         self.opaque = opaque
         #: file_exists(path text) -> True/False/None: `-f`/`-e` on a file the script did not write,
         #: answered from the checked tree (the sweep's launcher reading; None: not known)
-        self.file_exists: Callable[[str], bool | None] | None = None
+        self.file_exists = file_exists
         #: unwrap(argv) -> index of the command a launcher prefix runs, or None
         self.unwrap = unwrap
         #: command names the hook cares about: a branch that runs one is never skipped.  A dict

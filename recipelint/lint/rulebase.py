@@ -208,14 +208,25 @@ def _comments_around(src, line: int) -> list[str]:
             break
         ln -= 1
     # the header: the first comment block of the file (after a shebang and shell options)
+    out.extend(_HEADER + text for _, text in header_lines(src, n_lines, across_blank=True))
+    return out
+
+
+def header_lines(src, n_lines: int, across_blank: bool) -> list[tuple[int, str]]:
+    """The comments at the top of a file (after a shebang, blank lines and shell options), as
+    (line, text after `#`), up to the first other statement — or, without ``across_blank``, up to
+    the first blank line after them."""
+    out: list[tuple[int, str]] = []
     for ln in range(1, min(n_lines, _HEADER_SPAN) + 1):
         stripped = src.line_text(ln).strip()
         if not stripped or _SHELL_OPTIONS.match(stripped):
+            if out and not stripped and not across_blank:
+                break
             continue
         if not stripped.startswith("#"):
             break
         if not stripped.startswith("#!"):
-            out.append(_HEADER + stripped[1:])
+            out.append((ln, stripped[1:]))
     return out
 
 
@@ -462,18 +473,7 @@ class FileContext:
         src = self.result.source
         if not hasattr(src, "line_text"):
             return []
-        out: list[tuple[int, str]] = []
-        for ln in range(1, min(src.line_count, _HEADER_SPAN) + 1):
-            stripped = src.line_text(ln).strip()
-            if not stripped or _SHELL_OPTIONS.match(stripped):
-                if out and not stripped:
-                    break
-                continue
-            if not stripped.startswith("#"):
-                break
-            if not stripped.startswith("#!"):
-                out.append((ln, stripped[1:].strip()))
-        return out
+        return [(ln, text.strip()) for ln, text in header_lines(src, src.line_count, across_blank=False)]
 
     def header_loc(self, line: int) -> Loc:
         """The location of a line of the recipe's header."""

@@ -201,8 +201,9 @@ class Layout:
                 return None
 
             # `bash "$BENCH_SCRIPT"` is the recipe's run: seen by the hook, not evaluated
-            ev = Evaluator(self.root / rel, hook, Limits(max_steps=MAX_LAUNCHER_STEPS), opaque=_RUNS_SCRIPT)
-            ev.file_exists = self._asked
+            ev = Evaluator(
+                self.root / rel, hook, Limits(max_steps=MAX_LAUNCHER_STEPS), opaque=_RUNS_SCRIPT, file_exists=self._asked
+            )
             got = self._evaluators[rel] = (ev, candidates)
         return got
 
@@ -351,23 +352,22 @@ def gh_eval(expr: str, inputs: dict) -> str | bool | None:
             left = same if op == "==" else not same
         return left
 
-    def and_():
+    def chain(op, operand, when_true_left: bool):
+        """``a op b op ...`` where the result is an operand, as in GitHub: ``&&`` gives the right
+        one when the left is truthy, ``||`` the left one when it is."""
         nonlocal i
-        left = cmp_()
-        while peek() == ("op", "&&"):
+        left = operand()
+        while peek() == ("op", op):
             i += 1
-            right = cmp_()
-            left = right if left else left
+            right = operand()
+            left = (right if left else left) if when_true_left else (left if left else right)
         return left
 
+    def and_():
+        return chain("&&", cmp_, True)
+
     def or_():
-        nonlocal i
-        left = and_()
-        while peek() == ("op", "||"):
-            i += 1
-            right = and_()
-            left = left if left else right
-        return left
+        return chain("||", and_, False)
 
     try:
         out = or_()
