@@ -2,7 +2,7 @@
 in a scratch clone and run ``recipelint check . --diff-base <merge base with main>`` there.
 
     python tools/pr_replay.py sample --repo MIRROR [--seed 45] [--dev 300] [--test 60]
-        [--strata 10] --out bench/pr_replay-sample.json
+        [--strata 10] [--touching REGEX] [--exclude SAMPLE] --out bench/pr_replay-sample.json
     python tools/pr_replay.py run --repo MIRROR --sample bench/pr_replay-sample.json --set dev
         --out results-dev.jsonl [--cache-dir DIR] [--timeout 600] [--limit N] [--recipelint BIN]
     python tools/pr_replay.py summary results-dev.jsonl [...]
@@ -42,9 +42,30 @@ def _git(cwd: Path, *args: str, check: bool = True) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=check, capture_output=True, text=True).stdout
 
 
-def sample(repo: Path, seed: int, n_dev: int, n_test: int, strata: int, exclude: set[int] | None = None) -> dict:
+def _touches(repo: Path, main: str, head: str, pattern: re.Pattern) -> bool:
+    """Whether the PR's diff against its merge base with main changes a path ``pattern`` matches."""
+    base = _git(repo, "merge-base", main, head, check=False).strip()
+    if not base:
+        return False
+    names = _git(repo, "diff", "--name-only", "--no-renames", base, head, check=False).splitlines()
+    return any(pattern.search(n) for n in names)
+
+
+def sample(
+    repo: Path,
+    seed: int,
+    n_dev: int,
+    n_test: int,
+    strata: int,
+    exclude: set[int] | None = None,
+    touching: str | None = None,
+) -> dict:
     """Stratified draw of PR heads by date; the test set is drawn first, from each stratum alike.
-    ``exclude``: PRs of earlier samples (a second held-out sample never overlaps the first)."""
+    ``exclude``: PRs of earlier samples (a second held-out sample never overlaps the first).
+    ``touching``: only PRs whose change touches a path this regular expression matches (a sample
+    for one engine's recipes: ``_trt``)."""
+    main = _git(repo, "rev-parse", "refs/heads/main").strip()
+    pattern = re.compile(touching) if touching else None
     rows = []
     for line in _git(
         repo, "for-each-ref", "refs/pull/*/head", "--format=%(refname) %(objectname) %(committerdate:unix)"
@@ -54,6 +75,8 @@ def sample(repo: Path, seed: int, n_dev: int, n_test: int, strata: int, exclude:
             continue
         pr = int(ref.split("/")[2])
         if exclude and pr in exclude:
+            continue
+        if pattern is not None and not _touches(repo, main, sha, pattern):
             continue
         rows.append({"pr": pr, "head": sha, "date": int(when)})
     rows.sort(key=lambda r: (r["date"], r["pr"]))
@@ -71,10 +94,11 @@ def sample(repo: Path, seed: int, n_dev: int, n_test: int, strata: int, exclude:
     dev.sort(key=lambda r: r["pr"])
     return {
         "repo": str(repo),
-        "main": _git(repo, "rev-parse", "refs/heads/main").strip(),
+        "main": main,
         "seed": seed,
         "strata": strata,
         "pulls": len(rows),
+        "touching": touching,
         "dev": dev,
         "test": test,
     }
@@ -270,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--strata", type=int, default=10)
     s.add_argument("--out", required=True)
     s.add_argument("--exclude", action="append", default=[], help="a sample file whose PRs are not drawn again")
+    s.add_argument("--touching", help="only PRs changing a path this regular expression matches")
     r = sub.add_parser("run")
     r.add_argument("--repo", type=Path, required=True)
     r.add_argument("--sample", required=True)
@@ -299,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if a.cmd == "sample":
         excluded = {p["pr"] for f in a.exclude for k in ("dev", "test") for p in json.loads(Path(f).read_text())[k]}
-        spec = sample(a.repo, a.seed, a.dev, a.test, a.strata, excluded)
+        spec = sample(a.repo, a.seed, a.dev, a.test, a.strata, excluded, a.touching)
         spec["excluded"] = sorted(a.exclude)
         Path(a.out).write_text(json.dumps(spec, indent=1) + "\n")
         print(f"{len(spec['dev'])} dev, {len(spec['test'])} test PRs of {spec['pulls']}")
