@@ -7,7 +7,7 @@ class UnknownEntryPoint(Rule):
     """
     ## What it does
     Reports a command that looks like a server launch but is no entry point recipelint knows:
-    `python3 -m dynamo.trtllm`, `python -m sglang_router.launch_server`, a `*-serve` program, or
+    `python3 -m dynamo.mocker`, `python -m sglang_router.launch_server`, a `*-serve` program, or
     `python3 -m "$MODULE"` with server options (`--model`, `--port`, ...) where the value of
     the module is unknown (a variable set by a file recipelint could not follow).
 
@@ -35,7 +35,8 @@ class UnknownEntryPoint(Rule):
     environment checks) are not servers (`serve_like.not_servers` in
     `rules/data/engines.yaml`).  NVIDIA Dynamo's `python -m dynamo.vllm` and `python -m
     dynamo.sglang` are known entry points (their own flags and the engine's are checked, RL601);
-    `dynamo.trtllm` is not (no TensorRT-LLM history).
+    `dynamo.trtllm` is known too: its LLM-API options file (`--extra-engine-args`) is checked, its
+    own flags are not (no catalog of them yet).
     """
 
     code = "RL007"

@@ -19,7 +19,11 @@ class ConcAboveBatchCap(Rule):
     ones, since vLLM 0.9.0; doubled by `--performance-mode throughput` from 0.17.0, capped by
     `--max-num-batched-tokens` from 0.11.1); SGLang's global `--max-running-requests` (when absent:
     256 for DeepSeek-V4, 0.5.12 on, also with speculative decoding — the model's default is applied
-    first; otherwise 48 with speculative decoding from 0.4.4.post4 on, 32 in 0.4.3.post3–0.4.4.post3).
+    first; otherwise 48 with speculative decoding from 0.4.4.post4 on, 32 in 0.4.3.post3–0.4.4.post3);
+    TensorRT-LLM's `max_batch_size` (the LLM-API options file over `--max_batch_size`), which is per
+    rank: under `enable_attention_dp` the cap is `max_batch_size × tensor_parallel_size`.  A cap
+    computed down to 0 (`CONC/TP` with `CONC < TP`, InferenceX 27569fe46) is an error: no request
+    can be scheduled.
     vLLM's defaults are data in `rules/data/engine_defaults.yaml` per release range, SGLang's
     version-scoped ones in `rules/data/behaviours.yaml`, each with the file they were read from;
     the message names the releases it judged.
@@ -45,7 +49,8 @@ class ConcAboveBatchCap(Rule):
     ## Exceptions
     Only points from a master config are judged; SGLang launches without the flag are judged
     only when one of its documented defaults applies, vLLM launches without it only when the
-    recipe's GPU is known from its file name.
+    recipe's GPU is known from its file name; TensorRT-LLM launches only when `max_batch_size` is
+    given and known (its default, 2048, is above any sweep point).
     """
 
     code = "RL504"
@@ -65,6 +70,10 @@ class ConcAboveBatchCap(Rule):
                 else:
                     cap, how, loc, key = self._cap(ctx, Use(lc, pr.point))
                 if cap is None or conc <= cap:
+                    continue
+                if cap <= 0:  # (TensorRT-LLM: `max_batch_size` computed down to 0)
+                    msg = f"the engine's batch cap is {cap} at CONC={conc} ({how}): no request can be scheduled"
+                    yield ctx.finding(loc, msg, pr.point, key=f"{cap}|{key}", severity="error")
                     continue
                 msg = f"CONC={conc} is above the engine's batch cap of {cap} ({how}{scope}): requests beyond {cap} wait in the queue"
                 yield ctx.finding(loc, msg, pr.point, key=f"{cap}|{key}")
@@ -126,6 +135,8 @@ class ConcAboveBatchCap(Rule):
             how = f"`--max-num-seqs` absent: {d.why}{engines}"
             # (the key stays what it was before the default became version-scoped)
             return v * dp, how, lc.loc, f"vLLM's default --max-num-seqs {v} on this GPU{engines}"
+        if lc.engine == "trtllm":
+            return self._trtllm_cap(ctx, use)
         if lc.engine == "sglang":  # (passed: absent, its defaults are _sglang_default's)
             f = lc.get("--max-running-requests")
             if f is not None:
@@ -133,3 +144,28 @@ class ConcAboveBatchCap(Rule):
                 how = f"--max-running-requests {v} (global)"
                 return (v, how, f.value_loc, how) if v is not None else (None, "", None, "")
         return None, "", None, ""
+
+    @staticmethod
+    def _trtllm_cap(ctx, use):
+        """TensorRT-LLM: ``max_batch_size`` (the options file over ``--max_batch_size``) is per
+        rank; under ``enable_attention_dp`` each of the ``tensor_parallel_size`` ranks schedules its
+        own batch.  Not judged when the value is not known; absent, the default (2048 in the
+        sources read) is not a cap a sweep point reaches."""
+        api = ctx.llm_api(use)
+        s = api.get("max_batch_size")
+        v = s.integer if s is not None else None
+        if v is None or s.loc is None:
+            return None, "", None, ""
+        dp = 1
+        adp = api.get("enable_attention_dp")
+        if adp is not None and adp.known and str(adp.value).lower() in ("true", "1", "yes", "on"):
+            tp = api.get("tensor_parallel_size")
+            dp = tp.integer if tp is not None and tp.integer else 0
+            if not dp:
+                return None, "", None, ""
+        where = "the options file" if s.node is not None else "--max_batch_size"
+        if dp > 1:
+            how = f"max_batch_size {v} per rank ({where}) × {dp} attention-DP ranks"
+        else:
+            how = f"max_batch_size {v} ({where})"
+        return v * dp, how, s.loc, f"max_batch_size {v}|dp {dp}"

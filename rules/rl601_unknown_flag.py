@@ -187,6 +187,12 @@ class UnknownFlag(Rule):
         sub = (data.get("entries") or {}).get(use.launch.entry)
         known = (data.get("subcommands") or {}).get(sub) if sub else None
         if not known:
+            if any(f.name.startswith("--") for f in use.launch.flags):  # never silent: say what is not judged
+                msg = (
+                    f"the options of `{use.launch.entry}` are not checked: recipelint has no catalog of them "
+                    "(only `trtllm-serve serve` / `mm_embedding_serve` are read)"
+                )
+                yield ctx.finding(use.launch.loc, msg, use.point, key=f"unjudged|{use.launch.entry}", severity="info")
             return
         srcs = data.get("sources") or [{}]
         where = f"{srcs[0].get('file', '?')} at " + " and ".join(str(x.get("commit", "?"))[:12] for x in srcs)

@@ -22,6 +22,9 @@ class DuplicateFlag(Rule):
     ## Use instead
     Pass the flag once.
 
+    The same for a key written twice in one mapping of a TensorRT-LLM options file
+    (`trtllm-serve --config FILE`): PyYAML, which the server reads it with, keeps the later one.
+
     ## Exceptions
     Repeats with the same value are not reported; neither are flags without a value.
     """
@@ -62,6 +65,36 @@ class DuplicateFlag(Rule):
                         [(last.word.loc, f"{last.name} {_shown(last.text)} wins")],
                         key=f"{full}|{o.text}|{last.text}",
                     )
+            if lc.engine == "trtllm":
+                yield from self._options_file(ctx, use)
+
+    @staticmethod
+    def _options_file(ctx, use):
+        """A key written twice in one mapping of a TensorRT-LLM options file (a block appended
+        with ``cat >> cfg.yml``, a copied line): PyYAML keeps the later value, silently."""
+        opts = ctx.llm_api(use).options
+        if opts is None or not opts.judged:
+            return
+        todo = [(opts.root, "")]
+        while todo:
+            node, prefix = todo.pop()
+            seen: dict = {}
+            for k, v in node.items:
+                if k.value is None:
+                    continue
+                seen.setdefault(k.value, []).append(k)
+                if v.kind == "object":
+                    todo.append((v, f"{prefix}{k.value}."))
+            for name, keys in seen.items():
+                if len(keys) < 2:
+                    continue
+                last = keys[-1]
+                line = last.loc.real().span.line if last.loc is not None else "?"
+                for k in keys[:-1]:
+                    msg = (
+                        f"`{prefix}{name}` is given twice in the options file: the one at line {line} wins (YAML keeps the last)"
+                    )
+                    yield ctx.finding(k.loc, msg, use.point, [(last.loc, "this value wins")], key=f"llm_api|{prefix}{name}")
 
 
 def _shown(text: str) -> str:

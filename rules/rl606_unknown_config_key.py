@@ -1,3 +1,4 @@
+from recipelint.engines import llmapi
 from recipelint.engines.catalog import catalogued_from, describe_lifetime, json_keys
 from recipelint.lint.rulebase import Rule
 
@@ -26,6 +27,16 @@ class UnknownConfigKey(Rule):
     ## Use instead
     Drop the key, or pin the image the key exists in.
 
+    For TensorRT-LLM, the keys of the LLM-API options file (`trtllm-serve --config FILE` /
+    `--extra_llm_api_options FILE`, usually a here-document the recipe writes) at every level,
+    against the pydantic models of `tensorrt_llm/llmapi/llm_args.py` (`TorchLlmArgs` and the
+    models its fields take: `KvCacheConfig`, `CudaGraphConfig`, the speculative configs picked by
+    `decoding_type`, ...; `rules/data/trtllm_llm_args.yaml`, with the commit it was read at).
+    They forbid extra keys: an unknown or misplaced key stops the server at startup
+    (`Extra inputs are not permitted`).  A key that is an older or newer spelling of one the models
+    have (`speculative_config.num_nextn_predict_layers` → `max_draft_len`) is an info naming the
+    releases that take each, since the release an image runs is not known exactly.
+
     ## Exceptions
     Unlike these four, `kv_connector_extra_config` (inside `--kv-transfer-config`) is free-form:
     see RL302.  vLLM 0.8's pydantic configs ignore unknown keys: not judged.  Versions as in RL601.
@@ -36,6 +47,8 @@ class UnknownConfigKey(Rule):
     severity = "error"
 
     def check(self, ctx):
+        for use in ctx.uses("trtllm"):
+            yield from self._trtllm(ctx, use)
         for use in ctx.uses("vllm"):
             lc = use.launch
             ev = use.engine_version("vllm")
@@ -70,3 +83,67 @@ class UnknownConfigKey(Rule):
                         yield ctx.finding(loc, msg, use.point, key=f"{f.base}|{key}", severity="warning")
                         continue
                     yield ctx.finding(loc, msg, use.point, key=f"{f.base}|{key}")
+
+    def _trtllm(self, ctx, use):
+        opts = ctx.llm_api(use).options
+        if opts is None or not opts.judged:
+            return
+        cat = llmapi.catalog()
+        passed = [(opts.flag.word.loc, f"the options file is passed here (`{opts.flag.name.split('=', 1)[0]}`)")]
+        for p in cat.check(opts.root):
+            if p.kind in ("type", "deprecated"):
+                continue  # (RL608, RL610)
+            key = p.node.value
+            where = " / ".join(f"`{m}`" for m in p.models)
+            if p.kind == "renamed":
+                yield self._renamed(ctx, use, p, passed)
+                continue
+            hint = ctx.did_you_mean(key, p.allowed)
+            if p.kind == "ignored":
+                msg = f"`{p.path}`: {where} has no key `{key}` and ignores it ({cat.source}): the setting has no effect{hint}"
+                yield ctx.finding(p.node.loc, msg, use.point, related=passed, key=f"llm_api|{p.path}", severity="warning")
+                continue
+            parent = p.path.rpartition(".")[0]
+            elsewhere = [x for x in cat.places(key) if x != parent]
+            if elsewhere:
+                at = "the top level" if elsewhere[0] == "" else f"`{elsewhere[0]}`"
+                msg = (
+                    f"`{p.path}`: `{key}` belongs at {at}, not under `{parent or 'the top level'}` ({where} has no such "
+                    f"key): TensorRT-LLM stops at startup (`Extra inputs are not permitted`; {cat.source})"
+                )
+                yield ctx.finding(p.node.loc, msg, use.point, related=passed, key=f"llm_api|{p.path}")
+                continue
+            if hint:
+                msg = (
+                    f"`{p.path}`: {where} has no key `{key}`: TensorRT-LLM stops at startup (`Extra inputs are "
+                    f"not permitted`; {cat.source}){hint}"
+                )
+                yield ctx.finding(p.node.loc, msg, use.point, related=passed, key=f"llm_api|{p.path}")
+                continue
+            # no close key and nowhere else: a key of a release newer or older than the source read
+            # is as likely as a mistake — said, not asserted
+            msg = (
+                f"`{p.path}`: {where} has no key `{key}` in {cat.source} (the newest source recipelint read; "
+                "the release this image runs is not known): a release without it stops at startup (`Extra inputs "
+                "are not permitted`)"
+            )
+            yield ctx.finding(p.node.loc, msg, use.point, related=passed, key=f"llm_api|{p.path}", severity="warning")
+
+    @staticmethod
+    def _renamed(ctx, use, p, passed):
+        """A key the source read does not have but other releases do: right or wrong by the image's
+        release when the change is pinned to one, else an info saying which releases take it."""
+        r = p.rename or {}
+        head = f"`{p.path}` {r.get('note', 'is a key of other releases')}"
+        release = llmapi.image_release(use.point)
+        first = r.get("changed_in")
+        key = f"llm_api|{p.path}"
+        if release and first:
+            if llmapi.at_or_after(release, str(first)):
+                msg = f"{head}: the image runs TensorRT-LLM {release}, which stops at startup on it (changed in {first})"
+                return ctx.finding(p.node.loc, msg, use.point, related=passed, key=key, severity="warning")
+            msg = f"{head}: right for the image's TensorRT-LLM {release}; releases from {first} on stop at startup on it"
+            return ctx.finding(p.node.loc, msg, use.point, related=passed, key=key, severity="info")
+        scope = r.get("scope")
+        msg = f"{head}: {scope}" if scope else head
+        return ctx.finding(p.node.loc, msg, use.point, related=passed, key=key, severity="info")

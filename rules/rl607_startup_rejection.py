@@ -15,7 +15,11 @@ class StartupRejection(Rule):
     * a `--kv-transfer-config` with a `kv_connector` and no `kv_role`;
     * `max_cudagraph_capture_size` (in `--compilation-config`, dotted, or
       `--max-cudagraph-capture-size`) different from the largest `cudagraph_capture_sizes`
-      entry that is kept (entries above `--max-num-batched-tokens` are dropped) (`ValueError`).
+      entry that is kept (entries above `--max-num-batched-tokens` are dropped) (`ValueError`);
+
+    and TensorRT-LLM's LLM-API options file with a `cuda_graph_config` whose `max_batch_size`
+    (non-zero) differs from the largest `batch_sizes` entry (`BaseCudaGraphConfig`'s validator:
+    `ValueError` at startup).
 
     ## Why is this bad?
     The job fails at startup, after the node was allocated and the weights started loading.
@@ -42,6 +46,8 @@ class StartupRejection(Rule):
     severity = "error"
 
     def check(self, ctx):
+        for use in ctx.uses("trtllm"):
+            yield from self._trtllm_graphs(ctx, use)
         for use in ctx.uses("vllm"):
             lc = use.launch
             auto = lc.get("--enable-auto-tool-choice")
@@ -111,3 +117,25 @@ class StartupRejection(Rule):
                     f"{max(kept)}: {behaviour_scope(*got)} stops at startup (they must be consistent)"
                 )
                 yield ctx.finding(loc, msg, use.point, key=f"capture|{value}|{max(kept)}")
+
+    def _trtllm_graphs(self, ctx, use):
+        api = ctx.llm_api(use)
+        cg = api.node("cuda_graph_config")
+        if cg is None or cg.kind != "object":
+            return
+        sizes, top = cg.get("batch_sizes"), cg.get("max_batch_size")
+        if sizes is None or top is None or sizes.kind != "array" or not sizes.elements or top.integer in (None, 0):
+            return
+        if not all(e.integer is not None for e in sizes.elements):
+            return
+        largest = max(e.integer for e in sizes.elements)
+        if top.integer == largest:
+            return
+        from recipelint.engines.llmapi import catalog
+
+        msg = (
+            f"`cuda_graph_config.max_batch_size` is {top.integer} but the largest `batch_sizes` entry is {largest}: "
+            f"TensorRT-LLM stops at startup (they must be equal when both are given; {catalog().source})"
+        )
+        related = [(sizes.loc, "batch_sizes are listed here")]
+        yield ctx.finding(top.loc, msg, use.point, related=related, key=f"trtllm-graphs|{top.integer}|{largest}")

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import tempfile
 import textwrap
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from recipelint.bash.parse import parse
 from recipelint.bash.source import SourceFile
@@ -65,6 +65,8 @@ def dump(obj, _depth: int = 0):
         return ("eval", str(obj.path), bytes(obj.data))
     if isinstance(obj, SweepPoint):
         return ("point", obj.label)
+    if isinstance(obj, PurePath):
+        return ("path", str(obj))
     if isinstance(obj, (list, tuple)):
         return tuple(dump(x, _depth + 1) for x in obj)
     if isinstance(obj, dict):

@@ -175,6 +175,7 @@ def test_rl607_names_the_release_and_is_silent_before_the_history():
 
 def test_rl504_sglang_defaults_per_release():
     got = _by_file(RULES / "RL504", "RL504")
+    got.pop("trta_fp4_b200_trt.sh", None)  # (TensorRT-LLM: test_rl504_trtllm_per_rank_cap)
     assert set(got) == {"spb_fp8_b200_mtp.sh", "spd_fp8_b200_mtp.sh", "dsvb_fp8_b200_mtp.sh", "dsvc_fp8_b200_mtp.sh"}
     (spb,) = got["spb_fp8_b200_mtp.sh"]
     assert "batch cap of 32" in spb.message and "SGLang 0.4.3.post3" in spb.message
@@ -182,6 +183,15 @@ def test_rl504_sglang_defaults_per_release():
     assert "batch cap of 256" in dsvb.message and "DeepSeek-V4" in dsvb.message and "SGLang 0.5.23" in dsvb.message
     (dsvc,) = got["dsvc_fp8_b200_mtp.sh"]  # 0.5.10: no DeepSeek-V4 default yet
     assert "batch cap of 48" in dsvc.message and "SGLang 0.5.10" in dsvc.message
+
+
+def test_rl504_trtllm_per_rank_cap():
+    # max_batch_size is per rank: CONC/TP under attention DP is 0 at CONC=4 (an error), 8 × 8 ranks
+    # at CONC=64 (none); without DP a fixed 32 is below CONC=64 (a warning)
+    got = sorted(_by_file(RULES / "RL504", "RL504")["trta_fp4_b200_trt.sh"], key=lambda f: f.span.line)
+    assert [(f.span.line, f.severity) for f in got] == [(6, "error"), (8, "warning")]
+    assert "batch cap is 0 at CONC=4" in got[0].message and "× 8 attention-DP ranks" in got[0].message
+    assert "batch cap of 32" in got[1].message
 
 
 def test_rl607_capture_sizes_are_judged_from_0_11_1():

@@ -100,6 +100,9 @@ class Launch:
     # the entry point is a wrapper that adds its own flags to the engine's parser
     # (`python -m dynamo.vllm`: rules/data/catalogs/wrappers/dynamo.vllm-history.json)
     wrapper: str | None = None
+    #: TensorRT-LLM: the LLM-API options as the server gets them (``engines.llmapi.Resolved``),
+    #: computed once by the first rule that asks (``FileContext.llm_api``)
+    llm_api: object = None
 
     # -- queries ---------------------------------------------------------------------------
     def all(self, key: str) -> list[Flag]:

@@ -31,7 +31,7 @@ class YAMLPosError(ValueError):
 
 
 class _LC:
-    __slots__ = ("keys", "values", "items", "line", "col")
+    __slots__ = ("keys", "values", "items", "line", "col", "dups")
 
     def __init__(self, line: int, col: int):
         self.line = line
@@ -39,6 +39,9 @@ class _LC:
         self.keys: dict = {}
         self.values: dict = {}
         self.items: list = []
+        #: with ``load(..., duplicates=True)``: (key, line, col) of each key written again — the
+        #: earlier occurrence, whose value the later one replaced
+        self.dups: list = []
 
     def key(self, k):
         return self.keys[k]
@@ -119,14 +122,15 @@ def _decode(v):
     return v
 
 
-def load(text: str):
+def load(text: str, duplicates: bool = False):
     """Parse one YAML document; raise ``YAMLPosError`` (or ruamel's ``YAMLError``) when it is
-    not acceptable."""
+    not acceptable.  ``duplicates``: a key written twice in a mapping is not an error, the later
+    value wins (as PyYAML's ``safe_load`` does) and the mapping's ``lc.dups`` records it."""
     _check_depth(text)
     try:
         from ruamel.yaml.cyaml import CSafeLoader
     except ImportError:  # no libyaml: the round-trip loader keeps positions itself
-        return _load_rt(text)
+        return _load_rt(text, duplicates)
     with warnings.catch_warnings():  # ruamel warns on stderr about YAML 1.1 forms (`1e3`)
         warnings.simplefilter("ignore")
         loader = _fast_loader(CSafeLoader)(text)
@@ -135,7 +139,7 @@ def load(text: str):
             if node is None:
                 return None
             _check_size(node)
-            return _Builder(loader).build(node, 0)
+            return _Builder(loader, duplicates).build(node, 0)
         finally:
             loader.dispose() if hasattr(loader, "dispose") else None
 
@@ -227,10 +231,12 @@ def _events(text: str):
         parser.dispose() if hasattr(parser, "dispose") else None
 
 
-def _load_rt(text: str):
+def _load_rt(text: str, duplicates: bool = False):
     from ruamel.yaml import YAML
 
-    return YAML(typ="rt").load(text)
+    y = YAML(typ="rt")
+    y.allow_duplicate_keys = duplicates
+    return y.load(text)
 
 
 def _check_size(root) -> None:
@@ -267,8 +273,9 @@ def _check_size(root) -> None:
 class _Builder:
     MERGE = "tag:yaml.org,2002:merge"
 
-    def __init__(self, loader):
+    def __init__(self, loader, duplicates: bool = False):
         self.loader = loader
+        self.duplicates = duplicates
         self.done: dict[int, object] = {}
         self.str_tag = getattr(loader, "STR", None)
         self.scalars: dict = {}  # (tag, text) -> value, for tags shared by the loader
@@ -313,7 +320,10 @@ class _Builder:
                         "a mapping key that is not a scalar", knode.start_mark.line, knode.start_mark.column
                     ) from None
                 if key in out:
-                    raise YAMLPosError(f"duplicate key {key!r}", knode.start_mark.line, knode.start_mark.column)
+                    if not self.duplicates:
+                        raise YAMLPosError(f"duplicate key {key!r}", knode.start_mark.line, knode.start_mark.column)
+                    out.lc.dups.append((key, *out.lc.keys[key]))
+                    del out[key]  # (the later one is last in order, as it is in the text)
                 out[key] = self.build(vnode, depth + 1)
                 out.lc.keys[key] = (knode.start_mark.line, knode.start_mark.column)
                 out.lc.values[key] = (vnode.start_mark.line, vnode.start_mark.column)

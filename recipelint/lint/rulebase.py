@@ -348,6 +348,22 @@ class FileContext:
                 if engine is None or lc.engine == engine:
                     yield Use(lc, pr.point)
 
+    def llm_api(self, use: Use):
+        """A TensorRT-LLM launch's LLM-API options (``engines.llmapi.Resolved``): its CLI flags
+        with the options file over them — the file the script wrote before the launch, or one in
+        the tree (recorded as used by the analysis, so the per-file cache follows it)."""
+        from recipelint.engines import llmapi
+        from recipelint.files import repository_root
+
+        lc = use.launch
+        if lc.llm_api is None:
+            root = repository_root(self.path)
+            opts = llmapi.options_file(lc, self.path, [root or self.path.parent])
+            if opts is not None and opts.path is not None:
+                self.result.used.add(str(opts.path))
+            lc.llm_api = llmapi.resolve(lc, opts)
+        return lc.llm_api
+
     def clients_after(self, use: Use) -> list:
         """The benchmark clients (``engines.clients.ClientCall``, not routers) the path of
         ``use``'s launch runs after it, in order."""

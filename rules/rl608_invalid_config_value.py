@@ -1,0 +1,64 @@
+from recipelint.engines import llmapi
+from recipelint.lint.rulebase import Rule
+
+
+class InvalidConfigValue(Rule):
+    """
+    ## What it does
+    Reports a value of a TensorRT-LLM LLM-API options file (`trtllm-serve --config FILE` /
+    `--extra_llm_api_options FILE`) that the option's pydantic field does not take: a word where
+    a number is expected, a value outside a `Literal` or enum (`moe_config.backend: TRTLMM`), a
+    scalar where a nested model is expected, `null` where the field is not optional.  The fields
+    and their types are those of `tensorrt_llm/llmapi/llm_args.py` at the commit named in
+    `rules/data/trtllm_llm_args.yaml`.
+
+    ## Why is this bad?
+    The options are validated when the server starts: a value the field does not take stops it
+    with a pydantic `ValidationError`, after the node was allocated and the container pulled.
+
+    ## Example
+    ```bash
+    cat > cfg.yml <<EOF
+    moe_config:
+      backend: TRTLMM
+    kv_cache_config:
+      free_gpu_memory_fraction: high
+    EOF
+    trtllm-serve "$MODEL" --config cfg.yml
+    ```
+
+    ## Use instead
+    ```yaml
+    moe_config:
+      backend: TRTLLM
+    kv_cache_config:
+      free_gpu_memory_fraction: 0.85
+    ```
+
+    ## Exceptions
+    Pydantic's lax mode is modelled: `"8"` is an integer, `yes`/`on`/`1` are booleans, an enum
+    takes its member's name or value.  Values the recipe computes are judged at each sweep point;
+    values recipelint cannot compute, fields typed as something it does not model (callables,
+    objects), and free-form mappings (`model_kwargs`) are not judged.
+    """
+
+    code = "RL608"
+    name = "invalid-config-value"
+    severity = "error"
+
+    def check(self, ctx):
+        for use in ctx.uses("trtllm"):
+            opts = ctx.llm_api(use).options
+            if opts is None or not opts.judged:
+                continue
+            cat = llmapi.catalog()
+            passed = [(opts.flag.word.loc, "the options file is passed here")]
+            for p in cat.check(opts.root):
+                if p.kind != "type":
+                    continue
+                shown = p.node.raw.strip() or str(p.node.value)
+                msg = (
+                    f"`{p.path}: {shown}`: the field takes {p.expected}; TensorRT-LLM stops at startup "
+                    f"(pydantic `ValidationError`; {cat.source})"
+                )
+                yield ctx.finding(p.node.loc, msg, use.point, related=passed, key=f"llm_api|{p.path}|{shown}")

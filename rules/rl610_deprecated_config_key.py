@@ -1,0 +1,81 @@
+import re
+
+from recipelint.engines import llmapi
+from recipelint.lint.rulebase import Rule
+
+#: "Use X instead" in a field's description: what a deprecated key moves to
+_REPLACEMENT = re.compile(r"\b[Uu]se (`?[\w.=']+`?) instead")
+
+
+class DeprecatedConfigKey(Rule):
+    """
+    ## What it does
+    Notes a key of a TensorRT-LLM LLM-API options file (`trtllm-serve --config FILE`) that the
+    newest source recipelint read marks deprecated and names a replacement for — accepted today,
+    with a warning in the server log: `speculative_config.num_nextn_predict_layers` (→ `max_draft_len`),
+    `torch_compile_config.enable_piecewise_cuda_graph` / `capture_num_tokens` (→
+    `prefill_cuda_graph_backend` / `prefill_capture_num_tokens`), `backend: pytorch`.  The note
+    says what the source does with it and, where recipelint knows them, which releases take the old
+    and the new spelling (`rules/data/trtllm_llm_args.yaml`, `renames`, with their evidence).
+
+    ## Why is this bad?
+    A deprecated key is removed in a later release, and then the server stops at startup on it
+    (the models forbid unknown keys).  Recipes copied from one another carry the old spelling
+    forward; sibling recipes that spell the same setting two ways drift apart silently.
+
+    ## Example
+    ```yaml
+    speculative_config:
+      decoding_type: MTP
+      num_nextn_predict_layers: 3
+    ```
+
+    ## Use instead
+    ```yaml
+    speculative_config:
+      decoding_type: MTP
+      max_draft_len: 3
+    ```
+    — once every image the recipe runs takes the new spelling (the note names the releases).
+
+    ## Exceptions
+    An info, never more: the image's exact TensorRT-LLM release is not known to recipelint, and
+    the old spelling is what older releases need.
+    """
+
+    code = "RL610"
+    name = "deprecated-config-key"
+    severity = "info"
+
+    def check(self, ctx):
+        for use in ctx.uses("trtllm"):
+            opts = ctx.llm_api(use).options
+            if opts is None or not opts.judged:
+                continue
+            cat = llmapi.catalog()
+            release = llmapi.image_release(use.point)
+            on = f" (the image runs TensorRT-LLM {release})" if release else ""
+            notes: dict = {}  # parent mapping -> [(problem, message)]: one finding per block
+            for p in cat.check(opts.root):
+                if p.kind != "deprecated":
+                    continue
+                r = p.rename
+                if r is not None:
+                    head, scope = f"`{p.path}` {r.get('note', 'is deprecated')}", str(r.get("scope") or "")
+                else:
+                    use_instead = _REPLACEMENT.search(p.expected)
+                    if use_instead is None:
+                        continue  # (deprecated as a status only, with nothing to move to: not worth a note)
+                    head = f"`{p.path}` is deprecated in {cat.source}"
+                    scope = f"the server logs a warning; use {use_instead.group(1)}"
+                notes.setdefault(p.path.rpartition(".")[0], []).append((p, head, scope))
+            for parent, items in notes.items():
+                first = items[0][0]
+                scopes = list(dict.fromkeys(sc for _, _, sc in items))
+                if len(scopes) == 1:
+                    msg = "; ".join(h for _, h, _ in items) + (f": {scopes[0]}" if scopes[0] else "")
+                else:
+                    msg = "; ".join(f"{h}: {sc}" if sc else h for _, h, sc in items)
+                msg += on
+                related = [(p.node.loc, f"`{p.path}` is here") for p, _, _ in items[1:]]
+                yield ctx.finding(first.node.loc, msg, use.point, related, key=f"llm_api|{parent}|{first.path}")
