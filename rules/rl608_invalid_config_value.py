@@ -1,4 +1,4 @@
-from recipelint.engines import llmapi
+from recipelint.engines import facts, llmapi
 from recipelint.lint.rulebase import Rule
 
 
@@ -35,6 +35,9 @@ class InvalidConfigValue(Rule):
       free_gpu_memory_fraction: 0.85
     ```
 
+    Also `trtllm-serve`'s own typed options (click): `--max_batch_size=` with an empty value (a
+    variable never set, InferenceX 9670ce5ec), `--tp_size eight`, `--backend torch`.
+
     ## Exceptions
     Pydantic's lax mode is modelled: `"8"` is an integer, `yes`/`on`/`1` are booleans, an enum
     takes its member's name or value.  Values the recipe computes are judged at each sweep point;
@@ -48,6 +51,7 @@ class InvalidConfigValue(Rule):
 
     def check(self, ctx):
         for use in ctx.uses("trtllm"):
+            yield from self._cli(ctx, use)
             opts = ctx.llm_api(use).options
             if opts is None or not opts.judged:
                 continue
@@ -62,3 +66,36 @@ class InvalidConfigValue(Rule):
                     f"(pydantic `ValidationError`; {cat.source})"
                 )
                 yield ctx.finding(p.node.loc, msg, use.point, related=passed, key=f"llm_api|{p.path}|{shown}")
+
+    @staticmethod
+    def _cli(ctx, use):
+        """``trtllm-serve``'s typed options (click): a value it cannot convert stops it."""
+        data = facts.load("trtllm_serve")
+        if (data.get("entries") or {}).get(use.launch.entry) != "serve":
+            return
+        types = data.get("types") or {}
+        for f in use.launch.flags:
+            name = f.name.split("=", 1)[0]
+            kind = types.get(name)
+            if kind is None or f.value is None or f.value.text is None:
+                continue
+            text = f.value.text
+            if isinstance(kind, list):
+                if text in kind:
+                    continue
+                want = "one of " + ", ".join(kind)
+            else:
+                try:
+                    (int if kind == "int" else float)(text.strip())
+                    continue
+                except ValueError:
+                    want = "an integer" if kind == "int" else "a number"
+            if text == "":
+                loc = f.word.loc if f.inline else f.value_loc
+                written = ctx.source_text(loc).split("=", 1)[-1].strip("\"'") if loc is not None else ""
+                why = f" (`{written}` is empty here)" if written.startswith("$") else ""
+                shown = f"`{name}` is given no value{why}"
+            else:
+                shown = f"`{name} {text}` is not {want}"
+            msg = f"{shown}: trtllm-serve stops at startup (click: the option takes {want})"
+            yield ctx.finding(f.value_loc or f.word.loc, msg, use.point, key=f"cli|{name}|{text}")
