@@ -24,6 +24,9 @@ class CudaGraphsBelowLoad(Rule):
     the attention-DP size (`tensor_parallel_size` under `enable_attention_dp`), at most the
     engine's `max_batch_size`.
 
+    For multi-node engine configurations (`CONFIG_FILE=`), the decode role's graphs against the
+    concurrency per decode worker and rank (at most its `max_batch_size`).
+
     ## Why is this bad?
     TensorRT-LLM runs a decode batch larger than every captured graph without CUDA graphs
     (eagerly): the top of the sweep measures a different execution mode from the points below it,
@@ -58,35 +61,71 @@ class CudaGraphsBelowLoad(Rule):
     def check(self, ctx):
         for use in ctx.uses("trtllm"):
             conc = env_int(use.point, "CONC")
-            api = ctx.llm_api(use)
-            cg = api.node("cuda_graph_config")
-            if not conc or cg is None or cg.kind != "object":
+            if not conc:
                 continue
-            top, sizes = cg.get("max_batch_size"), cg.get("batch_sizes")
-            if top is not None and top.integer:
-                ceiling, where = top.integer, top
-            elif sizes is not None and sizes.kind == "array" and sizes.elements:
-                if not all(e.integer is not None for e in sizes.elements):
-                    continue
-                where = max(sizes.elements, key=lambda e: e.integer)
-                ceiling = where.integer
-            else:
+            got = below(ctx.llm_api(use), conc, 1)
+            if got is None:
                 continue
-            dp = attention_dp(api)
-            if not dp:
-                continue
-            load = -(-conc // dp)
-            mbs = api.get("max_batch_size")
-            if mbs is not None:
-                if mbs.integer is None:
-                    continue
-                load = min(load, mbs.integer)
-            if ceiling >= load:
-                continue
-            per = f"CONC={conc} over {dp} attention-DP ranks" if dp > 1 else f"CONC={conc}"
-            msg = (
-                f"CUDA graphs are captured up to batch {ceiling} but each rank runs batches up to {load} ({per}): "
-                f"batches above {ceiling} run without CUDA graphs (eager)"
-            )
+            where, cg, msg = got
             documented = ctx.documented([where.loc, cg.loc], ["cuda_graph_config", "max_batch_size", "batch_sizes"])
-            yield ctx.finding(where.loc, msg, use.point, key=f"{ceiling}", documented=documented)
+            yield ctx.finding(where.loc, msg, use.point, key=msg.split(" but ")[0], documented=documented)
+
+    def check_project(self, project):
+        """Multi-node TensorRT-LLM engine configurations: the decode role's graphs against the
+        item's concurrency per decode worker and rank."""
+        from recipelint.engines import llmapi
+        from recipelint.lint.findings import span_of
+
+        for cfg in project.engine_configs():
+            mapping = cfg.roles.get("decode")
+            if mapping is None:
+                continue
+            api = llmapi.resolve_mapping(mapping)
+            worst = None
+            for _, ref in cfg.uses:
+                workers = (ref.roles.get("decode") or {}).get("workers") or 1
+                for c in ref.concs:
+                    got = below(api, c, workers)
+                    if got is not None and (worst is None or c > worst[0]):
+                        worst = (c, got)
+            if worst is not None:
+                where, _, msg = worst[1]
+                yield self.project_finding(span_of(where.loc), f"decode: {msg}", cfg.related())
+
+
+def below(api, conc: int, workers: int):
+    """(the graph ceiling's node, the cuda_graph_config node, the message) when the CUDA graphs of
+    an LLM-API mapping stop below the batch each rank runs at ``conc`` over ``workers``, else None."""
+    cg = api.node("cuda_graph_config")
+    if cg is None or cg.kind != "object":
+        return None
+    top, sizes = cg.get("max_batch_size"), cg.get("batch_sizes")
+    if top is not None and top.integer:
+        ceiling, where = top.integer, top
+    elif sizes is not None and sizes.kind == "array" and sizes.elements:
+        if not all(e.integer is not None for e in sizes.elements):
+            return None
+        where = max(sizes.elements, key=lambda e: e.integer)
+        ceiling = where.integer
+    else:
+        return None
+    dp = attention_dp(api)
+    if not dp:
+        return None
+    load = -(-conc // (dp * workers))
+    mbs = api.get("max_batch_size")
+    if mbs is not None:
+        if mbs.integer is None:
+            return None
+        load = min(load, mbs.integer)
+    if ceiling >= load:
+        return None
+    spread = " over ".join(
+        x for x in (f"{workers} workers" if workers > 1 else "", f"{dp} attention-DP ranks" if dp > 1 else "") if x
+    )
+    per = f"CONC={conc} over {spread}" if spread else f"CONC={conc}"
+    msg = (
+        f"CUDA graphs are captured up to batch {ceiling} but each rank runs batches up to {load} ({per}): "
+        f"batches above {ceiling} run without CUDA graphs (eager)"
+    )
+    return where, cg, msg

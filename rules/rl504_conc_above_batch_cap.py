@@ -50,7 +50,10 @@ class ConcAboveBatchCap(Rule):
     Only points from a master config are judged; SGLang launches without the flag are judged
     only when one of its documented defaults applies, vLLM launches without it only when the
     recipe's GPU is known from its file name; TensorRT-LLM launches only when `max_batch_size` is
-    given and known (its default, 2048, is above any sweep point).
+    given and known (its default, 2048, is above any sweep point).  Multi-node disaggregated
+    configurations are not judged: at a concurrency, the requests in prefill or in KV transfer are
+    not in the decode batch, so a decode cap below `CONC` (NVIDIA's reference configurations size it
+    at about 5/6 of it) does not make requests wait.
     """
 
     code = "RL504"

@@ -1,6 +1,7 @@
 from recipelint.engines import llmapi
 from recipelint.engines.catalog import catalogued_from, describe_lifetime, json_keys
-from recipelint.lint.rulebase import Rule
+from recipelint.lint.findings import span_of
+from recipelint.lint.rulebase import Rule, closest
 
 
 class UnknownConfigKey(Rule):
@@ -35,7 +36,10 @@ class UnknownConfigKey(Rule):
     They forbid extra keys: an unknown or misplaced key stops the server at startup
     (`Extra inputs are not permitted`).  A key that is an older or newer spelling of one the models
     have (`speculative_config.num_nextn_predict_layers` → `max_draft_len`) is an info naming the
-    releases that take each, since the release an image runs is not known exactly.
+    releases that take each, since the release an image runs is not known exactly.  The same for
+    the multi-node engine configurations a master-config item names (`CONFIG_FILE=`: srt-slurm
+    recipes, `backend.trtllm_config.<role>`), read where they are in the tree or where a runner
+    launcher copies them from.
 
     ## Exceptions
     Unlike these four, `kv_connector_extra_config` (inside `--kv-transfer-config`) is free-form:
@@ -88,62 +92,80 @@ class UnknownConfigKey(Rule):
         opts = ctx.llm_api(use).options
         if opts is None or not opts.judged:
             return
-        cat = llmapi.catalog()
         passed = [(opts.flag.word.loc, f"the options file is passed here (`{opts.flag.name.split('=', 1)[0]}`)")]
-        for p in cat.check(opts.root):
-            if p.kind in ("type", "deprecated"):
-                continue  # (RL608, RL610)
-            key = p.node.value
-            where = " / ".join(f"`{m}`" for m in p.models)
-            if p.kind == "renamed":
-                yield self._renamed(ctx, use, p, passed)
-                continue
-            hint = ctx.did_you_mean(key, p.allowed)
-            if p.kind == "ignored":
-                msg = f"`{p.path}`: {where} has no key `{key}` and ignores it ({cat.source}): the setting has no effect{hint}"
-                yield ctx.finding(p.node.loc, msg, use.point, related=passed, key=f"llm_api|{p.path}", severity="warning")
-                continue
-            parent = p.path.rpartition(".")[0]
-            elsewhere = [x for x in cat.places(key) if x != parent]
-            if elsewhere:
-                at = "the top level" if elsewhere[0] == "" else f"`{elsewhere[0]}`"
-                msg = (
-                    f"`{p.path}`: `{key}` belongs at {at}, not under `{parent or 'the top level'}` ({where} has no such "
-                    f"key): TensorRT-LLM stops at startup (`Extra inputs are not permitted`; {cat.source})"
-                )
-                yield ctx.finding(p.node.loc, msg, use.point, related=passed, key=f"llm_api|{p.path}")
-                continue
-            if hint:
-                msg = (
-                    f"`{p.path}`: {where} has no key `{key}`: TensorRT-LLM stops at startup (`Extra inputs are "
-                    f"not permitted`; {cat.source}){hint}"
-                )
-                yield ctx.finding(p.node.loc, msg, use.point, related=passed, key=f"llm_api|{p.path}")
-                continue
-            # no close key and nowhere else: a key of a release newer or older than the source read
-            # is as likely as a mistake — said, not asserted
-            msg = (
-                f"`{p.path}`: {where} has no key `{key}` in {cat.source} (the newest source recipelint read; "
-                "the release this image runs is not known): a release without it stops at startup (`Extra inputs "
-                "are not permitted`)"
-            )
-            yield ctx.finding(p.node.loc, msg, use.point, related=passed, key=f"llm_api|{p.path}", severity="warning")
-
-    @staticmethod
-    def _renamed(ctx, use, p, passed):
-        """A key the source read does not have but other releases do: right or wrong by the image's
-        release when the change is pinned to one, else an info saying which releases take it."""
-        r = p.rename or {}
-        head = f"`{p.path}` {r.get('note', 'is a key of other releases')}"
         release = llmapi.image_release(use.point)
-        first = r.get("changed_in")
-        key = f"llm_api|{p.path}"
-        if release and first:
-            if llmapi.at_or_after(release, str(first)):
-                msg = f"{head}: the image runs TensorRT-LLM {release}, which stops at startup on it (changed in {first})"
-                return ctx.finding(p.node.loc, msg, use.point, related=passed, key=key, severity="warning")
-            msg = f"{head}: right for the image's TensorRT-LLM {release}; releases from {first} on stop at startup on it"
-            return ctx.finding(p.node.loc, msg, use.point, related=passed, key=key, severity="info")
-        scope = r.get("scope")
-        msg = f"{head}: {scope}" if scope else head
-        return ctx.finding(p.node.loc, msg, use.point, related=passed, key=key, severity="info")
+        for loc, msg, severity, key in verdicts(llmapi.catalog().check(opts.root), release, ctx.did_you_mean):
+            yield ctx.finding(loc, msg, use.point, related=passed, key=key, severity=severity)
+
+    def check_project(self, project):
+        """The LLM-API options of the multi-node engine configurations the master config's
+        entries name (`CONFIG_FILE=…`: srt-slurm recipes' `backend.trtllm_config.<role>`)."""
+        for cfg in project.engine_configs():
+            for role, mapping in cfg.roles.items():
+                for loc, msg, severity, _ in verdicts(llmapi.catalog().check(mapping), cfg.release, _did_you_mean, f"{role}."):
+                    yield self.project_finding(span_of(loc), msg, cfg.related(), severity)
+
+
+def _did_you_mean(word, candidates) -> str:
+    close = closest(word, tuple(sorted(candidates)), 0.75)
+    return f"; did you mean `{close}`?" if close else ""
+
+
+def verdicts(problems, release, did_you_mean, prefix: str = ""):
+    """(location, message, severity, key) of each key problem that is RL606's: a key no model of
+    the mapping has — an error when it is a misspelling (a close key) or misplaced (the key of
+    another mapping), a warning otherwise (a newer or older release may have it); a key of other
+    releases (``renames``): judged by the image's release when the change is pinned to one."""
+    cat = llmapi.catalog()
+    for p in problems:
+        if p.kind in ("type", "deprecated"):
+            continue  # (RL608, RL610)
+        key = p.node.value
+        path = prefix + p.path
+        where = " / ".join(f"`{m}`" for m in p.models)
+        fkey = f"llm_api|{path}"
+        if p.kind == "renamed":
+            r = p.rename or {}
+            head = f"`{path}` {r.get('note', 'is a key of other releases')}"
+            first = r.get("changed_in")
+            if release and first:
+                if llmapi.at_or_after(release, str(first)):
+                    msg = f"{head}: the image runs TensorRT-LLM {release}, which stops at startup on it (changed in {first})"
+                    yield p.node.loc, msg, "warning", fkey
+                else:
+                    msg = f"{head}: right for the image's TensorRT-LLM {release}; releases from {first} on stop at startup on it"
+                    yield p.node.loc, msg, "info", fkey
+                continue
+            scope = r.get("scope")
+            yield p.node.loc, (f"{head}: {scope}" if scope else head), "info", fkey
+            continue
+        hint = did_you_mean(key, p.allowed)
+        if p.kind == "ignored":
+            msg = f"`{path}`: {where} has no key `{key}` and ignores it ({cat.source}): the setting has no effect{hint}"
+            yield p.node.loc, msg, "warning", fkey
+            continue
+        parent = p.path.rpartition(".")[0]
+        elsewhere = [x for x in cat.places(key) if x != parent]
+        if elsewhere:
+            at = "the top level" if elsewhere[0] == "" else f"`{elsewhere[0]}`"
+            msg = (
+                f"`{path}`: `{key}` belongs at {at}, not under `{parent or 'the top level'}` ({where} has no such "
+                f"key): TensorRT-LLM stops at startup (`Extra inputs are not permitted`; {cat.source})"
+            )
+            yield p.node.loc, msg, "error", fkey
+            continue
+        if hint:
+            msg = (
+                f"`{path}`: {where} has no key `{key}`: TensorRT-LLM stops at startup (`Extra inputs are "
+                f"not permitted`; {cat.source}){hint}"
+            )
+            yield p.node.loc, msg, "error", fkey
+            continue
+        # no close key and nowhere else: a key of a release newer or older than the source read
+        # is as likely as a mistake — said, not asserted
+        msg = (
+            f"`{path}`: {where} has no key `{key}` in {cat.source} (the newest source recipelint read; "
+            "the release this image runs is not known): a release without it stops at startup (`Extra inputs "
+            "are not permitted`)"
+        )
+        yield p.node.loc, msg, "warning", fkey

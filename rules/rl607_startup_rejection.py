@@ -119,23 +119,42 @@ class StartupRejection(Rule):
                 yield ctx.finding(loc, msg, use.point, key=f"capture|{value}|{max(kept)}")
 
     def _trtllm_graphs(self, ctx, use):
-        api = ctx.llm_api(use)
-        cg = api.node("cuda_graph_config")
-        if cg is None or cg.kind != "object":
-            return
-        sizes, top = cg.get("batch_sizes"), cg.get("max_batch_size")
-        if sizes is None or top is None or sizes.kind != "array" or not sizes.elements or top.integer in (None, 0):
-            return
-        if not all(e.integer is not None for e in sizes.elements):
-            return
-        largest = max(e.integer for e in sizes.elements)
-        if top.integer == largest:
-            return
-        from recipelint.engines.llmapi import catalog
+        got = graph_mismatch(ctx.llm_api(use).node("cuda_graph_config"))
+        if got is not None:
+            loc, msg, related, key = got
+            yield ctx.finding(loc, msg, use.point, related=related, key=key)
 
-        msg = (
-            f"`cuda_graph_config.max_batch_size` is {top.integer} but the largest `batch_sizes` entry is {largest}: "
-            f"TensorRT-LLM stops at startup (they must be equal when both are given; {catalog().source})"
-        )
-        related = [(sizes.loc, "batch_sizes are listed here")]
-        yield ctx.finding(top.loc, msg, use.point, related=related, key=f"trtllm-graphs|{top.integer}|{largest}")
+    def check_project(self, project):
+        """The multi-node engine configurations' LLM-API mappings (srt-slurm recipes)."""
+        from recipelint.lint.findings import span_of
+
+        for cfg in project.engine_configs():
+            for role, mapping in cfg.roles.items():
+                got = graph_mismatch(mapping.get("cuda_graph_config"), f"{role}.")
+                if got is not None:
+                    loc, msg, related, _ = got
+                    rel = [(span_of(x), m) for x, m in related if x is not None] + cfg.related()
+                    yield self.project_finding(span_of(loc), msg, rel)
+
+
+def graph_mismatch(cg, prefix: str = ""):
+    """TensorRT-LLM's ``cuda_graph_config`` with a non-zero ``max_batch_size`` other than the
+    largest ``batch_sizes`` entry (``BaseCudaGraphConfig``'s validator): (location, message,
+    related, key), else None."""
+    if cg is None or cg.kind != "object":
+        return None
+    sizes, top = cg.get("batch_sizes"), cg.get("max_batch_size")
+    if sizes is None or top is None or sizes.kind != "array" or not sizes.elements or top.integer in (None, 0):
+        return None
+    if not all(e.integer is not None for e in sizes.elements):
+        return None
+    largest = max(e.integer for e in sizes.elements)
+    if top.integer == largest:
+        return None
+    from recipelint.engines.llmapi import catalog
+
+    msg = (
+        f"`{prefix}cuda_graph_config.max_batch_size` is {top.integer} but the largest `batch_sizes` entry is {largest}: "
+        f"TensorRT-LLM stops at startup (they must be equal when both are given; {catalog().source})"
+    )
+    return top.loc, msg, [(sizes.loc, "batch_sizes are listed here")], f"trtllm-graphs|{top.integer}|{largest}"

@@ -12,6 +12,8 @@ class InvalidConfigValue(Rule):
     and their types are those of `tensorrt_llm/llmapi/llm_args.py` at the commit named in
     `rules/data/trtllm_llm_args.yaml`.
 
+    Multi-node engine configurations (`CONFIG_FILE=`, srt-slurm recipes) are judged too.
+
     ## Why is this bad?
     The options are validated when the server starts: a value the field does not take stops it
     with a pydantic `ValidationError`, after the node was allocated and the container pulled.
@@ -66,6 +68,23 @@ class InvalidConfigValue(Rule):
                     f"(pydantic `ValidationError`; {cat.source})"
                 )
                 yield ctx.finding(p.node.loc, msg, use.point, related=passed, key=f"llm_api|{p.path}|{shown}")
+
+    def check_project(self, project):
+        """The multi-node engine configurations' LLM-API mappings (srt-slurm recipes)."""
+        from recipelint.lint.findings import span_of
+
+        cat = llmapi.catalog()
+        for cfg in project.engine_configs():
+            for role, mapping in cfg.roles.items():
+                for p in cat.check(mapping):
+                    if p.kind != "type":
+                        continue
+                    shown = p.node.raw.strip() or str(p.node.value)
+                    msg = (
+                        f"`{role}.{p.path}: {shown}`: the field takes {p.expected}; TensorRT-LLM stops at startup "
+                        f"(pydantic `ValidationError`; {cat.source})"
+                    )
+                    yield self.project_finding(span_of(p.node.loc), msg, cfg.related())
 
     @staticmethod
     def _cli(ctx, use):

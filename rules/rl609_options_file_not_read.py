@@ -24,6 +24,11 @@ class OptionsFileNotRead(Rule):
     Write the file in the recipe (a here-document before the launch) or commit it beside the
     recipe, so that each sweep point's values are known.
 
+    For multi-node entries, the engine configuration files their items name (`CONFIG_FILE=`,
+    srt-slurm recipes with a TensorRT-LLM backend) that are not in the checked tree — the
+    orchestrator's own recipe checkout, beyond what the runner launchers copy from the tree — are
+    said in one finding per reason.
+
     ## Exceptions
     A file the script writes is read as written at each sweep point; parts it cannot compute are
     not judged (and do not make the file "not YAML").
@@ -59,3 +64,28 @@ class OptionsFileNotRead(Rule):
             if opts.root is not None and opts.root.kind not in ("object", "null", "unknown"):
                 msg = f"{shown} is not a mapping of options ({opts.root.kind}); TensorRT-LLM stops when it reads it"
                 yield ctx.finding(opts.root.loc or opts.flag.word.loc, msg, use.point, key=f"shape|{opts.name}", severity="error")
+
+    def check_project(self, project):
+        """Multi-node TensorRT-LLM entries whose engine configuration files are not in the tree (or
+        not TensorRT-LLM's): one finding for the run, naming how many and why."""
+        from recipelint.bash.source import Span
+
+        unread = {
+            name: (why, [(e, ref) for e, ref in uses if "trt" in e.framework])
+            for name, (why, uses) in project.engine_configs_unread.items()
+        }
+        unread = {k: v for k, v in unread.items() if v[1]}
+        if not unread:
+            return
+        by_why: dict = {}
+        for name, (why, uses) in unread.items():
+            by_why.setdefault(why, []).append((name, uses))
+        for why, items in by_why.items():
+            e, ref = items[0][1][0]
+            entries = {u[0].key for _, uses in items for u in uses}
+            names = ", ".join(f"`{n}`" for n, _ in items[:2]) + (f" and {len(items) - 2} more" if len(items) > 2 else "")
+            msg = (
+                f"{len(items)} TensorRT-LLM engine configuration file{'s' if len(items) > 1 else ''} of "
+                f"{len(entries)} multi-node entr{'ies' if len(entries) > 1 else 'y'} ({names}) not checked: {why}"
+            )
+            yield self.project_finding(Span(str(e.path), ref.line, 1, ref.line, 2), msg)

@@ -18,6 +18,8 @@ class DeprecatedConfigKey(Rule):
     says what the source does with it and, where recipelint knows them, which releases take the old
     and the new spelling (`rules/data/trtllm_llm_args.yaml`, `renames`, with their evidence).
 
+    Multi-node engine configurations (`CONFIG_FILE=`, srt-slurm recipes) are judged too.
+
     ## Why is this bad?
     A deprecated key is removed in a later release, and then the server stops at startup on it
     (the models forbid unknown keys).  Recipes copied from one another carry the old spelling
@@ -55,27 +57,45 @@ class DeprecatedConfigKey(Rule):
             cat = llmapi.catalog()
             release = llmapi.image_release(use.point)
             on = f" (the image runs TensorRT-LLM {release})" if release else ""
-            notes: dict = {}  # parent mapping -> [(problem, message)]: one finding per block
-            for p in cat.check(opts.root):
-                if p.kind != "deprecated":
-                    continue
-                r = p.rename
-                if r is not None:
-                    head, scope = f"`{p.path}` {r.get('note', 'is deprecated')}", str(r.get("scope") or "")
-                else:
-                    use_instead = _REPLACEMENT.search(p.expected)
-                    if use_instead is None:
-                        continue  # (deprecated as a status only, with nothing to move to: not worth a note)
-                    head = f"`{p.path}` is deprecated in {cat.source}"
-                    scope = f"the server logs a warning; use {use_instead.group(1)}"
-                notes.setdefault(p.path.rpartition(".")[0], []).append((p, head, scope))
-            for parent, items in notes.items():
-                first = items[0][0]
-                scopes = list(dict.fromkeys(sc for _, _, sc in items))
-                if len(scopes) == 1:
-                    msg = "; ".join(h for _, h, _ in items) + (f": {scopes[0]}" if scopes[0] else "")
-                else:
-                    msg = "; ".join(f"{h}: {sc}" if sc else h for _, h, sc in items)
-                msg += on
-                related = [(p.node.loc, f"`{p.path}` is here") for p, _, _ in items[1:]]
-                yield ctx.finding(first.node.loc, msg, use.point, related, key=f"llm_api|{parent}|{first.path}")
+            for loc, msg, related, key in notes(cat.check(opts.root), cat, on):
+                yield ctx.finding(loc, msg, use.point, related, key=key)
+
+    def check_project(self, project):
+        """The multi-node engine configurations' LLM-API mappings (srt-slurm recipes)."""
+        from recipelint.lint.findings import span_of
+
+        cat = llmapi.catalog()
+        for cfg in project.engine_configs():
+            on = f" (the image runs TensorRT-LLM {cfg.release})" if cfg.release else ""
+            for role, mapping in cfg.roles.items():
+                for loc, msg, related, _ in notes(cat.check(mapping), cat, on, f"{role}."):
+                    rel = [(span_of(x), m) for x, m in related if x is not None] + cfg.related()
+                    yield self.project_finding(span_of(loc), msg, rel)
+
+
+def notes(problems, cat, on: str, prefix: str = ""):
+    """(location, message, related, key): one note per mapping that holds deprecated keys."""
+    found: dict = {}  # parent mapping -> [(problem, head, scope)]
+    for p in problems:
+        if p.kind != "deprecated":
+            continue
+        r = p.rename
+        path = prefix + p.path
+        if r is not None:
+            head, scope = f"`{path}` {r.get('note', 'is deprecated')}", str(r.get("scope") or "")
+        else:
+            use_instead = _REPLACEMENT.search(p.expected)
+            if use_instead is None:
+                continue  # (deprecated as a status only, with nothing to move to: not worth a note)
+            head = f"`{path}` is deprecated in {cat.source}"
+            scope = f"the server logs a warning; use {use_instead.group(1)}"
+        found.setdefault(path.rpartition(".")[0], []).append((p, head, scope))
+    for parent, items in found.items():
+        first = items[0][0]
+        scopes = list(dict.fromkeys(sc for _, _, sc in items))
+        if len(scopes) == 1:
+            msg = "; ".join(h for _, h, _ in items) + (f": {scopes[0]}" if scopes[0] else "")
+        else:
+            msg = "; ".join(f"{h}: {sc}" if sc else h for _, h, sc in items)
+        related = [(p.node.loc, f"`{prefix}{p.path}` is here") for p, _, _ in items[1:]]
+        yield first.node.loc, msg + on, related, f"llm_api|{parent}|{prefix}{first.path}"

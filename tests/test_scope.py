@@ -281,3 +281,57 @@ def test_a_tree_too_large_to_search_is_the_whole_tree(repo, monkeypatch):
     scoped, whole = _both()
     assert scoped.scope.whole and "MiB to search for what sources a changed file" in scoped.scope_note
     _same(scoped, whole)
+
+
+MULTI_ENTRY = """
+m1-fp4-b200-dynamo-trt:
+  image: nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc27
+  model: org/M
+  model-prefix: m1
+  runner: b200
+  precision: fp4
+  framework: dynamo-trt
+  multinode: true
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - conc-list: [64]
+        prefill:
+          num-worker: 1
+          tp: 4
+          additional-settings:
+          - "CONFIG_FILE=benchmarks/multi_node/srt/m1.yaml"
+        decode:
+          num-worker: 1
+          tp: 8
+"""
+
+MULTI_CONFIG = """backend:
+  type: trtllm
+  trtllm_config:
+    decode:
+      max_batch_size: 64
+      kv_cache_config:
+        free_gpu_memory_fraction: 0.9
+"""
+
+
+def test_an_engine_configuration_change_reaches_its_multi_node_entry_only(repo):
+    # an srt-slurm recipe (CONFIG_FILE=) edited, nothing else: its entry's project findings are
+    # compared in both trees, no recipe is analysed, and the scoped diff equals the whole-tree one
+    with (repo / "configs/nvidia-master.yaml").open("a") as fh:
+        fh.write(MULTI_ENTRY)
+    (repo / "benchmarks/multi_node/srt").mkdir(parents=True)
+    (repo / "benchmarks/multi_node/srt/m1.yaml").write_text(MULTI_CONFIG)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "multi-node entry")
+    cfg = repo / "benchmarks/multi_node/srt/m1.yaml"
+    cfg.write_text(cfg.read_text().replace("free_gpu_memory_fraction", "free_gpu_memory_fractoin"))
+    scoped, whole = _both()
+    assert _analysed(scoped) == []
+    found = _same(scoped, whole)
+    assert [(f["code"], f["location"]["path"], f["location"]["line"]) for f in found] == [
+        ("RL606", "benchmarks/multi_node/srt/m1.yaml", 7)
+    ]

@@ -187,6 +187,16 @@ class Resolved:
         return name in self.settings
 
 
+def resolve_mapping(root: JNode) -> Resolved:
+    """The merged view of an LLM-API mapping alone (a multi-node engine configuration's role)."""
+    out = Resolved(OptionsFile(None, None, "tree", root=root))  # type: ignore[arg-type]
+    for k, v in root.items:
+        if isinstance(k.value, str):
+            value = v.value if v.kind not in ("object", "array") else v.to_python()
+            out.settings[k.value] = Setting(k.value, value, v, None, v.known)
+    return out
+
+
 def resolve(lc: Launch, options: OptionsFile | None) -> Resolved:
     out = Resolved(options)
     cli = spec()["cli_fields"]
@@ -451,9 +461,14 @@ def image_release(point) -> str | None:
     """The TensorRT-LLM release a sweep point's image names (``nvcr.io/nvidia/tensorrt-llm/release:
     1.3.0rc23.post1`` → ``1.3.0rc23.post1``), or None (no image, another repository, a tag that is
     no release: feature builds, ``latest``)."""
+    image = point.env.get("IMAGE") if point is not None else None
+    return release_of_image(image)
+
+
+def release_of_image(image) -> str | None:
+    """The TensorRT-LLM release an image reference names (see :func:`image_release`)."""
     from recipelint.engines.versions import parse_image
 
-    image = point.env.get("IMAGE") if point is not None else None
     if not isinstance(image, str) or not image:
         return None
     tag = parse_image(image)
@@ -467,3 +482,44 @@ def at_or_after(release: str, first: str) -> bool:
     from recipelint.engines.catalog import version_key
 
     return version_key(release) >= version_key(first)
+
+
+def engine_config(root: Path, name: str, roots) -> tuple[Path, dict, str | None] | str | None:
+    """A multi-node engine configuration file of the checked tree (an srt-slurm recipe:
+    ``backend: {type: trtllm, trtllm_config: {prefill: {…}, decode: {…}}}``): (its path, the
+    LLM-API mapping of each role, the image it names), None when its backend is not TensorRT-LLM,
+    or why it is not read.  ``name`` is relative to ``root``; ``file.yaml:section`` (an override
+    inside the file) is not followed."""
+    from recipelint.bash.source import Loc, SourceFile
+    from recipelint.engines.yamlchunks import decode
+    from recipelint.evaluate.values import Chunk
+    from recipelint.files import Refused, read_text
+
+    if ":" in name:
+        return "it names a section inside a file (`file.yaml:section`), which recipelint does not follow"
+    path = root / name
+    try:
+        text = read_text(path, MAX_BYTES, roots)
+    except Refused as e:
+        if e.kind == "missing":
+            return "it is not in the checked tree (the orchestrator's own recipe checkout)"
+        return _REFUSED.get(e.kind, "it cannot be read")
+    data = text.encode("utf-8")
+    doc = decode((Chunk(text, Loc(SourceFile(str(path), data), 0, len(data))),))
+    if not isinstance(doc, JNode) or doc.kind != "object":
+        return None  # (not a mapping: not an engine configuration recipelint knows)
+    backend = doc.get("backend")
+    if backend is None or backend.kind != "object":
+        return None
+    kind = backend.get("type")
+    conf = backend.get("trtllm_config")
+    if kind is None or kind.value != "trtllm" or conf is None or conf.kind != "object":
+        return None
+    roles = {k.value: v for k, v in conf.items if isinstance(k.value, str) and v.kind == "object"}
+    image = None
+    ident = doc.get("identity")
+    cont = ident.get("container") if ident is not None and ident.kind == "object" else None
+    img = cont.get("image") if cont is not None and cont.kind == "object" else None
+    if img is not None and img.kind == "string" and isinstance(img.value, str):
+        image = img.value
+    return path, roles, image

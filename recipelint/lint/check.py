@@ -821,7 +821,8 @@ def _entry_scope(paths: list[Path], cs, only: Only | None = None):
 
 
 def _paths_scope(paths: list[Path], cs):
-    """Whether an entry's config file, or a recipe it runs or names, is one of ``paths`` or under one."""
+    """Whether an entry's config file, or a recipe it runs or names (or a multi-node engine
+    configuration file), is one of ``paths`` or under one."""
     roots = []
     for p in paths:
         try:
@@ -841,7 +842,11 @@ def _paths_scope(paths: list[Path], cs):
                 hit = files[e.path] = under(os.path.realpath(e.path))
             if hit or any(under(r) for r in e.resolved):
                 return True
-            return cs.root is not None and any(under(os.path.realpath(cs.root / m)) for m in e.missing)
+            if cs.root is None:
+                return False
+            return any(under(os.path.realpath(cs.root / m)) for m in e.missing) or any(
+                under(os.path.realpath(cs.root / f.tree)) for f in getattr(e, "engine_files", ())
+            )
         except (OSError, ValueError):
             return True
 

@@ -37,7 +37,8 @@ MAX_SUGGESTIONS = 64
 
 
 @functools.lru_cache(maxsize=4096)
-def _closest(word: str, candidates: tuple, cutoff: float) -> str | None:
+def closest(word: str, candidates: tuple, cutoff: float) -> str | None:
+    """The candidate closest to ``word`` (difflib), or None."""
     close = difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)
     return close[0] if close else None
 
@@ -326,7 +327,7 @@ class FileContext:
             if len(self._suggested) >= MAX_SUGGESTIONS:
                 return ""
             self._suggested.add(word)
-        close = _closest(word, tuple(sorted(candidates)), cutoff)
+        close = closest(word, tuple(sorted(candidates)), cutoff)
         return f"; did you mean `{close}`?" if close else ""
 
     # -- launches ------------------------------------------------------------------------
@@ -545,6 +546,27 @@ class FileContext:
         )
 
 
+@dataclass(slots=True)
+class EngineConfig:
+    """A multi-node engine configuration file a master-config entry names (``CONFIG_FILE=…``)
+    whose backend is TensorRT-LLM: its LLM-API mappings per role (``backend.trtllm_config.decode``
+    …) decoded with positions, and the entries' items that run it."""
+
+    path: Path
+    roles: dict  # role -> JNode (a mapping of LLM-API options)
+    release: str | None  # the TensorRT-LLM release its image (or the entry's) names
+    uses: list  # (ConfigEntry, sweep.configs.EngineFile)
+
+    def related(self) -> list:
+        """The master-config items that run it (at most three), for a finding's notes."""
+        from recipelint.bash.source import Span
+
+        out = []
+        for e, ref in self.uses[:3]:
+            out.append((Span(str(e.path), ref.line, 1, ref.line, 2), f"run by `{e.key}`"))
+        return out
+
+
 class Project:
     """All files of a run, with sibling lookup."""
 
@@ -570,6 +592,43 @@ class Project:
             found = list(getattr(self.configs, "entries", None) or [])
             kept = self._entries = found if self._scope is None else [e for e in found if self._scope(e)]
         return kept
+
+    def engine_configs(self) -> list[EngineConfig]:
+        """The TensorRT-LLM engine configurations the reported entries name (read once per file,
+        inside the repository, bounded); the ones that cannot be read are in
+        ``engine_configs_unread`` (path as named → why)."""
+        kept = self.__dict__.get("_engine_configs")
+        if kept is not None:
+            return kept
+        from recipelint.engines import llmapi
+
+        out: dict[str, EngineConfig] = {}
+        unread: dict[str, tuple[str, list]] = {}
+        root = getattr(self.configs, "root", None)
+        refs = [(e, ref) for e in self.entries() for ref in getattr(e, "engine_files", ())]
+        if root is not None and refs:
+            roots = getattr(self.configs, "roots", None) or [Path(root)]
+            for e, ref in refs:
+                got = llmapi.engine_config(Path(root), ref.tree, roots)
+                if isinstance(got, str):
+                    unread.setdefault(ref.file, (got, []))[1].append((e, ref))
+                    continue
+                if got is None:
+                    continue  # (another engine's configuration)
+                path, roles, image = got
+                cfg = out.get(str(path))
+                if cfg is None:
+                    release = llmapi.release_of_image(image) or llmapi.release_of_image(e.image)
+                    cfg = out[str(path)] = EngineConfig(path, roles, release, [])
+                cfg.uses.append((e, ref))
+        self.__dict__["_engine_configs_unread"] = unread
+        kept = self.__dict__["_engine_configs"] = list(out.values())
+        return kept
+
+    @property
+    def engine_configs_unread(self) -> dict:
+        self.engine_configs()
+        return self.__dict__.get("_engine_configs_unread") or {}
 
     def policy_root(self, path: Path) -> Path | None:
         """The repository root whose review checklist turns the RL7xx policies on."""

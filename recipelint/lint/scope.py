@@ -16,7 +16,9 @@ affects, and the scope holds:
   environment);
 * the family of each of those (the same recipe name with another hardware token, in its folder):
   their parity findings (RL401, RL101) compare them with the recipe that changed;
-* the master-config entries that changed or run a recipe of the scope (RL506, RL703).
+* the master-config entries that changed or run a recipe of the scope (RL506, RL703) — a
+  multi-node entry also when an engine configuration file it names changed (the TensorRT-LLM
+  options of srt-slurm recipes: RL606, RL608, RL610, RL607, RL103, RL609).
 
 A change to something every recipe depends on — recipelint's settings, the repository's engine
 pins, the policy checklist or its waivers — makes the scope the whole tree.  A runner's launch
@@ -273,8 +275,26 @@ def _config_view(cs, top: Path) -> tuple[dict[str, tuple], dict[tuple[str, str],
             tuple(e.scripts),
             resolved,
             tuple(e.missing),
+            _engine_files_signature(e, top),
         )
     return scripts, entries, {r for f in cs.files if (r := rel_to(f, top)) is not None}
+
+
+def _engine_files_signature(e, top: Path) -> tuple:
+    """A multi-node entry's engine configuration files with their content's digest: a change to
+    one (an srt-slurm recipe) changes the entry (its findings are the project rules')."""
+    import hashlib
+
+    from recipelint.files import Refused, confine, read_regular
+
+    out = []
+    for f in getattr(e, "engine_files", ()):
+        try:
+            digest = hashlib.sha256(read_regular(confine(top / f.tree, [top]), MAX_SEARCHED)).hexdigest()
+        except (Refused, OSError, ValueError):
+            digest = None
+        out.append((f.tree, f.line, f.concs, digest))
+    return tuple(out)
 
 
 def compute(

@@ -42,6 +42,20 @@ class ConfigProblem:
 
 
 @dataclass(slots=True)
+class EngineFile:
+    """An engine configuration file a multi-node entry's search-space item names
+    (`additional-settings: ["CONFIG_FILE=benchmarks/multi_node/srt-slurm-recipes/…yaml"]`), with
+    what the item says about the run: its concurrencies and, per role (prefill, decode), the
+    number of workers, TP, EP and attention DP."""
+
+    file: str  # as written: relative to the orchestrator's working directory
+    tree: str  # where it is in the checked tree (through the launchers' copies; else as written)
+    line: int  # the `CONFIG_FILE=` setting that names it
+    concs: tuple[int, ...]
+    roles: dict  # role -> {"workers": int | None, "tp": int | None, "ep": int | None, "dp_attn": bool | None}
+
+
+@dataclass(slots=True)
 class ConfigEntry:
     key: str
     path: Path
@@ -61,6 +75,8 @@ class ConfigEntry:
     #: (scenario, its folder, the recipe, the launcher) where a launcher runs a recipe outside the
     #: folder the template's SCENARIO_SUBDIR names for the scenario
     outside: list[tuple[str, str, str, str]] = field(default_factory=list)
+    #: multi-node entries: the engine configuration files their items name (``EngineFile``)
+    engine_files: list[EngineFile] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -79,6 +95,9 @@ class ConfigSet:
     layout: object = None
     #: the tree's sweep generator's context-length offset (``sweep.layout.context_offset``)
     context_offset: int | None = None
+    #: (destination, source) folders the runner launchers copy into a multi-node orchestrator's
+    #: checkout (``sweep.layout.recipe_copies``), read when a multi-node entry names a file
+    copies: list | None = None
 
     def points_for(self, path: Path) -> list[SweepPoint] | None:
         try:
@@ -511,6 +530,60 @@ def _conc_values(item, step: int, where: str) -> list[int]:
     return vals
 
 
+def _engine_files(entry, step: int, where: str) -> list[EngineFile]:
+    """The ``CONFIG_FILE=`` settings of a multi-node entry's search-space items (the item's own
+    ``additional-settings`` or its ``prefill:`` / ``decode:`` ones)."""
+    out: list[EngineFile] = []
+    for groups in (entry.get("scenarios") or {}).values():
+        for group in groups or []:
+            space = group.get("search-space") if hasattr(group, "get") else None
+            for i, item in enumerate(space or []):
+                if not hasattr(item, "get"):
+                    continue
+                roles: dict = {}
+                settings = _settings(item.get("additional-settings"), _item_line(space, i))
+                for role in ("prefill", "decode"):
+                    r = item.get(role)
+                    if not hasattr(r, "get"):
+                        continue
+                    settings += _settings(r.get("additional-settings"), _item_line(space, i))
+                    roles[role] = {
+                        "workers": _int_or_none(r.get("num-worker")),
+                        "tp": _int_or_none(r.get("tp")),
+                        "ep": _int_or_none(r.get("ep")),
+                        "dp_attn": bool(r["dp-attn"]) if "dp-attn" in r else None,
+                    }
+                files = {text.split("=", 1)[1].strip(): line for text, line in settings if text.startswith("CONFIG_FILE=")}
+                if not files:
+                    continue
+                try:
+                    concs = tuple(_conc_values(item, step, where))
+                except (KeyError, TypeError, ValueError):
+                    concs = ()
+                for f, line in files.items():
+                    out.append(EngineFile(f, f, line, concs, roles))
+    return out
+
+
+def _settings(seq, default_line: int) -> list[tuple[str, int]]:
+    """An ``additional-settings`` list's strings with the line each is written on."""
+    out = []
+    for j, x in enumerate(seq or []):
+        try:
+            line = seq.lc.item(j)[0] + 1
+        except (AttributeError, KeyError, TypeError, IndexError):
+            line = default_line
+        out.append((str(x), line))
+    return out
+
+
+def _int_or_none(v) -> int | None:
+    try:
+        return int(v) if v is not None and not isinstance(v, bool) else None
+    except (TypeError, ValueError):
+        return None
+
+
 def _seq_len_str(isl: int, osl: int) -> str:
     names = {(1024, 1024): "1k1k", (1024, 8192): "1k8k", (8192, 1024): "8k1k"}
     return names.get((isl, osl), f"{isl}_{osl}")
@@ -546,7 +619,17 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec, layou
     )
     cs.entries.append(ce)
     if ce.multinode:
-        return  # multi-node jobs run recipes through their own orchestration; not mapped here
+        # multi-node jobs run recipes through their own orchestration (not mapped to recipes
+        # here); the engine configuration files their items name are kept for the rules
+        ce.engine_files = _engine_files(entry, int(spec.get("conc_step", 2)), key)
+        if ce.engine_files:
+            from recipelint.sweep.layout import recipe_copies, tree_path
+
+            if cs.copies is None:
+                cs.copies = recipe_copies(Path(root), cs.roots) if root is not None else []
+            for ef in ce.engine_files:
+                ef.tree = tree_path(ef.file, cs.copies)
+        return
     model_prefix = str(entry["model-prefix"])
     precision = str(entry["precision"])
     base_env = {

@@ -463,3 +463,41 @@ def context_offset(root: Path, spec: dict, roots=None) -> int | None:
         return None
     found = {int(m.group(1)) for m in _CONTEXT.finditer(text)}
     return found.pop() if len(found) == 1 else None
+
+
+#: ``cp -r[T] "$GITHUB_WORKSPACE/SRC" DEST`` in a runner launcher (continued lines joined): the
+#: launcher copies the tree's engine recipes into the orchestrator's checkout
+_COPY = re.compile(r"""\bcp\s+-[a-zA-Z]*r[a-zA-Z]*\s+["']?\$\{?GITHUB_WORKSPACE\}?/([^"'\s]+)["']?\s+["']?([^"'\s;|&]+)""")
+
+
+def recipe_copies(root: Path, roots=None, limit: int = 1 << 20) -> list[tuple[str, str]]:
+    """(destination, source) folder pairs, longest destination first: where a runner launcher
+    (``runners/*.sh``) copies a folder of the checked tree (``$GITHUB_WORKSPACE/…``) into the
+    working directory of a multi-node orchestrator, so that a master config's
+    ``CONFIG_FILE=recipes/trtllm/glm5/x.yaml`` is the tree's
+    ``benchmarks/multi_node/srt-slurm-recipes/trtllm/glm5/x.yaml``.  Read from the launchers' text
+    (not evaluated: the copies sit in branches the sweep does not take), bounded."""
+    pairs: dict[str, str] = {}
+    d = root / "runners"
+    try:
+        names = sorted(p.name for p in d.glob("*.sh")) if d.is_dir() else []
+    except OSError:
+        names = []
+    for name in names:
+        text = tree_text(root, f"runners/{name}", roots, limit)
+        if not text:
+            continue
+        joined = re.sub(r"\\\n\s*", " ", text)
+        for m in _COPY.finditer(joined):
+            src, dest = m.group(1).rstrip("/"), m.group(2).rstrip("/")
+            if dest and not dest.startswith(("$", "/")) and ".." not in dest.split("/"):
+                pairs.setdefault(dest, src)
+    return sorted(pairs.items(), key=lambda kv: -len(kv[0]))
+
+
+def tree_path(name: str, copies: list[tuple[str, str]]) -> str:
+    """The tree's path of an orchestrator path through the launchers' copies (else ``name``)."""
+    for dest, src in copies:
+        if name == dest or name.startswith(dest + "/"):
+            return src + name[len(dest) :]
+    return name
