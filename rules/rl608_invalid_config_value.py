@@ -1,5 +1,25 @@
+import re
+
 from recipelint.engines import facts, llmapi
-from recipelint.lint.rulebase import Rule
+from recipelint.lint.rulebase import Rule, runner_names
+
+#: a value written as one variable (`$MAX_BATCH_SIZE`, `${MAX_BATCH_SIZE}`)
+_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+
+
+def _never_set(ctx, use, name: str) -> bool:
+    """Whether nothing sets ``name``: no assignment of it in the recipe's text (`NAME=`, `NAME+=`,
+    `read … NAME`, `for NAME`, `declare`/`export`/`local NAME`), not the sweep point, not a runner."""
+    if name in use.point.env:
+        return False
+    text = ctx.result.source.data.decode("utf-8", "replace") if ctx.result.source is not None else ""
+    if re.search(rf"(?:^|[\s;&|(]){name}\+?=|\b(?:read|for|declare|typeset|export|local|readonly)\b[^\n;]*\b{name}\b", text):
+        return False
+    root = getattr(ctx.project.configs, "root", None)
+    cache = ctx.project.__dict__.setdefault("_runner_names", {})
+    if root not in cache:
+        cache[root] = runner_names(root)
+    return name not in cache[root]
 
 
 class InvalidConfigValue(Rule):
@@ -110,10 +130,14 @@ class InvalidConfigValue(Rule):
                 except ValueError:
                     want = "an integer" if kind == "int" else "a number"
             if text == "":
+                # empty: said only for a variable nothing sets — not the script (an assignment
+                # whose own inputs the sweep point lacks), not the sweep point, not a runner
                 loc = f.word.loc if f.inline else f.value_loc
                 written = ctx.source_text(loc).split("=", 1)[-1].strip("\"'") if loc is not None else ""
-                why = f" (`{written}` is empty here)" if written.startswith("$") else ""
-                shown = f"`{name}` is given no value{why}"
+                m = _VARIABLE.fullmatch(written)
+                if m is None or not _never_set(ctx, use, m.group(1)):
+                    continue
+                shown = f"`{name}` is given no value (`{written}` is set nowhere: not by the script, the sweep point or a runner)"
             else:
                 shown = f"`{name} {text}` is not {want}"
             msg = f"{shown}: trtllm-serve stops at startup (click: the option takes {want})"

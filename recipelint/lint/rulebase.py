@@ -720,6 +720,26 @@ class Project:
 _RUNNER_EXPORT = re.compile(rb"(?m)^[ \t]*export[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
 
 
+_NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def runner_names(root: Path | None) -> set[str]:
+    """Every name the runners' launch scripts mention (``runners/*.sh``: `-e PORT=$PORT`,
+    `--export=ALL,PORT=8888`, `export X`…): a variable a recipe uses without setting may come
+    from there."""
+    from recipelint.files import Refused, confine, read_regular
+
+    names: set[str] = set()
+    d = Path(root) / "runners" if root is not None else None
+    for p in sorted(d.glob("*.sh")) if d is not None and d.is_dir() else []:
+        try:
+            confine(p, [root])
+            names.update(m.decode() for m in _NAME.findall(read_regular(p, 1 << 20)))
+        except Refused:
+            continue
+    return names
+
+
 def runner_exports(root: Path | None) -> set[str]:
     """Names the runners' launch scripts export (``runners/*.sh`` beside the master configs, read
     inside the repository, regular files, bounded): set for every recipe a runner starts (RL507;
