@@ -169,3 +169,43 @@ def test_the_file_wins_over_the_command_line_and_images_name_a_release():
 def test_the_data_file_is_what_the_generator_writes():
     r = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_trtllm_catalog.py"), "--check"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_trtllm_judged(tmp_path):
+    """Issue 46's acceptance in one script: an unknown flag, every launch of a file, a subcommand
+    (not a model), an unknown key in a file of the tree and in a here-document, a per-rank
+    max_batch_size of 0 under attention DP — each reported."""
+    from recipelint.lint.check import lint
+    from recipelint.sweep.points import point_from_overrides
+
+    (tmp_path / "tree.yaml").write_text("kv_cache_config:\n  enable_blok_reuse: false\n")
+    script = tmp_path / "r.sh"
+    script.write_text(
+        "#!/usr/bin/env bash\n"
+        "trtllm-serve m --tp_size 8 --no_such_flag 1 &\n"  # 2: unknown flag
+        "trtllm-serve m --tp_size 8 --config tree.yaml &\n"  # 3: unknown key in a tree file (second launch)
+        "trtllm-serve encoder m --port 8000 &\n"  # 4: a subcommand, not the model
+        "cat > cfg.yml <<EOF\n"
+        "enable_attention_dp: true\n"
+        "max_batch_size: $(( CONC / TP ))\n"  # 7: 0 per rank at CONC=4, TP=8
+        "cuda_graph_config:\n"
+        "  enable_paddding: true\n"  # 9: unknown key in a here-document
+        "EOF\n"
+        "trtllm-serve serve m --tp_size \"$TP\" --config cfg.yml &\n"
+    )
+
+    def points(display, text):  # (a master-config point: RL504 judges those)
+        pt = point_from_overrides(display, {"TP": "8", "CONC": "4"})
+        pt.config_key = "m-fp4-b200-trt"
+        return [pt]
+
+    res = lint([script], points_for=points)
+    got = {(f.code, Path(f.span.path).name, f.span.line, f.severity) for f in res.findings}
+    assert ("RL601", "r.sh", 2, "warning") in got
+    assert ("RL606", "tree.yaml", 2, "error") in got
+    assert ("RL601", "r.sh", 4, "info") in got  # (encoder's options: not read, and said)
+    assert ("RL606", "r.sh", 9, "error") in got
+    assert ("RL504", "r.sh", 7, "error") in got
+    launches = [lc for f in res.files for pr in f.points for lc in pr.launches]
+    assert [lc.entry for lc in launches] == ["trtllm-serve", "trtllm-serve", "trtllm-serve encoder", "trtllm-serve serve"]
+    assert launches[2].model is not None and launches[2].model.text == "m"
