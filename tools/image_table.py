@@ -48,6 +48,16 @@ def engine_of(framework: str) -> str:
 
 def judged(engine: str, image: str) -> tuple[str, str]:
     """(judged against, why) for one image under one engine."""
+    if engine == "trtllm":
+        # no release catalog; judged against the sources read (docs/engine-histories.md, TensorRT-LLM)
+        from recipelint.engines import llmapi
+
+        release = llmapi.release_of_image(image)
+        named = f"the tag names {release}; " if release else "the tag names no release; "
+        return "sources read", (
+            named + f"flags against serve.py, options files against {llmapi.catalog().source}, renames by release "
+            "(" + NO_CATALOG["trtllm"] + ")"
+        )
     if not versions(engine):
         note = NO_CATALOG.get(engine, "no catalog for this engine")
         tag = parse_image(image)
