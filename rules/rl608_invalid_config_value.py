@@ -93,8 +93,8 @@ class InvalidConfigValue(Rule):
         """The multi-node engine configurations' LLM-API mappings (srt-slurm recipes)."""
         from recipelint.lint.findings import span_of
 
-        cat = llmapi.catalog()
         for cfg in project.engine_configs():
+            cat = llmapi.catalog()  # (read only when there is something to judge)
             for role, mapping in cfg.roles.items():
                 for p in cat.check(mapping):
                     if p.kind != "type":

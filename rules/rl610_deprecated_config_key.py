@@ -64,8 +64,8 @@ class DeprecatedConfigKey(Rule):
         """The multi-node engine configurations' LLM-API mappings (srt-slurm recipes)."""
         from recipelint.lint.findings import span_of
 
-        cat = llmapi.catalog()
         for cfg in project.engine_configs():
+            cat = llmapi.catalog()  # (read only when there is something to judge)
             on = f" (the image runs TensorRT-LLM {cfg.release})" if cfg.release else ""
             for role, mapping in cfg.roles.items():
                 for loc, msg, related, _ in notes(cat.check(mapping), cat, on, f"{role}."):

@@ -831,6 +831,9 @@ def _paths_scope(paths: list[Path], cs):
             continue
     prefixes = tuple(r.rstrip(os.sep) + os.sep for r in roots)
     files: dict = {}
+    # (a recipe or two named: no engine configuration file among them — the launchers that map
+    # their names into the tree are not read for a pre-commit run)
+    engines = any(not r.endswith((".sh", ".bash")) for r in roots)
 
     def under(x: str) -> bool:
         return x in roots or x.startswith(prefixes)
@@ -844,8 +847,8 @@ def _paths_scope(paths: list[Path], cs):
                 return True
             if cs.root is None:
                 return False
-            return any(under(os.path.realpath(cs.root / m)) for m in e.missing) or any(
-                under(os.path.realpath(cs.root / f.tree)) for f in getattr(e, "engine_files", ())
+            return any(under(os.path.realpath(cs.root / m)) for m in e.missing) or (
+                engines and any(under(os.path.realpath(cs.root / cs.engine_tree(f))) for f in getattr(e, "engine_files", ()))
             )
         except (OSError, ValueError):
             return True

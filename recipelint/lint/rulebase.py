@@ -609,7 +609,7 @@ class Project:
         if root is not None and refs:
             roots = getattr(self.configs, "roots", None) or [Path(root)]
             for e, ref in refs:
-                got = llmapi.engine_config(Path(root), ref.tree, roots)
+                got = llmapi.engine_config(Path(root), self.configs.engine_tree(ref), roots)
                 if isinstance(got, str):
                     unread.setdefault(ref.file, (got, []))[1].append((e, ref))
                     continue

@@ -275,12 +275,12 @@ def _config_view(cs, top: Path) -> tuple[dict[str, tuple], dict[tuple[str, str],
             tuple(e.scripts),
             resolved,
             tuple(e.missing),
-            _engine_files_signature(e, top),
+            _engine_files_signature(cs, e, top),
         )
     return scripts, entries, {r for f in cs.files if (r := rel_to(f, top)) is not None}
 
 
-def _engine_files_signature(e, top: Path) -> tuple:
+def _engine_files_signature(cs, e, top: Path) -> tuple:
     """A multi-node entry's engine configuration files with their content's digest: a change to
     one (an srt-slurm recipe) changes the entry (its findings are the project rules')."""
     import hashlib
@@ -289,11 +289,12 @@ def _engine_files_signature(e, top: Path) -> tuple:
 
     out = []
     for f in getattr(e, "engine_files", ()):
+        tree = cs.engine_tree(f)
         try:
-            digest = hashlib.sha256(read_regular(confine(top / f.tree, [top]), MAX_SEARCHED)).hexdigest()
+            digest = hashlib.sha256(read_regular(confine(top / tree, [top]), MAX_SEARCHED)).hexdigest()
         except (Refused, OSError, ValueError):
             digest = None
-        out.append((f.tree, f.line, f.concs, digest))
+        out.append((tree, f.line, f.concs, digest))
     return tuple(out)
 
 

@@ -49,7 +49,6 @@ class EngineFile:
     number of workers, TP, EP and attention DP."""
 
     file: str  # as written: relative to the orchestrator's working directory
-    tree: str  # where it is in the checked tree (through the launchers' copies; else as written)
     line: int  # the `CONFIG_FILE=` setting that names it
     concs: tuple[int, ...]
     roles: dict  # role -> {"workers": int | None, "tp": int | None, "ep": int | None, "dp_attn": bool | None}
@@ -98,6 +97,16 @@ class ConfigSet:
     #: (destination, source) folders the runner launchers copy into a multi-node orchestrator's
     #: checkout (``sweep.layout.recipe_copies``), read when a multi-node entry names a file
     copies: list | None = None
+
+    def engine_tree(self, ef: EngineFile) -> str:
+        """Where a multi-node engine configuration file is in the checked tree: through the
+        folders the runner launchers copy into the orchestrator's checkout
+        (``sweep.layout.recipe_copies``, read once, when first asked), else as written."""
+        from recipelint.sweep.layout import recipe_copies, tree_path
+
+        if self.copies is None:
+            self.copies = recipe_copies(Path(self.root), self.roots) if self.root is not None else []
+        return tree_path(ef.file, self.copies)
 
     def points_for(self, path: Path) -> list[SweepPoint] | None:
         try:
@@ -561,7 +570,7 @@ def _engine_files(entry, step: int, where: str) -> list[EngineFile]:
                 except (KeyError, TypeError, ValueError):
                     concs = ()
                 for f, line in files.items():
-                    out.append(EngineFile(f, f, line, concs, roles))
+                    out.append(EngineFile(f, line, concs, roles))
     return out
 
 
@@ -622,13 +631,6 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec, layou
         # multi-node jobs run recipes through their own orchestration (not mapped to recipes
         # here); the engine configuration files their items name are kept for the rules
         ce.engine_files = _engine_files(entry, int(spec.get("conc_step", 2)), key)
-        if ce.engine_files:
-            from recipelint.sweep.layout import recipe_copies, tree_path
-
-            if cs.copies is None:
-                cs.copies = recipe_copies(Path(root), cs.roots) if root is not None else []
-            for ef in ce.engine_files:
-                ef.tree = tree_path(ef.file, cs.copies)
         return
     model_prefix = str(entry["model-prefix"])
     precision = str(entry["precision"])
