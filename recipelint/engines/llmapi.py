@@ -504,6 +504,8 @@ def engine_config(root: Path, name: str, roots) -> tuple[Path, dict, str | None]
         if e.kind == "missing":
             return "it is not in the checked tree (the orchestrator's own recipe checkout)"
         return _REFUSED.get(e.kind, "it cannot be read")
+    if "trtllm_config" not in text:
+        return None  # (another engine's: not decoded)
     data = text.encode("utf-8")
     doc = decode((Chunk(text, Loc(SourceFile(str(path), data), 0, len(data))),))
     if not isinstance(doc, JNode) or doc.kind != "object":

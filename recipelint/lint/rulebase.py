@@ -608,8 +608,12 @@ class Project:
         refs = [(e, ref) for e in self.entries() for ref in getattr(e, "engine_files", ())]
         if root is not None and refs:
             roots = getattr(self.configs, "roots", None) or [Path(root)]
+            read: dict = {}  # (each file read and decoded once, however many items name it)
             for e, ref in refs:
-                got = llmapi.engine_config(Path(root), self.configs.engine_tree(ref), roots)
+                tree = self.configs.engine_tree(ref)
+                if tree not in read:
+                    read[tree] = llmapi.engine_config(Path(root), tree, roots)
+                got = read[tree]
                 if isinstance(got, str):
                     unread.setdefault(ref.file, (got, []))[1].append((e, ref))
                     continue
