@@ -77,34 +77,18 @@ class InvalidConfigValue(Rule):
             opts = ctx.llm_api(use).options
             if opts is None or not opts.judged:
                 continue
-            cat = llmapi.catalog()
             passed = [(opts.flag.word.loc, "the options file is passed here")]
-            for p in cat.check(opts.root):
-                if p.kind != "type":
-                    continue
-                shown = p.node.raw.strip() or str(p.node.value)
-                msg = (
-                    f"`{p.path}: {shown}`: the field takes {p.expected}; TensorRT-LLM stops at startup "
-                    f"(pydantic `ValidationError`; {cat.source})"
-                )
-                yield ctx.finding(p.node.loc, msg, use.point, related=passed, key=f"llm_api|{p.path}|{shown}")
+            for loc, msg, key in _values(opts.root):
+                yield ctx.finding(loc, msg, use.point, related=passed, key=key)
 
     def check_project(self, project):
         """The multi-node engine configurations' LLM-API mappings (srt-slurm recipes)."""
         from recipelint.lint.findings import span_of
 
         for cfg in project.engine_configs():
-            cat = llmapi.catalog()  # (read only when there is something to judge)
             for role, mapping in cfg.roles.items():
-                for p in cat.check(mapping):
-                    if p.kind != "type":
-                        continue
-                    shown = p.node.raw.strip() or str(p.node.value)
-                    msg = (
-                        f"`{role}.{p.path}: {shown}`: the field takes {p.expected}; TensorRT-LLM stops at startup "
-                        f"(pydantic `ValidationError`; {cat.source})"
-                    )
-                    yield self.project_finding(span_of(p.node.loc), msg, cfg.related())
+                for loc, msg, _ in _values(mapping, f"{role}."):
+                    yield self.project_finding(span_of(loc), msg, cfg.related())
 
     @staticmethod
     def _cli(ctx, use):
@@ -142,3 +126,17 @@ class InvalidConfigValue(Rule):
                 shown = f"`{name} {text}` is not {want}"
             msg = f"{shown}: trtllm-serve stops at startup (click: the option takes {want})"
             yield ctx.finding(f.value_loc or f.word.loc, msg, use.point, key=f"cli|{name}|{text}")
+
+
+def _values(root, prefix: str = ""):
+    """(location, message, key) of each value of an LLM-API mapping its field does not take."""
+    cat = llmapi.catalog()
+    for p in cat.check(root):
+        if p.kind != "type":
+            continue
+        shown = p.node.raw.strip() or str(p.node.value)
+        msg = (
+            f"`{prefix}{p.path}: {shown}`: the field takes {p.expected}; TensorRT-LLM stops at startup "
+            f"(pydantic `ValidationError`; {cat.source})"
+        )
+        yield p.node.loc, msg, f"llm_api|{prefix}{p.path}|{shown}"

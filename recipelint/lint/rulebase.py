@@ -727,10 +727,9 @@ _RUNNER_EXPORT = re.compile(rb"(?m)^[ \t]*export[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
 _NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def runner_names(root: Path | None) -> set[str]:
-    """Every name the runners' launch scripts mention (``runners/*.sh``: `-e PORT=$PORT`,
-    `--export=ALL,PORT=8888`, `export X`…): a variable a recipe uses without setting may come
-    from there."""
+def _runner_matches(root: Path | None, pattern: re.Pattern) -> set[str]:
+    """The matches of ``pattern`` in the runners' launch scripts (``runners/*.sh`` beside the
+    master configs, read inside the repository, regular files, bounded)."""
     from recipelint.files import Refused, confine, read_regular
 
     names: set[str] = set()
@@ -738,27 +737,22 @@ def runner_names(root: Path | None) -> set[str]:
     for p in sorted(d.glob("*.sh")) if d is not None and d.is_dir() else []:
         try:
             confine(p, [root])
-            names.update(m.decode() for m in _NAME.findall(read_regular(p, 1 << 20)))
+            names.update(m.decode() for m in pattern.findall(read_regular(p, 1 << 20)))
         except Refused:
             continue
     return names
+
+
+def runner_names(root: Path | None) -> set[str]:
+    """Every name the runners' launch scripts mention (`-e PORT=$PORT`, `--export=ALL,PORT=8888`,
+    `export X`…): a variable a recipe uses without setting may come from there."""
+    return _runner_matches(root, _NAME)
 
 
 def runner_exports(root: Path | None) -> set[str]:
-    """Names the runners' launch scripts export (``runners/*.sh`` beside the master configs, read
-    inside the repository, regular files, bounded): set for every recipe a runner starts (RL507;
+    """Names the runners' launch scripts export: set for every recipe a runner starts (RL507;
     ``lint.scope`` compares them between a diff's trees)."""
-    from recipelint.files import Refused, confine, read_regular
-
-    names: set[str] = set()
-    d = Path(root) / "runners" if root is not None else None
-    for p in sorted(d.glob("*.sh")) if d is not None and d.is_dir() else []:
-        try:
-            confine(p, [root])
-            names.update(m.decode() for m in _RUNNER_EXPORT.findall(read_regular(p, 1 << 20)))
-        except Refused:
-            continue
-    return names
+    return _runner_matches(root, _RUNNER_EXPORT)
 
 
 # ---- small queries used by several rules -------------------------------------------------
