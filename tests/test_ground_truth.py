@@ -579,6 +579,10 @@ _SNIPPETS = {
         'X="${Y:-a;b}"; emit "$X" "${Y:-AMDGPU;X86}" ${Y:-c;d} "${Y:-a&b}" "${Y:-a|b}" "${Y:-a<b}" "${Y+x>y}" "${Y:-a b;c}"\n'
         'emit "${Y:=e|f}"; emit "$Y"; Z=1; emit "${Z:+p;q}" "${Z:-no;pe}"; emit ${U:-g;h} i; emit j; '
         'emit "${U:-a)b}" ${U:-c)d} "${U:-(e}" "${U:-(a)}"',
+        # ... also next to a command or arithmetic substitution or a backquoted command in the word
+        # (issue 47: `"${P:-a=${PORT};b=$(f)}"` was a syntax error)
+        'f() { echo "F$1"; }; PORT=9; X="${P:-a=${PORT};b=$(f)}"; emit "$X" "${P:-a;$(f x)}" "${P:-$(f);a}" ${P:-c;$(f y)}\n'
+        'emit "${P:-a|$(f)}" "${P:-a & $(f 1; f 2)}" "${P:-n;$((1+2))}" "${P:-b>$(f)<c}" "${P:-q;`f z`}"; emit done',
         # ... and so is a `{` before a quote (tree-sitter-bash: an error; a JSON default), the first
         # `}` ending the word; a negated command's `-` before a here-document (the grammar drops it)
         'K=kv; X="${Y:-{\\"name\\":\\"$K\\"}}"; emit "$X" "${Y:-{\\"a\\": 1, \\"b\\": \\"${K}\\"}}" ${Y:-{\\"q\\"}} "${Y-x{\\"y}"\n'

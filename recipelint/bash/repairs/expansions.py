@@ -162,9 +162,15 @@ def _expansion_operators(tree, data: bytes):
         if end is None:
             continue
         word = data[m.end() : end]
-        if re.search(rb"['`]|\$\(", word):
+        if b"'" in word:
             continue
-        if re.search(rb"[\"\\]", word):
+        if re.search(rb"`|\$\(", word):
+            # (`"${P:-a=${PORT};b=$(f)}"`: the operators outside the substitutions and nested
+            # expansions; a word that also holds quotes or escapes is left as it is)
+            if re.search(rb"[\"\\]", word):
+                continue
+            blank = [m.end() + i for i in _outside_nested(word, b";&|<>")]
+        elif re.search(rb"[\"\\]", word):
             # (quotes: the first `}` may be quoted, so that the word runs on; the `{`s before it
             # are the word's all the same)
             blank = [m.end() + i.start() for i in _BRACE_BEFORE_QUOTE.finditer(word)]
@@ -178,16 +184,34 @@ def _expansion_operators(tree, data: bytes):
 
 
 def _outside_nested(word: bytes, chars: bytes) -> list[int]:
-    """Offsets in ``word`` of the bytes of ``chars`` that are not inside a nested ``${...}``."""
-    out, depth, i = [], 0, 0
-    while i < len(word):
+    """Offsets in ``word`` of the bytes of ``chars`` that are not inside a nested ``${...}``, a
+    command or arithmetic substitution ``$(...)`` / ``$((...))`` or a backquoted one."""
+    out, depth, parens, i = [], 0, 0, 0
+    n = len(word)
+    while i < n:
+        ch = word[i]
+        if ch == 96:  # `...`: to the closing backquote
+            j = word.find(b"`", i + 1)
+            i = n if j < 0 else j + 1
+            continue
+        if word[i : i + 2] == b"$(":
+            parens += 1
+            i += 2
+            continue
+        if parens:
+            if ch == 40:
+                parens += 1
+            elif ch == 41:
+                parens -= 1
+            i += 1
+            continue
         if word[i : i + 2] == b"${":
             depth += 1
             i += 2
             continue
-        if word[i] == 125 and depth:
+        if ch == 125 and depth:
             depth -= 1
-        elif not depth and word[i] in chars:
+        elif not depth and ch in chars:
             out.append(i)
         i += 1
     return out
