@@ -627,3 +627,20 @@ def test_mutated_settings_give_results_or_one_line_errors(case):
         name = ".recipelint.yaml" if kind == "yaml" else "pyproject.toml"
         (root / name).write_text(text, encoding="utf-8", errors="surrogateescape")
         _run_cli(root)
+
+
+def test_a_loop_stops_when_the_step_limit_is_spent(tmp_path):
+    # a `while` whose condition sources the script itself (a mutation the fuzzer found): once the
+    # step limit was spent each iteration still ran, only counting steps — 2.1 million, 26 s
+    text = (
+        "#!/usr/bin/env bash\ninstall_like() {\n  i=0\n  while\nsource \"$(dirname \"$0\")/$(basename \"$0\")\"\n"
+        " true; do\n    if [ \"x$1\" = \"x\" ]; then break; fi\n"
+        "    if [ \"$(expr substr \"$1\" 1 2)\" = \"--\" ]; then i=$(expr $i + 1); fi\n"
+        "    if [ $i -gt 2 ]; then break; fi\n    shift 1\n  done\n}\n"
+        "install_like \"--aa\" \"--aa\" \"--uninstall\"\nvllm serve \"$MODEL\" --port \"$PORT\" &\n"
+    )
+    path = tmp_path / "recipe.sh"
+    path.write_text(text)
+    counted = CountingAnalyzer()
+    result = lint([path], analyzer=counted, options=Options(use_configs=False, jobs=1))
+    _within_limits(counted, result)

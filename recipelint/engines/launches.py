@@ -103,6 +103,9 @@ class Launch:
     #: TensorRT-LLM: the LLM-API options as the server gets them (``engines.llmapi.Resolved``),
     #: computed once by the first rule that asks (``FileContext.llm_api``)
     llm_api: object = None
+    #: `docker run IMAGE ARGS` of an image whose entrypoint is the server: the image (its tag names
+    #: the release the launch runs, over the sweep point's)
+    image: str | None = None
 
     # -- queries ---------------------------------------------------------------------------
     def all(self, key: str) -> list[Flag]:
@@ -178,6 +181,7 @@ class _Catalog:
     python_value_options: frozenset = frozenset()
     underscores: frozenset = frozenset()  # engines whose flags may be spelt with `_` for `-`
     starts: frozenset = frozenset()  # first words of the entry points
+    images: dict = field(default_factory=dict)  # image repository -> its entrypoint (engine, argv)
 
 
 _CAT: _Catalog | None = None
@@ -200,6 +204,7 @@ def catalog() -> _Catalog:
         cat.entries.sort(key=lambda e: -len(e.argv))
         cat.starts = frozenset(e.argv[0] for e in cat.entries)
         cat.launchers = data["launchers"]
+        cat.images = dict(data.get("image_entrypoints") or {})
         cat.aliases = {eng: dict(m or {}) for eng, m in (data.get("aliases") or {}).items()}
         cat.python_value_options = frozenset(data.get("python_value_options", []))
         _CAT = cat
@@ -271,13 +276,36 @@ def detect(argv: list[Word], prefix_env: dict, exported, loc: Loc) -> Launch | N
     if first is not None and os.path.basename(first) not in cat.launchers and not _could_start(first, cat):
         return None  # neither a launcher nor an entry point in front: the other words do not matter
     texts = [w.text for w in argv]
-    if not any(t is None or _could_start(t, cat) for t in texts):
+    container = first is not None and os.path.basename(first) in _CONTAINERS and bool(cat.images)
+    if not container and not any(t is None or _could_start(t, cat) for t in texts):
         return None
     assigned: dict = {}  # `env NAME=VALUE` launcher assignments
-    stripped = strip_launchers(argv, assigned)
+    if (
+        first is None
+        and len(texts) > 2
+        and texts[1] == "-m"
+        and texts[2] is not None
+        and not any(c.multi for c in argv[0].chunks)
+    ):
+        # `"${PY}" -m sglang.launch_server …` with PY=$(command -v python3): an interpreter from a
+        # variable, the module says what runs
+        texts = ["python", *texts[1:]]
+        stripped: tuple[int, list[str]] | None = (0, [])
+    else:
+        stripped = strip_launchers(argv, assigned)
     if stripped is None:
         return None
     i, launcher = stripped
+    if launcher and launcher[-1] in _CONTAINERS and 0 < i and texts[i - 1] is not None:
+        # `docker run … vllm/vllm-openai:v0.10.1 --model m …`: the image's entrypoint serves
+        found = _image_entry(texts[i - 1], cat)
+        if found is not None and (i >= len(texts) or texts[i] is None or texts[i].startswith("-") or found.positionals):
+            env = dict(exported() if callable(exported) else exported)
+            env.update(prefix_env)
+            env.update(assigned)
+            lc = _build(found, argv, i, i, tuple(launcher), env, prefix_env, loc, cat)
+            lc.image = texts[i - 1]
+            return lc
     for entry in cat.entries:
         j = _match_entry(entry, texts, i, cat)
         if j is None:
@@ -289,6 +317,21 @@ def detect(argv: list[Word], prefix_env: dict, exported, loc: Loc) -> Launch | N
     return None
 
 
+#: the launchers whose operand is an image
+_CONTAINERS = frozenset({"docker", "podman"})
+
+
+def _image_entry(image: str, cat) -> _Entry | None:
+    """The entry point an image's ENTRYPOINT runs (``image_entrypoints`` in engines.yaml), or None."""
+    from recipelint.engines.versions import parse_image
+
+    repo = parse_image(image).repository
+    spec = cat.images.get(repo)
+    if spec is None:
+        return None
+    return _Entry(spec["engine"], tuple(spec["argv"]), int(spec.get("positionals", 0)))
+
+
 def _could_start(text: str, cat) -> bool:
     """Whether a word could be the first word of a serve entry point (`vllm`, `python3`, ...)."""
     base = text.rsplit("/", 1)[-1]
@@ -296,12 +339,18 @@ def _could_start(text: str, cat) -> bool:
 
 
 def _skip_launcher(spec, texts, i, argv, env):
-    subs = spec.get("subcommands")
-    if subs is not None:  # `docker run ...`: the subcommand picks the options; another one runs nothing
-        sub = subs.get(texts[i]) if i < len(texts) else None
+    while spec.get("subcommands") is not None:
+        # `docker run ...`, `ray job submit ...`: the subcommand picks the options; another one runs nothing
+        sub = spec["subcommands"].get(texts[i]) if i < len(texts) else None
         if sub is None:
             return None
         spec, i = sub, i + 1
+    if spec.get("until"):
+        # `ray job submit [OPTIONS] -- CMD`: the command is what follows the separator, whatever
+        # the options before it
+        sep = spec["until"]
+        k = next((k for k in range(i, len(texts)) if texts[k] == sep), None)
+        return None if k is None else k + 1
     values = set(spec.get("value_options", []))
     values2 = set(spec.get("value2_options", []))
     operands = int(spec.get("operands", 0))

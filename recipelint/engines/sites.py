@@ -28,7 +28,7 @@ class Site:
 _COMPILED: dict[int, tuple] = {}
 
 
-def _patterns() -> tuple[re.Pattern, re.Pattern | None, tuple[str, ...], frozenset[str]]:
+def _patterns() -> tuple[re.Pattern, re.Pattern | None, tuple[str, ...], frozenset[str], frozenset[str]]:
     """(known entry points with their engine as the group name, serve-like words, modules that
     are tools, not servers, commands whose words are messages), for the engine facts of this run
     (settings may extend them)."""
@@ -44,7 +44,8 @@ def _patterns() -> tuple[re.Pattern, re.Pattern | None, tuple[str, ...], frozens
     words = [str(p) for p in like.get("patterns") or []]
     tools = tuple(str(t) for t in like.get("not_servers") or [])
     quiet = frozenset(str(c) for c in like.get("not_commands") or [])
-    out = (re.compile("|".join(known)), re.compile("|".join(words)) if words else None, tools, quiet)
+    subs = frozenset(str(c) for c in like.get("not_server_subcommands") or [])
+    out = (re.compile("|".join(known)), re.compile("|".join(words)) if words else None, tools, quiet, subs)
     _COMPILED.clear()
     _COMPILED[id(data)] = (data, out)
     return out
@@ -86,7 +87,7 @@ def _one_line(text: str) -> str:
 def scan(texts: list[tuple[int, int, str, str]]) -> list[Site]:
     """``texts``: (start, end, text, kind) of the file's commands, arrays, assigned strings and
     here-documents (byte offsets); the sites among them, in order, one per text."""
-    known, like, tools, quiet = _patterns()
+    known, like, tools, quiet, subs = _patterns()
     out: list[Site] = []
     for start, end, text, kind in texts:
         flat = _one_line(text)
@@ -101,6 +102,9 @@ def scan(texts: list[tuple[int, int, str, str]]) -> list[Site]:
             continue
         u = like.search(flat) if like is not None else None
         if u is not None and not any(t in u.group(0) for t in tools):
+            after = flat[u.end() :].split(None, 1)
+            if after and after[0] in subs:
+                continue  # (`python -m vllm.entrypoints.cli.main bench serve`: a client)
             out.append(Site(start, end, u.group(0), None, kind))
     return out
 

@@ -414,6 +414,11 @@ class ControlFlow:
         active = [st]
         done = []
         for it in range(self.limits.max_loop + 1):
+            if self.steps > self.limits.max_steps:  # (the step limit is spent: see `_while`)
+                for s in active:
+                    s.truncated = True
+                done += active
+                break
             nxt = []
             for s in active:
                 try:
@@ -477,6 +482,14 @@ class ControlFlow:
         counting = quiet and self._counting(node, conds, body_nodes)
         for i in range(self.limits.max_loop):
             if quiet and (polls >= self.limits.quiet_loop or i >= self.limits.quiet_loop_max):
+                break
+            if self.steps > self.limits.max_steps:
+                # (the step limit is spent: each further iteration would only count steps — a
+                # condition that sources the script itself ran 2 million of them)
+                for s in active:
+                    s.truncated = True
+                done += active
+                active = []
                 break
             forks_before = self.paths
             before = _VarSnapshot(active[0]) if len(active) == 1 else None

@@ -24,6 +24,12 @@ class _Unknown:
             self.text = ""
 
 
+#: commands that run their string argument as a script (`bash -c "…"`)
+_SHELLS = frozenset({"bash", "sh", "eval"})
+#: a shell given a script as an argument further along a command (`srun … bash -c "…"`)
+_SHELL_C = re.compile(r"\b(?:ba)?sh\s+(?:-[a-z]*c\b|-[a-z]+\s+-c\b)")
+
+
 class LaunchWatch:
     """Finding the code that may still launch (see the module docstring)."""
 
@@ -91,9 +97,14 @@ class LaunchWatch:
             # after a launch, a command run from a variable counts only when that variable is
             # assigned a launch somewhere (`DECODE_CMD=(vllm serve ...)`): known for this script
             # (the node is kept with the answer, so that its id stays its own)
+            # — or when a shell it runs is given a launch as text (`srun … bash -c "vllm serve …"`)
             hit = self._strict_cache.get(id(node))
             if hit is None:
-                hit = self._strict_cache[id(node)] = (watched or any(self._names_launch_var(t) for t in var_cmds), node)
+                # (or a command named by an expansion whose words name a launch: `"${PY}" -m sglang.launch_server`)
+                shell = (not names.isdisjoint(_SHELLS) or bool(var_cmds) or _SHELL_C.search(node.text) is not None) and any(
+                    w in node.text for w in self._launch_words()
+                )
+                hit = self._strict_cache[id(node)] = (watched or shell or any(self._names_launch_var(t) for t in var_cmds), node)
             return hit[0], names
         return loose, names
 
@@ -138,17 +149,22 @@ class LaunchWatch:
         names = set(re.findall(r"\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)", text))
         return bool(names & self._launch_vars())
 
+    def _launch_words(self) -> list[str]:
+        """The texts that start a launch (`vllm serve`, `sglang.launch_server`, `trtllm-serve`)."""
+        words = []
+        for name, prefixes in self.launch_watch.items() if isinstance(self.launch_watch, dict) else []:
+            if prefixes is None:
+                words.append(name)
+            else:
+                words.extend(
+                    p[-1].removeprefix("*/") if name == "python" and p else f"{name} {' '.join(p)}".rstrip() for p in prefixes
+                )
+        return words
+
     def _launch_vars(self) -> frozenset:
         """Variables of the script whose assigned text contains a launch (computed once)."""
         if self._launch_var_cache is None:
-            words = []
-            for name, prefixes in self.launch_watch.items() if isinstance(self.launch_watch, dict) else []:
-                if prefixes is None:
-                    words.append(name)
-                else:
-                    words.extend(
-                        p[-1].removeprefix("*/") if name == "python" and p else f"{name} {' '.join(p)}".rstrip() for p in prefixes
-                    )
+            words = self._launch_words()
             found = set()
             stack = [self._root] if self._root is not None else []
             while stack:

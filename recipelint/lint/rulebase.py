@@ -258,7 +258,12 @@ class Use:
         engine = engine or self.launch.engine
         if not versions(engine):
             return None
-        ev = of_point(engine, self.point)
+        if self.launch.image and engine == self.launch.engine:
+            from recipelint.engines.versions import resolve
+
+            ev = resolve(engine, self.launch.image)  # (`docker run IMAGE …`: the image the launch names)
+        else:
+            ev = of_point(engine, self.point)
         return ev if ev.versions else None
 
     def behaviour(self, bid: str):
