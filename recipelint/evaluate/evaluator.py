@@ -148,6 +148,7 @@ class Evaluator(
         self._item_parts: dict = {}
         self._root = None
         self._launch_var_cache = None
+        self._launch_words_cache: list[str] | None = None
         self._fp_ver = None
         self._fp = frozenset()
         self._assign_cache: dict[int, tuple] = {}

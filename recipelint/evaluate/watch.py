@@ -100,10 +100,7 @@ class LaunchWatch:
             # — or when a shell it runs is given a launch as text (`srun … bash -c "vllm serve …"`)
             hit = self._strict_cache.get(id(node))
             if hit is None:
-                # (or a command named by an expansion whose words name a launch: `"${PY}" -m sglang.launch_server`)
-                shell = (not names.isdisjoint(_SHELLS) or bool(var_cmds) or _SHELL_C.search(node.text) is not None) and any(
-                    w in node.text for w in self._launch_words()
-                )
+                shell = self._shell_launch(node)
                 hit = self._strict_cache[id(node)] = (watched or shell or any(self._names_launch_var(t) for t in var_cmds), node)
             return hit[0], names
         return loose, names
@@ -148,6 +145,41 @@ class LaunchWatch:
     def _names_launch_var(self, text: str) -> bool:
         names = set(re.findall(r"\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)", text))
         return bool(names & self._launch_vars())
+
+    def _shell_launch(self, node) -> bool:
+        """Whether a command under ``node`` runs a launch it is given as text: a shell's script
+        (`srun … bash -c "vllm serve …"`, `eval "…"`) or the words of a command named by an
+        expansion (`"${PY}" -m sglang.launch_server`) — each command's own text, not its block's."""
+        words = self._entry_words()
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n.type == "command":
+                text = n.text
+                if any(w in text for w in words):
+                    nm = n.field("name")
+                    word = nm.children[0] if nm is not None and nm.children else nm
+                    name = word.text if word is not None and word.type == "word" else None
+                    if name is None or name in _SHELLS or _SHELL_C.search(text) is not None:
+                        return True
+                continue
+            stack.extend(n.children)
+        return False
+
+    def _entry_words(self) -> list[str]:
+        """The texts of the entry points alone (`vllm serve`, `sglang.launch_server`,
+        `trtllm-serve`; not the launchers: `env`, `timeout` are in any text)."""
+        if self._launch_words_cache is None:
+            watch = self.launch_watch if isinstance(self.launch_watch, dict) else {}
+            self._launch_words_cache = [
+                w
+                for name, prefixes in watch.items()
+                if prefixes is not None
+                for w in (
+                    (p[-1].removeprefix("*/") if name == "python" and p else f"{name} {' '.join(p)}".rstrip()) for p in prefixes
+                )
+            ]
+        return self._launch_words_cache
 
     def _launch_words(self) -> list[str]:
         """The texts that start a launch (`vllm serve`, `sglang.launch_server`, `trtllm-serve`)."""
