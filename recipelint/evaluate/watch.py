@@ -151,6 +151,9 @@ class LaunchWatch:
         (`srun … bash -c "vllm serve …"`, `eval "…"`) or the words of a command named by an
         expansion (`"${PY}" -m sglang.launch_server`) — each command's own text, not its block's."""
         words = self._entry_words()
+        whole = node.text
+        if not any(w in whole for w in words):
+            return False  # (most blocks: no entry point named anywhere in them)
         stack = [node]
         while stack:
             n = stack.pop()
