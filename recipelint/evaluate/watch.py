@@ -173,23 +173,17 @@ class LaunchWatch:
         """The texts of the entry points alone (`vllm serve`, `sglang.launch_server`,
         `trtllm-serve`; not the launchers: `env`, `timeout` are in any text)."""
         if self._launch_words_cache is None:
-            watch = self.launch_watch if isinstance(self.launch_watch, dict) else {}
-            self._launch_words_cache = [
-                w
-                for name, prefixes in watch.items()
-                if prefixes is not None
-                for w in (
-                    (p[-1].removeprefix("*/") if name == "python" and p else f"{name} {' '.join(p)}".rstrip()) for p in prefixes
-                )
-            ]
+            self._launch_words_cache = self._launch_words(launchers=False)
         return self._launch_words_cache
 
-    def _launch_words(self) -> list[str]:
-        """The texts that start a launch (`vllm serve`, `sglang.launch_server`, `trtllm-serve`)."""
+    def _launch_words(self, launchers: bool = True) -> list[str]:
+        """The texts that start a launch (`vllm serve`, `sglang.launch_server`, `trtllm-serve`),
+        and the launchers' names (``launchers``)."""
         words = []
         for name, prefixes in self.launch_watch.items() if isinstance(self.launch_watch, dict) else []:
             if prefixes is None:
-                words.append(name)
+                if launchers:
+                    words.append(name)
             else:
                 words.extend(
                     p[-1].removeprefix("*/") if name == "python" and p else f"{name} {' '.join(p)}".rstrip() for p in prefixes
