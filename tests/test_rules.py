@@ -64,7 +64,7 @@ def test_rule_fixtures(folder):
     for f in result.findings:
         by_file.setdefault(str(Path(f.span.path).resolve()), set()).add((f.code, f.span.line))
     checked = 0
-    for path in sorted([*folder.rglob("*.sh"), *folder.rglob("*.yaml")]):
+    for path in sorted([*folder.rglob("*.sh"), *folder.rglob("*.sbatch"), *folder.rglob("*.slurm"), *folder.rglob("*.yaml")]):
         ann = annotations(path)
         codes = {c for _, c, _ in ann}
         got = {(c, ln) for c, ln in by_file.get(str(path.resolve()), set()) if c in codes}
@@ -78,7 +78,7 @@ def test_rule_fixtures(folder):
 
 def test_every_rule_has_docs_and_fixtures():
     have = {}
-    for path in [*RULES_DIR.rglob("*.sh"), *RULES_DIR.rglob("*.yaml")]:
+    for path in [*RULES_DIR.rglob("*.sh"), *RULES_DIR.rglob("*.sbatch"), *RULES_DIR.rglob("*.yaml")]:
         for kind, code, _ in annotations(path):
             have.setdefault(code, set()).add(kind)
     for rule in all_rules():

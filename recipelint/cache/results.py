@@ -8,7 +8,8 @@ The key is a SHA-256 over
 * the options and settings of the run and the working directory (findings carry paths relative
   to it);
 * the content of every file a run may read: the files named or walked, and every ``*.sh``,
-  ``*.bash``, ``*.yaml``, ``*.yml``, ``*.md`` and ``*.toml`` under the project root — the folder
+  ``*.bash``, ``*.slurm``, ``*.sbatch``, ``*.yaml``, ``*.yml``, ``*.md`` and ``*.toml`` under the
+  project root — the folder
   with the master configs (``configs/*-master.yaml``) or else the git work tree.  Sourced
   libraries, sibling recipes, runner files, the review checklist and waivers live there.
 
@@ -54,7 +55,7 @@ from recipelint.cache.store import (
 )
 from recipelint.files import Refused, confine, confine_resolved
 
-SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".md", ".toml")
+SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch", ".yaml", ".yml", ".md", ".toml")
 
 
 #: folders no walk enters (version control, environments, tool caches: as ruff's defaults);

@@ -127,11 +127,16 @@ def confined_configs(configs: list[Path], roots: list[Path], where: str = "") ->
             raise UsageError(f"{where}{r.reason}: not read") from None
 
 
+#: the files a directory walk takes for recipes
+RECIPE_SUFFIXES = (".sh", ".slurm", ".sbatch")
+
+
 def collect(
     paths: list[Path], settings: Settings | None = None, force_exclude: bool = False, resolved: dict[str, str] | None = None
 ) -> list[tuple[Path, str]]:
-    """(path, display) of every recipe: directories are walked for ``*.sh`` (skipping excluded
-    paths); files named on the command line are taken as they are, unless ``force_exclude``.
+    """(path, display) of every recipe: directories are walked for ``*.sh`` and Slurm job files
+    (``*.slurm``, ``*.sbatch``: bash scripts that launch servers as often as recipes do), skipping
+    excluded paths; files named on the command line are taken as they are, unless ``force_exclude``.
     ``resolved``, when given, receives each recipe's path with its links resolved (path → real
     path: the cache key reuses them)."""
     settings = settings or Settings()
@@ -147,7 +152,7 @@ def collect(
                 for name in sorted(files):
                     fp = rootp / name
                     # a dangling or looping link found in a walk is not a recipe: skipped
-                    if name.endswith(".sh") and (key := _key(fp)) is not None and not settings.excluded(fp):
+                    if name.endswith(RECIPE_SUFFIXES) and (key := _key(fp)) is not None and not settings.excluded(fp):
                         _add(out, seen, fp, key, resolved)
         else:
             _named_file(p)
