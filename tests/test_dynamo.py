@@ -122,7 +122,13 @@ def test_extractor_reads_what_the_worker_imports(tmp_path):
 
 def test_committed_histories():
     hs = wrapper_histories()
-    assert set(hs) == {"dynamo.vllm", "dynamo.sglang", "dynamo.vllm.unified_main", "dynamo.sglang.unified_main"}
+    assert set(hs) == {
+        "dynamo.vllm",
+        "dynamo.sglang",
+        "dynamo.vllm.unified_main",
+        "dynamo.sglang.unified_main",
+        "vllm.entrypoints.api_server",  # (vLLM's demo server: tools/gen_api_server_history.py)
+    }
     assert hs["dynamo.vllm.unified_main"].releases == ["1.1.0", "1.1.1", "1.2.0.post1", "1.2.1", "1.3.0.post1", "1.3.1"]
     v = json.loads((WRAPPERS / "dynamo.vllm-history.json").read_text())
     assert v["releases"][0] == "0.4.0" and "1.6.1" in v["releases"]
@@ -139,5 +145,29 @@ def test_committed_histories():
 def test_regenerating_from_the_wheels_gives_the_same_bytes(tmp_path):
     # python tools/download_sources.py ai-dynamo --dest DIR; RECIPELINT_DYNAMO_WHEELS=DIR pytest ...
     gen_catalogs.dynamo_history_main([Path(WHEELS)], tmp_path)
-    for name in sorted(p.name for p in WRAPPERS.iterdir()):
+    for name in sorted(p.name for p in WRAPPERS.iterdir() if p.name.startswith("dynamo.")):
         assert (tmp_path / "wrappers" / name).read_bytes() == (WRAPPERS / name).read_bytes()
+
+
+def test_the_vllm_api_server_history():
+    # the demo server's own options, read from the vLLM sdists; the module is gone from 0.25.0
+    h = wrapper_histories()["vllm.entrypoints.api_server"]
+    assert h.releases[0] == "0.8.0" and h.releases[-1] == "0.24.0"
+    assert {"--host", "--port", "--log-level", "--root-path"} <= wrapper_flags("vllm.entrypoints.api_server")
+    assert "--tensor-parallel-size" not in wrapper_flags("vllm.entrypoints.api_server")  # (the engine's)
+
+
+def test_the_api_server_generator_reads_the_main_block_only():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "gen_api", Path(__file__).resolve().parents[1] / "tools" / "gen_api_server_history.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    src = (
+        "def helper(parser):\n    parser.add_argument('--not-this')\n"
+        "if __name__ == '__main__':\n    parser = P()\n    parser.add_argument('--host', type=str)\n"
+        "    parser.add_argument('--log-level', default='debug')\n    parser = Engine.add_cli_args(parser)\n"
+    )
+    assert mod.own_flags(src) == ["--host", "--log-level"]
