@@ -29,6 +29,8 @@ class NoLaunchReached(Rule):
     (`MODEL=${MODEL:-org/model}`), or suppress the finding with the reason.
 
     ## Exceptions
+    In a repository with master configs, a file no entry runs (a multi-node helper a job file
+    starts with its own variables) gets this as an info, its points being the default matrix's.
     Recipes whose sweep points come from a master config are RL502's (sweep-point-stops), which
     names each point that stops; a file with a syntax error is RL001's.
     """
@@ -36,6 +38,9 @@ class NoLaunchReached(Rule):
     code = "RL006"
     name = "no-launch-reached"
     severity = "warning"
+    # (also on a recipe no master-config entry runs, as an info: its points are invented, but a
+    # launch no path reaches is unchecked whatever the point — never silent)
+    sweep_independent = True
 
     def check(self, ctx):
         res = ctx.result
@@ -51,7 +56,14 @@ class NoLaunchReached(Rule):
             "string": "it is a string the script assigns; recipelint saw no path run it (passed to another program?)",
         }.get(site.kind, "")
         msg = f"no sweep point reaches this {site.engine} launch (`{site.text}`), so none of it is checked: " + (where or why)
-        yield ctx.finding(ctx.site_loc(site), msg, [pr.point for pr in res.points], key=f"{site.engine}|{site.text}")
+        severity = None
+        if getattr(ctx.project.configs, "found", False) and not ctx.project.is_run(res):
+            # (a helper a job file runs with its own inputs: said, not asserted as a defect)
+            msg += " (no master-config entry runs this file: its sweep points are the default matrix's)"
+            severity = "info"
+        yield ctx.finding(
+            ctx.site_loc(site), msg, [pr.point for pr in res.points], key=f"{site.engine}|{site.text}", severity=severity
+        )
 
     def _why(self, ctx) -> str:
         ends = [p for pr in ctx.result.points for p in pr.paths]

@@ -36,7 +36,27 @@ def test_only_sweep_independent_rules_check_them(monkeypatch):
 def test_which_rules_are_sweep_independent():
     independent = {r.code for r in all_rules() if r.sweep_independent}
     # syntax, reading, suppressions, JSON, flags and parsers no release has, duplicates, word
-    # splitting, engine patches and model overrides, and the missing-entry check itself
+    # splitting, engine patches and model overrides, the missing-entry check itself, and a launch
+    # no path reaches (RL006, an info there: never silent)
     assert independent == {
-        "RL001", "RL002", "RL003", "RL004", "RL005", "RL007", "RL008", "RL009", "RL010", "RL304", "RL506", "RL601", "RL602", "RL604", "RL605", "RL611", "RL701", "RL702", "RL802",
+        "RL001", "RL002", "RL003", "RL004", "RL005", "RL006", "RL007", "RL008", "RL009", "RL010", "RL304", "RL506", "RL601", "RL602", "RL604", "RL605", "RL611", "RL701", "RL702", "RL802",
     }  # fmt: skip
+
+
+def test_a_helper_no_entry_runs_is_said_not_silent(tmp_path, monkeypatch):
+    # a multi-node helper a job file starts with its own variables: no master-config entry runs
+    # it and no path reaches its launch — an RL006 info naming the stop, not "All checks passed"
+    import shutil
+
+    repo = tmp_path / "r"
+    shutil.copytree(
+        Path(__file__).resolve().parent.parent / "fixtures" / "seed", repo, ignore=shutil.ignore_patterns("expected*")
+    )
+    helper = repo / "benchmarks" / "multi_node" / "server.sh"
+    helper.parent.mkdir(parents=True)
+    helper.write_text('#!/usr/bin/env bash\nset -u\n: "${DECODE_HOST:?set by the job file}"\nvllm serve "$MODEL" --port 8000 &\n')
+    monkeypatch.chdir(repo)
+    r = runner.invoke(app, ["check", "benchmarks/multi_node/server.sh", "-o", "json", "--no-cache"])
+    found = [(f["code"], f["severity"]) for f in json.loads(r.stdout)]
+    assert found == [("RL006", "info")], r.stdout
+    assert "DECODE_HOST" in json.loads(r.stdout)[0]["message"]
