@@ -190,11 +190,16 @@ class Resolved:
 def resolve_mapping(root: JNode) -> Resolved:
     """The merged view of an LLM-API mapping alone (a multi-node engine configuration's role)."""
     out = Resolved(OptionsFile(None, None, "tree", root=root))  # type: ignore[arg-type]
-    for k, v in root.items:
+    _over(out, root)
+    return out
+
+
+def _over(out: Resolved, root: JNode | None) -> None:
+    """The keys of an options mapping over what ``out`` holds (the file wins over the flags)."""
+    for k, v in root.items if root is not None else ():
         if isinstance(k.value, str):
             value = v.value if v.kind not in ("object", "array") else v.to_python()
             out.settings[k.value] = Setting(k.value, value, v, None, v.known)
-    return out
 
 
 def resolve(lc: Launch, options: OptionsFile | None) -> Resolved:
@@ -209,12 +214,7 @@ def resolve(lc: Launch, options: OptionsFile | None) -> Resolved:
         else:
             t = f.value.text
             out.settings[fld] = Setting(fld, t, None, f, t is not None)
-    root = options.root if options is not None and options.judged else None
-    for k, v in root.items if root is not None else ():
-        if not isinstance(k.value, str):
-            continue
-        value = v.value if v.kind not in ("object", "array") else v.to_python()
-        out.settings[k.value] = Setting(k.value, value, v, None, v.known)
+    _over(out, options.root if options is not None and options.judged else None)
     return out
 
 
