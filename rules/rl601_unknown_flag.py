@@ -1,3 +1,5 @@
+import re
+
 from recipelint.engines import facts
 from recipelint.engines.catalog import (
     ENGINE_NAMES,
@@ -12,6 +14,8 @@ from recipelint.evaluate.values import text_of
 from recipelint.lint.rulebase import Rule
 
 OTHER = {"vllm": "sglang", "sglang": "vllm"}
+#: whether a flag word holds a blank (Unicode's, as `str.isspace`)
+_BLANK = re.compile(r"\s").search
 
 
 def permissive(lc) -> str | None:
@@ -127,7 +131,7 @@ class UnknownFlag(Rule):
             for f in lc.flags:
                 if not f.name.startswith("--"):
                     continue
-                if any(ch.isspace() for ch in f.name):
+                if _BLANK(f.name):
                     # options in one word (`"$args"` holding `--tp 8 --port 30000`)
                     shown = f.name if len(f.name) <= 60 else f.name[:57] + "..."
                     msg = (

@@ -28,10 +28,63 @@ class Site:
 _COMPILED: dict[int, tuple] = {}
 
 
-def _patterns() -> tuple[re.Pattern, re.Pattern | None, tuple[str, ...], frozenset[str], frozenset[str]]:
+def required_literals(pattern: re.Pattern) -> tuple[str, ...] | None:
+    """Texts one of which every match of ``pattern`` contains (read from its parsed form:
+    literal runs, groups, alternations whose every branch requires one, repeats of at least
+    one), or None when no such set is found — so that a text holding none of them is known not
+    to match without searching it (most commands name no server)."""
+    if pattern.flags & (re.IGNORECASE | re.VERBOSE):
+        return None
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        found = _required(_parser.parse(pattern.pattern, pattern.flags))
+    except Exception:  # (a Python whose parser differs: no shortcut, every text is searched)
+        return None
+    if not found or any(ch.isspace() or ch == "\\" for t in found for ch in t):
+        return None  # (a text is searched folded: a needle with a blank might span a fold)
+    return tuple(sorted(found))
+
+
+def _required(seq) -> frozenset[str] | None:
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    candidates: list[frozenset[str]] = []
+    run: list[str] = []
+
+    def close() -> None:
+        if run:
+            candidates.append(frozenset(["".join(run)]))
+            run.clear()
+
+    for op, av in seq:
+        if op is c.LITERAL:
+            run.append(chr(av))
+            continue
+        close()
+        got = None
+        if op is c.SUBPATTERN:
+            got = _required(av[-1])
+        elif op is c.BRANCH:
+            branches = [_required(b) for b in av[1]]
+            if all(b for b in branches):
+                got = frozenset().union(*branches)  # type: ignore[arg-type]
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and av[0] >= 1:
+            got = _required(av[2])
+        if got:
+            candidates.append(got)
+    close()
+    if not candidates:
+        return None
+    # the set whose shortest text is longest (the rarest in shell text)
+    return max(candidates, key=lambda s: (min(len(t) for t in s), -len(s)))
+
+
+def _patterns() -> tuple[re.Pattern, re.Pattern | None, tuple[str, ...], frozenset[str], frozenset[str], tuple[str, ...] | None]:
     """(known entry points with their engine as the group name, serve-like words, modules that
-    are tools, not servers, commands whose words are messages), for the engine facts of this run
-    (settings may extend them)."""
+    are tools, not servers, commands whose words are messages, subcommands of clients, texts
+    one of which either pattern's match holds — None: not known), for the engine facts of this
+    run (settings may extend them)."""
     data = facts.load("engines")
     got = _COMPILED.get(id(data))
     if got is not None and got[0] is data:
@@ -45,7 +98,12 @@ def _patterns() -> tuple[re.Pattern, re.Pattern | None, tuple[str, ...], frozens
     tools = tuple(str(t) for t in like.get("not_servers") or [])
     quiet = frozenset(str(c) for c in like.get("not_commands") or [])
     subs = frozenset(str(c) for c in like.get("not_server_subcommands") or [])
-    out = (re.compile("|".join(known)), re.compile("|".join(words)) if words else None, tools, quiet, subs)
+    known_re = re.compile("|".join(known))
+    like_re = re.compile("|".join(words)) if words else None
+    need = required_literals(known_re)
+    need_like = required_literals(like_re) if like_re is not None else ()
+    needles = None if need is None or need_like is None else need + need_like
+    out = (known_re, like_re, tools, quiet, subs, needles)
     _COMPILED.clear()
     _COMPILED[id(data)] = (data, out)
     return out
@@ -87,9 +145,11 @@ def _one_line(text: str) -> str:
 def scan(texts: list[tuple[int, int, str, str]]) -> list[Site]:
     """``texts``: (start, end, text, kind) of the file's commands, arrays, assigned strings and
     here-documents (byte offsets); the sites among them, in order, one per text."""
-    known, like, tools, quiet, subs = _patterns()
+    known, like, tools, quiet, subs, needles = _patterns()
     out: list[Site] = []
     for start, end, text, kind in texts:
+        if needles is not None and not any(n in text for n in needles):
+            continue  # (neither pattern can match: `_one_line` only folds blanks)
         flat = _one_line(text)
         if not flat or (kind == "command" and flat.split(None, 1)[0].rsplit("/", 1)[-1] in quiet):
             continue

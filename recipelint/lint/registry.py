@@ -37,9 +37,15 @@ def all_rules() -> tuple[type[Rule], ...]:
 
 def known_codes() -> list[str]:
     """Rule codes from the module names (``rl101_...`` -> RL101), without importing the rules."""
+    return list(_known_codes())
+
+
+@functools.lru_cache(maxsize=None)
+def _known_codes() -> tuple[str, ...]:
+    # (read once a run: RL004 asks for every file with a suppression comment)
     from recipelint import rules
 
-    return sorted(m.name.split("_", 1)[0].upper() for m in pkgutil.iter_modules(rules.__path__) if m.name.startswith("rl"))
+    return tuple(sorted(m.name.split("_", 1)[0].upper() for m in pkgutil.iter_modules(rules.__path__) if m.name.startswith("rl")))
 
 
 def by_code(code: str) -> type[Rule] | None:
