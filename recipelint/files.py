@@ -99,6 +99,40 @@ def read_regular(path: Path | str, limit: int) -> bytes:
     regular file is refused before it is opened (opening a device or a FIFO can have effects:
     a tape rewinds, a FIFO's writer wakes); the descriptor is checked again after the open (a
     path swapped in between changes nothing)."""
+    fd, st = _open_regular(path)
+    try:
+        if st.st_size > limit:
+            raise Refused("too-large", f"{path}: file is {st.st_size} bytes, over the {limit}-byte limit")
+        chunks, got = [], 0
+        while got <= limit:
+            b = os.read(fd, min(1 << 20, limit + 1 - got))
+            if not b:
+                break
+            chunks.append(b)
+            got += len(b)
+        if got > limit:
+            raise Refused("too-large", f"{path}: file grew over the {limit}-byte limit while read")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise Refused("unreadable", f"{path}: cannot read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
+def read_head(path: Path | str, n: int = 256) -> bytes:
+    """The first ``n`` bytes (at most) of a regular file of any size, opened as
+    :func:`read_regular` opens one; else :class:`Refused`."""
+    fd, _ = _open_regular(path)
+    try:
+        return os.read(fd, n)
+    except OSError as exc:
+        raise Refused("unreadable", f"{path}: cannot read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
+def _open_regular(path: Path | str) -> tuple[int, os.stat_result]:
+    """A descriptor of a regular file and its status (see :func:`read_regular`)."""
     try:
         st0 = os.stat(path)
     except FileNotFoundError:
@@ -120,22 +154,41 @@ def read_regular(path: Path | str, limit: int) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise Refused("special", f"{path}: {_what(st.st_mode)}")
-        if st.st_size > limit:
-            raise Refused("too-large", f"{path}: file is {st.st_size} bytes, over the {limit}-byte limit")
-        chunks, got = [], 0
-        while got <= limit:
-            b = os.read(fd, min(1 << 20, limit + 1 - got))
-            if not b:
-                break
-            chunks.append(b)
-            got += len(b)
-        if got > limit:
-            raise Refused("too-large", f"{path}: file grew over the {limit}-byte limit while read")
-        return b"".join(chunks)
-    except OSError as exc:
-        raise Refused("unreadable", f"{path}: cannot read ({exc.strerror or exc})") from None
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    return fd, st
+
+
+#: the interpreters whose extensionless scripts a directory walk takes for recipes (bash, and
+#: POSIX sh scripts, which bash runs alike)
+WALKED_SHELLS = frozenset({"bash", "sh"})
+
+
+def shebang_interpreter(head: bytes) -> str | None:
+    """The interpreter a script's first line names: ``#!/bin/bash`` and ``#!/usr/bin/env bash``
+    give ``bash``, ``#!/usr/bin/env -S bash -e`` too; None without a ``#!`` line."""
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    if not words:
+        return None
+    name = words[0].rsplit("/", 1)[-1]
+    if name == "env":
+        rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+        if not rest:
+            return None
+        name = rest[0].rsplit("/", 1)[-1]
+    return name
+
+
+def shell_script_by_shebang(path: Path | str) -> bool:
+    """Whether a file's first line runs bash or sh (read bounded: its first 256 bytes, regular
+    files only)."""
+    try:
+        return shebang_interpreter(read_head(path)) in WALKED_SHELLS
+    except Refused:
+        return False
 
 
 def _what(mode: int) -> str:

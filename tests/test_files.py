@@ -73,3 +73,43 @@ def test_confine_resolves_links_and_refuses_what_leaves_the_roots(tmp_path):
         assert e.value.kind in ("outside", "system"), p
     with pytest.raises(Refused):
         confine("/proc/self/environ", ["/"])
+
+
+@pytest.mark.parametrize(
+    ("head", "interpreter"),
+    [
+        (b"#!/bin/bash\nvllm serve m\n", "bash"),
+        (b"#!/usr/bin/env bash\n", "bash"),
+        (b"#!/usr/bin/env -S bash -euo pipefail\n", "bash"),
+        (b"#! /bin/sh -e\n", "sh"),
+        (b"#!/usr/bin/env VAR=1 bash\n", "bash"),
+        (b"#!/usr/bin/python3\n", "python3"),
+        (b"#!/usr/bin/env\n", None),
+        (b"#!\n", None),
+        (b"vllm serve m\n", None),  # no `#!` line
+        (b"", None),
+    ],
+)
+def test_shebang_interpreter(head, interpreter):
+    from recipelint.files import shebang_interpreter
+
+    assert shebang_interpreter(head) == interpreter
+
+
+def test_the_walk_takes_extensionless_scripts_by_their_shebang(tmp_path):
+    """A directory walk takes `*.sh`, `*.bash`, Slurm job files and files with no suffix whose
+    first line runs bash or sh; not other interpreters' scripts, not a Dockerfile, not a link
+    (its target is not read to decide), not a FIFO (never opened)."""
+    from recipelint.lint.check import collect
+
+    (tmp_path / "serve").write_bytes(b"#!/usr/bin/env bash\nvllm serve m\n")
+    (tmp_path / "run_node").write_bytes(b"#!/bin/sh\nexec vllm serve m\n")
+    (tmp_path / "start.bash").write_bytes(b"vllm serve m\n")
+    (tmp_path / "job.sbatch").write_bytes(b"#!/bin/bash\n#SBATCH -N 1\n")
+    (tmp_path / "tool").write_bytes(b"#!/usr/bin/env python3\nprint('vllm serve')\n")
+    (tmp_path / "Dockerfile").write_bytes(b"FROM vllm/vllm-openai\nCMD vllm serve m\n")
+    (tmp_path / "notes.txt").write_bytes(b"#!/bin/bash\n")
+    (tmp_path / "linked").symlink_to(tmp_path / "serve")
+    os.mkfifo(tmp_path / "pipe")
+    got = sorted(p.name for p, _ in collect([tmp_path]))
+    assert got == ["job.sbatch", "run_node", "serve", "start.bash"]

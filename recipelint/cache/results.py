@@ -143,8 +143,8 @@ def _tree_digest(root: Path, h) -> bool:
 
     for e in walk_files(base, unlistable):
         try:
-            if not e.name.endswith(SUFFIXES):
-                continue
+            if not e.name.endswith(SUFFIXES) and "." in e.name.lstrip("."):
+                continue  # (a file with no suffix may be a script: the walk sniffs its first line)
             n += 1
             if n > MAX_FILES:
                 return False

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recipelint.cache.results import SKIP_DIRS  # (one list for the walk and the cache key)
+from recipelint.files import shell_script_by_shebang
 from recipelint.lint.findings import Finding, Related, group
 from recipelint.lint.scope import SIBLING, Only, back_rel
 from recipelint.lint.scope import rel_to as _rel_to
@@ -127,15 +128,27 @@ def confined_configs(configs: list[Path], roots: list[Path], where: str = "") ->
             raise UsageError(f"{where}{r.reason}: not read") from None
 
 
-#: the files a directory walk takes for recipes
-RECIPE_SUFFIXES = (".sh", ".slurm", ".sbatch")
+#: the files a directory walk takes for recipes (and files with no suffix whose first line runs
+#: bash or sh: ``walked_recipe``)
+RECIPE_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch")
+
+
+def walked_recipe(name: str, path: Path | str) -> bool:
+    """Whether a directory walk takes this file for a recipe: a name ending in a recipe suffix,
+    or a name with no suffix (``serve``, ``run_server``) whose ``#!`` line runs bash or sh —
+    as shfmt finds shell files (a file named `Dockerfile` or `LICENSE` is not one)."""
+    if name.endswith(RECIPE_SUFFIXES):
+        return True
+    # (a link is not sniffed: reading where it leads is for the analysis, confined)
+    return "." not in name.lstrip(".") and not os.path.islink(path) and shell_script_by_shebang(path)
 
 
 def collect(
     paths: list[Path], settings: Settings | None = None, force_exclude: bool = False, resolved: dict[str, str] | None = None
 ) -> list[tuple[Path, str]]:
-    """(path, display) of every recipe: directories are walked for ``*.sh`` and Slurm job files
-    (``*.slurm``, ``*.sbatch``: bash scripts that launch servers as often as recipes do), skipping
+    """(path, display) of every recipe: directories are walked for ``*.sh``, ``*.bash``, Slurm job
+    files (``*.slurm``, ``*.sbatch``: bash scripts that launch servers as often as recipes do) and
+    files with no suffix whose first line runs bash or sh (``walked_recipe``), skipping
     excluded paths; files named on the command line are taken as they are, unless ``force_exclude``.
     ``resolved``, when given, receives each recipe's path with its links resolved (path → real
     path: the cache key reuses them)."""
@@ -152,7 +165,7 @@ def collect(
                 for name in sorted(files):
                     fp = rootp / name
                     # a dangling or looping link found in a walk is not a recipe: skipped
-                    if name.endswith(RECIPE_SUFFIXES) and (key := _key(fp)) is not None and not settings.excluded(fp):
+                    if walked_recipe(name, fp) and (key := _key(fp)) is not None and not settings.excluded(fp):
                         _add(out, seen, fp, key, resolved)
         else:
             _named_file(p)

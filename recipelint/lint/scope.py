@@ -38,6 +38,7 @@ from pathlib import Path
 
 from recipelint.cache.results import walk_files
 from recipelint.engines import facts
+from recipelint.files import shebang_interpreter
 from recipelint.lint.fingerprint import point_id
 
 #: the reason of a recipe in the scope only because a recipe of its family is: alike in both trees
@@ -214,8 +215,8 @@ def _shell(rel: str, data: bytes) -> bool:
         return True
     if not may_be_shell(name):
         return False
-    first = data[:128].split(b"\n", 1)[0]
-    return first.startswith(b"#!") and b"sh" in first
+    interpreter = shebang_interpreter(data[:256])
+    return interpreter is not None and interpreter.endswith("sh")  # (any shell: one may run another)
 
 
 def _uses(data: bytes, needle: bytes) -> bool:
