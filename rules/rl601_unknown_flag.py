@@ -33,10 +33,34 @@ def permissive(lc) -> str | None:
     return None
 
 
-def _alive(lc, ev) -> frozenset[str]:
+def build_signs(ctx, use) -> str | None:
+    """Why the launch may not run an upstream release of its engine (issue 47, item 3): the path
+    installs the engine from a checkout or a git URL before it, or the launch enables vLLM
+    plugins (``VLLM_PLUGINS``), which may add options; None when nothing says so."""
+    from recipelint.engines.changes import EngineChange
+
+    lc = use.launch
+    for ev in ctx.events_before(use):
+        if isinstance(ev, EngineChange) and ev.source is not None and ev.detail.startswith(f"installs {lc.engine} "):
+            return (
+                f"the script installs {ENGINE_NAMES.get(lc.engine, lc.engine)} from `{ev.source}` (line {ev.loc.line}) before it"
+            )
+    for name in facts.load("engines")["engines"].get(lc.engine, {}).get("plugin_env") or ():
+        if name in lc.env:
+            value = lc.env[name]
+            text = text_of(value) if isinstance(value, tuple) else value
+            if not isinstance(text, str) or text.strip():
+                shown = text.strip() if isinstance(text, str) else "<unknown>"
+                return f"the launch enables plugins (`{name}={shown}`), which may add options"
+    return None
+
+
+def _alive(lc, ev, tree=None) -> frozenset[str]:
     """What a "did you mean" picks from: the engine's flags at the judged releases and, through
-    a wrapper, the wrapper's own."""
+    a wrapper, the wrapper's own; and those of the engine's own tree in the repository."""
     own = engine_flags(lc.engine, ev.versions)
+    if tree is not None:
+        own = own | tree.flags
     return own | wrapper_flags(lc.wrapper) if lc.wrapper else own
 
 
@@ -104,6 +128,17 @@ class UnknownFlag(Rule):
     (`rules/data/catalogs/wrappers/`), and one is accepted when any of those releases has it.
     Options a plugin adds to the engine's parser (vllm-omni's `--omni`) are named in the
     settings' `extra-flags`.
+
+    Forks and engine checkouts: a script inside the engine's own source tree (the engine's
+    repository and its PR branches, a fork that keeps its layout such as Semi-PD's SGLang, a
+    vendored checkout — the nearest folder above the script holding `sglang/srt/server_args.py`,
+    `python/sglang/srt/server_args.py` or `vllm/engine/arg_utils.py`), or under the settings'
+    `engine-trees = {sglang = "3rdparty/sglang/python"}`, runs that tree's engine: the options its
+    parser files define (their `"--flag"` literals, and the fields of vLLM's `*Args` dataclasses)
+    are accepted, and a finding names the tree it also read.  When the path installs the engine from
+    a checkout or a git URL before the launch (`pip install -e ./sglang/python`,
+    `pip install git+https://github.com/org/sglang.git`), or the launch enables vLLM plugins
+    (`VLLM_PLUGINS`), a flag upstream releases lack is said as info with that reason, not asserted.
     """
 
     code = "RL601"
@@ -128,6 +163,8 @@ class UnknownFlag(Rule):
                 )
                 yield ctx.finding(lc.loc, msg, use.point, key="permissive|" + why, variant=ev.label, severity="info")
                 continue
+            tree = ctx.engine_tree(lc.engine)
+            signs = build_signs(ctx, use)
             for f in lc.flags:
                 if not f.name.startswith("--"):
                     continue
@@ -147,8 +184,11 @@ class UnknownFlag(Rule):
                 full, candidates = expand(lc.engine, key, ev.versions)
                 if full is not None:
                     continue
+                if tree is not None and (key in tree.flags or f.key in tree.flags):
+                    continue  # the engine's own tree in the repository defines it (a fork, a PR branch)
                 if lc.engine in OTHER and key in engine_flags(OTHER[lc.engine]):
                     continue  # RL202
+                severity = None  # (the rule's)
                 if candidates:
                     msg = (
                         f"`{key}` is ambiguous in {ev.label}: it abbreviates {', '.join(f'`{c}`' for c in candidates[:4])}"
@@ -160,16 +200,15 @@ class UnknownFlag(Rule):
                         # no image: the script may run any catalogued release, and none has the
                         # flag; what releases older than the first catalogued one had is not known
                         known = versions(lc.engine)
-                        hint = ctx.did_you_mean(key, _alive(lc, ev))
+                        hint = ctx.did_you_mean(key, _alive(lc, ev, tree))
                         msg = (
                             f"no {ENGINE_NAMES.get(lc.engine, lc.engine)} release from {known[0]} to {known[-1]} has a "
                             f"flag `{key}`{_nor(lc)}: the server stops with `unrecognized arguments`{hint} (no image is known "
                             f"for this script{' and ' + ev.note if ev.note else ''}; older releases are not catalogued)"
                         )
-                        yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label, severity="warning")
-                        continue
-                    if life is None:
-                        hint = ctx.did_you_mean(key, _alive(lc, ev))
+                        severity = "warning"
+                    elif life is None:
+                        hint = ctx.did_you_mean(key, _alive(lc, ev, tree))
                         msg = f"{ev.label} has no flag `{key}`{_nor(lc)}: the server stops with `unrecognized arguments`{hint}"
                     else:
                         # the flag exists in other releases: its lifetime is the fix (pin an image, or
@@ -178,7 +217,13 @@ class UnknownFlag(Rule):
                             f"`{key}` {life}; {ev.label} has no such flag{_nor(lc)}: the server stops with "
                             "`unrecognized arguments`"
                         )
-                yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label)
+                if tree is not None:
+                    msg += f" (nor does the engine's own tree at `{tree.where}`, whose parser files were read)"
+                if signs is not None:
+                    # a fork or a plugin may define it: said, not asserted
+                    msg += f"; not asserted, as a fork or a plugin may define it: {signs}"
+                    severity = "info"
+                yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label, severity=severity)
             if ev.any_release and use.point.origin != "default matrix":
                 # (a benchmark repository's recipe that no master config runs, `deprecated/`: not
                 # launched with any image, so what a newer release removed is not its concern)
@@ -218,9 +263,12 @@ class UnknownFlag(Rule):
         later releases removed is said, as info, with its lifetime."""
         lc = use.launch
         newest = versions(lc.engine)[-1]
+        tree = ctx.engine_tree(lc.engine)
         for f in lc.flags:
-            if not f.name.startswith("--") or any(ch.isspace() for ch in f.name):
+            if not f.name.startswith("--") or _BLANK(f.name):
                 continue
+            if tree is not None and (f.base in tree.flags or f.key in tree.flags):
+                continue  # (the repository's own engine tree has it)
             if lc.wrapper and f.base in wrapper_flags(lc.wrapper):
                 continue  # the wrapper's own, even where it also abbreviates an engine flag
             full, _ = expand(lc.engine, f.base, ev.versions)

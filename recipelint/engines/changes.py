@@ -23,6 +23,8 @@ class EngineChange:
     loc: Loc
     detail: str
     point: object = None
+    #: for an engine installed from a checkout or a git URL (not a release): where from
+    source: str | None = None
 
     @property
     def command(self) -> str:
@@ -77,6 +79,12 @@ def classify(argv: list[Word], loc: Loc, stdin=None) -> EngineChange | None:
         pkgs = _engine_packages(known, pol["engine_packages"])
         if pkgs:
             return EngineChange("install", tuple(argv), loc, f"installs {', '.join(pkgs)} over the image's engine")
+        built = _engine_sources(known, pol["engine_packages"])
+        if built:
+            engine, where = built[0]
+            return EngineChange(
+                "install", tuple(argv), loc, f"installs {engine} from `{where}` over the image's engine", source=where
+            )
     return None
 
 
@@ -86,6 +94,29 @@ def _is_pip_install(name: str, args: list[str]) -> bool:
     if re.fullmatch(r"python[0-9.]*", name):
         return args[:2] == ["-m", "pip"] and "install" in args
     return False
+
+
+def _engine_sources(args: list[str], engine: list[str]) -> list[tuple[str, str]]:
+    """(engine package, argument) for an engine installed from source rather than a release: a
+    git URL (``git+https://github.com/org/sglang.git@branch#subdirectory=python``) or a local path
+    (``-e ./vllm``, ``/workspace/sglang/python[all]``) that names the engine's package among its
+    components."""
+    norm = {e.lower().replace("_", "-"): e for e in engine}
+    out = []
+    for a in args[args.index("install") + 1 :]:
+        if a.startswith("-"):
+            continue
+        if not (a.startswith(("git+", ".", "/", "~")) or "://" in a or "/" in a):
+            continue  # (a release: `_engine_packages`)
+        url = a.split("#", 1)[0]
+        if "@" in url.rsplit("/", 1)[-1]:
+            url = url.rsplit("@", 1)[0]
+        for part in re.split(r"[/:]", url):
+            name = re.sub(r"(\.git|\[.*\])$", "", part).lower().replace("_", "-")
+            if name in norm:
+                out.append((norm[name], a))
+                break
+    return out
 
 
 def _engine_packages(args: list[str], engine: list[str]) -> list[str]:

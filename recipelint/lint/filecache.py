@@ -169,7 +169,7 @@ class FileCache:
 
     def _global_key(self) -> str:
         """What every recipe of the tree reads: the runners' exports (RL507: ``runners/*.sh`` beside
-        the master configs)."""
+        the master configs) and the parser files of engine source trees in it."""
         if self._global is None:
             parts = []
             runners = (self.config_root or self.root) / "runners"
@@ -183,6 +183,14 @@ class FileCache:
                         parts.append(f"{p.name} refused {r.kind}")
                     except OSError as e:
                         parts.append(f"{p.name} unreadable {e.errno}")
+            # engines' own source trees (recipelint.engines.trees): a recipe below one is judged
+            # with its parser's flags
+            from recipelint.engines.trees import tree_files
+
+            for f in tree_files():
+                for rel in sorted(self._index().get(f.rsplit("/", 1)[-1], ())):
+                    if rel == f or rel.endswith("/" + f):
+                        parts.append(f"{rel}={self._digest(rel)}")
             self._global = "\0".join(parts)
         return self._global
 

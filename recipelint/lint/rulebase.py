@@ -370,6 +370,33 @@ class FileContext:
             lc.llm_api = llmapi.resolve(lc, opts)
         return lc.llm_api
 
+    def engine_tree(self, engine: str):
+        """The engine's own source tree this file lies in (``engines.trees.EngineTree``: the engine's
+        repository, a fork with its layout), whose parser files define its flags; or None.  (Its
+        files are in every per-file cache key: ``FileCache._global_key``.)"""
+        cache = self.__dict__.setdefault("_trees", {})
+        if engine not in cache:
+            from recipelint.engines import trees
+            from recipelint.files import repository_root
+
+            root = repository_root(self.path) or self.path.parent
+            roots = getattr(self.project.configs, "roots", None) or [root]
+            cache[engine] = trees.find(engine, self.path, root, roots)
+        return cache[engine]
+
+    def events_before(self, use: Use) -> list:
+        """The events (engine changes, clients, earlier launches) the path of ``use``'s launch
+        records before it, in order."""
+        lc = use.launch
+        for pr in self.result.points:
+            if pr.point is not use.point or lc.path_index >= len(pr.paths):
+                continue
+            events = pr.paths[lc.path_index].events
+            for i, ev in enumerate(events):
+                if ev is lc:
+                    return list(events[:i])
+        return []
+
     def clients_after(self, use: Use) -> list:
         """The benchmark clients (``engines.clients.ClientCall``, not routers) the path of
         ``use``'s launch runs after it, in order."""

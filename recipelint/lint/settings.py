@@ -23,6 +23,7 @@ Keys::
     hardware-specific-flags = ["--my-flag"]    # flags sibling recipes may differ in
     connector-keys = {MyConnector = ["key_a"]}  # extra kv_connector_extra_config keys a connector reads
     extra-flags = {vllm = ["--omni"]}          # flags a plugin or site build adds to an engine
+    engine-trees = {sglang = "3rdparty/sglang/python"}  # the engine build the scripts run, as source
     extra-entry-points = {vllm = ["python -m my_site.serve"]}  # commands that take an engine's flags
     profile = "auto"                # auto, inferencex (the default matrix) or environment
     environments = [{files = "scripts/*.sh", env = {MODEL = "org/m"}, args = ["8000"]}]  # what callers give
@@ -78,6 +79,9 @@ class Settings:
     connector_keys: dict[str, list[str]] = field(default_factory=dict)
     extra_flags: dict[str, list[str]] = field(default_factory=dict)
     extra_entry_points: dict[str, list[str]] = field(default_factory=dict)
+    #: engine -> the folder (relative to the settings file) holding the source of the engine build
+    #: the scripts run (a fork, a vendored checkout): its parser files define the flags
+    engine_trees: dict[str, str] = field(default_factory=dict)
     #: how a script no master config reaches is evaluated (recipelint.sweep.points.PROFILES)
     profile: str = "auto"
     #: (glob relative to the settings file, env, args): what such a script's caller gives it
@@ -335,6 +339,8 @@ def _validate(raw: dict, where: str, path: Path) -> Settings:
             s.extra_flags = _extra_flags(value, where)
         elif k == "extra-entry-points":
             s.extra_entry_points = _extra_entry_points(value, where)
+        elif k == "engine-trees":
+            s.engine_trees = _engine_trees(value, where)
         elif k == "profile":
             from recipelint.sweep.points import PROFILES
 
@@ -365,6 +371,22 @@ def _extra_flags(value, where) -> dict[str, list[str]]:
             if not re.fullmatch(r"--[A-Za-z0-9][A-Za-z0-9_.-]*", f):
                 raise SettingsError(f"{where}: `extra-flags.{engine}`: '{f}' is not a long option (like --my-flag)")
         out[engine] = flags
+    return out
+
+
+def _engine_trees(value, where) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise SettingsError(f"{where}: `engine-trees` must be a table of engine = \"folder\"")
+    from recipelint.engines import facts
+
+    engines = sorted(e for e, spec in facts.load("engines")["engines"].items() if (spec or {}).get("source_tree"))
+    out: dict[str, str] = {}
+    for engine, folder in value.items():
+        if engine not in engines:
+            raise SettingsError(f"{where}: `engine-trees.{engine}`: engine must be one of {', '.join(engines)}")
+        if not isinstance(folder, str) or not folder.strip() or folder.startswith("/"):
+            raise SettingsError(f"{where}: `engine-trees.{engine}` must be a folder relative to the settings file")
+        out[engine] = folder
     return out
 
 
@@ -457,6 +479,13 @@ def apply_facts(s: Settings) -> None:
     from recipelint.engines.catalog import set_extra_flags
 
     set_extra_flags(s.extra_flags)
+    if s.engine_trees:
+
+        def declared(d):
+            for engine, folder in s.engine_trees.items():
+                d["engines"][engine]["source_tree"] = {**d["engines"][engine]["source_tree"], "declared": str(s.base / folder)}
+
+        facts.extend("engines", declared)
     if s.extra_entry_points:
 
         def entries(d):
