@@ -186,9 +186,11 @@ def shell_script_by_shebang(path: Path | str) -> bool:
     """Whether a file's first line runs bash or sh (read bounded: its first 256 bytes, regular
     files only)."""
     try:
-        return shebang_interpreter(read_head(path)) in WALKED_SHELLS
+        head = read_head(path)
     except Refused:
         return False
+    # (pip's console scripts: `#!/bin/sh`, then `'''exec' python "$0" "$@"`: Python run by sh)
+    return shebang_interpreter(head) in WALKED_SHELLS and b"'''exec'" not in head
 
 
 def _what(mode: int) -> str:

@@ -9,7 +9,10 @@ class UnknownEntryPoint(Rule):
     Reports a command that looks like a server launch but is no entry point recipelint knows:
     `python3 -m dynamo.mocker`, `python -m sglang_router.launch_server`, a `*-serve` program, or
     `python3 -m "$MODULE"` with server options (`--model`, `--port`, ...) where the value of
-    the module is unknown (a variable set by a file recipelint could not follow).
+    the module is unknown (a variable set by a file recipelint could not follow), or a container
+    of an image named after an engine given server options whose entrypoint recipelint does not
+    know (`docker run … opea/vllm-gaudi:latest --model m`; `vllm/vllm-openai`'s is known: its
+    launches are checked).
 
     ## Why is this bad?
     recipelint checks the flags of launches it recognises; a launch through an entry point it
@@ -50,6 +53,17 @@ class UnknownEntryPoint(Rule):
             if site.engine is not None or site.text in seen:
                 continue
             seen.add(site.text)
+            words = site.text.split()
+            if words[0] in ("docker", "podman") and len(words) > 2:
+                # (`docker run … opea/vllm-gaudi:latest --model m`: the image's entrypoint serves)
+                image = words[-2]
+                msg = (
+                    f"`{words[0]} run … {image}` starts a container whose entrypoint takes server options "
+                    f"(`{words[-1]}`), but recipelint does not know what `{image}` runs: its flags are not "
+                    "checked (`# recipelint: ignore[RL007]` with what the image runs, once known)"
+                )
+                yield ctx.finding(ctx.site_loc(site), msg, key=site.text)
+                continue
             low = site.text.lower()
             engine = "sglang" if "sglang" in low else "trtllm" if "trtllm" in low or "tensorrt" in low else "vllm"
             msg = (

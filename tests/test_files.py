@@ -113,3 +113,20 @@ def test_the_walk_takes_extensionless_scripts_by_their_shebang(tmp_path):
     os.mkfifo(tmp_path / "pipe")
     got = sorted(p.name for p, _ in collect([tmp_path]))
     assert got == ["job.sbatch", "run_node", "serve", "start.bash"]
+
+
+def test_the_walk_leaves_virtual_environments_and_pip_launchers_out(tmp_path):
+    """A committed virtual environment under any name (it holds `pyvenv.cfg`) is not walked; pip's
+    console scripts (`#!/bin/sh` then `'''exec' python "$0" "$@"`) are Python, not recipes."""
+    from recipelint.lint.check import collect
+
+    launcher = b"#!/bin/sh\n'''exec' \"$(dirname -- \"$(realpath -- \"$0\")\")\"/python3.11 \"$0\" \"$@\"\n' '''\nimport sys\n"
+    venv = tmp_path / ".venv311"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "bin" / "activate.sh").write_bytes(b"export VIRTUAL_ENV=x\n")
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "flask").write_bytes(launcher)
+    (tmp_path / "tools" / "serve").write_bytes(b"#!/bin/sh\nexec vllm serve m\n")
+    got = sorted(p.relative_to(tmp_path).as_posix() for p, _ in collect([tmp_path]))
+    assert got == ["tools/serve"]

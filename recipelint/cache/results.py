@@ -67,6 +67,13 @@ SKIP_DIRS = frozenset(
 )  # fmt: skip
 
 
+def skipped_dir(parent: str, name: str) -> bool:
+    """Whether a walk leaves the folder ``parent/name`` out: one of :data:`SKIP_DIRS`, or a Python
+    virtual environment under any name (it holds ``pyvenv.cfg``, PEP 405: `.venv311/`, `env/`),
+    whose console scripts start with ``#!/bin/sh`` and are no recipes."""
+    return name in SKIP_DIRS or os.path.isfile(os.path.join(parent, name, "pyvenv.cfg"))
+
+
 MAX_FILES = 20_000  # a "project" larger than this is not hashed (and not cached)
 #: files read and paths looked at by an analysis that an entry keeps (a run beyond it is not cached)
 MAX_READS = 10_000
@@ -105,7 +112,7 @@ def project_root(paths: list[Path]) -> Path | None:
 
 def walk_files(root: Path | str, on_error=None):
     """The entries (``os.DirEntry``) of every file under ``root`` that is not a folder — depth
-    first, in name order — not entering the folders of :data:`SKIP_DIRS` nor linked folders;
+    first, in name order — not entering the folders :func:`skipped_dir` names nor linked folders;
     ``on_error(folder, exc)`` hears of a folder that cannot be listed.  The one walk of a tree
     the caches and diff mode's scope share."""
     stack = [os.path.abspath(root)]
@@ -122,7 +129,7 @@ def walk_files(root: Path | str, on_error=None):
         for e in entries:
             try:
                 if e.is_dir(follow_symlinks=False):
-                    if e.name not in SKIP_DIRS:
+                    if not skipped_dir(d, e.name):
                         dirs.append(e.path)
                     continue
             except OSError:

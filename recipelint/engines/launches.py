@@ -221,7 +221,8 @@ def launch_words() -> dict:
     """Commands that may start a launch, for the evaluator's branch pruning: name -> the argv
     prefixes that make it one (None: a launcher, which counts when what it runs may launch; the
     empty prefix: an entry point any use of which launches, ``trtllm-serve MODEL``): ``vllm`` only
-    with ``serve`` (not ``vllm bench``), ``python`` only with ``-m <entry module>``."""
+    with ``serve`` (not ``vllm bench``), ``python`` only with ``-m <entry module>``; an image whose
+    entrypoint serves (``vllm/vllm-openai``) by its repository."""
     cat = catalog()
     out: dict = {name: None for name in cat.launchers}
     for e in cat.entries:
@@ -233,6 +234,8 @@ def launch_words() -> dict:
             out.setdefault(e.argv[0], []).append(())
         else:
             out.setdefault(e.argv[0], []).append(prefix)
+    for repo in cat.images:  # (`docker run … vllm/vllm-openai:TAG …`: the image serves)
+        out[repo] = [()]
     return out
 
 
@@ -296,15 +299,23 @@ def detect(argv: list[Word], prefix_env: dict, exported, loc: Loc) -> Launch | N
     if stripped is None:
         return None
     i, launcher = stripped
-    if launcher and launcher[-1] in _CONTAINERS and 0 < i and texts[i - 1] is not None:
-        # `docker run … vllm/vllm-openai:v0.10.1 --model m …`: the image's entrypoint serves
-        found = _image_entry(texts[i - 1], cat)
+    if (
+        launcher
+        and launcher[-1] in _CONTAINERS
+        and 0 < i
+        and _image_repository(argv[i - 1]) is not None
+        and not any(t is not None and (t == "--entrypoint" or t.startswith("--entrypoint=")) for t in texts[:i])
+    ):
+        # `docker run … vllm/vllm-openai:v0.10.1 --model m …`: the image's entrypoint serves (a
+        # tag that is not known — `vllm/vllm-openai:$tag` — names no release; `--entrypoint`
+        # replaces it)
+        found = _image_entry(_image_repository(argv[i - 1]) or "", cat)
         if found is not None and (i >= len(texts) or texts[i] is None or texts[i].startswith("-") or found.positionals):
             env = dict(exported() if callable(exported) else exported)
             env.update(prefix_env)
             env.update(assigned)
             lc = _build(found, argv, i, i, tuple(launcher), env, prefix_env, loc, cat)
-            lc.image = texts[i - 1]
+            lc.image = texts[i - 1]  # (None with a tag not known: the point's image, pins, ... judge)
             return lc
     for entry in cat.entries:
         j = _match_entry(entry, texts, i, cat)
@@ -319,6 +330,15 @@ def detect(argv: list[Word], prefix_env: dict, exported, loc: Loc) -> Launch | N
 
 #: the launchers whose operand is an image
 _CONTAINERS = frozenset({"docker", "podman"})
+
+
+def _image_repository(w: Word) -> str | None:
+    """The image a container launcher's operand names, when known up to its tag at least
+    (``vllm/vllm-openai:v0.10.1``, or ``vllm/vllm-openai:`` then a variable); else None."""
+    if w.text is not None:
+        return w.text
+    known = _known_prefix(w)
+    return known[:-1] if known.endswith(":") and "/" in known else None
 
 
 def _image_entry(image: str, cat) -> _Entry | None:

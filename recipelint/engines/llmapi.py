@@ -106,8 +106,11 @@ def _from_tree(name: str, recipe: Path, roots) -> tuple[Path, str] | str:
     if p.is_absolute():
         candidates = [p]
     else:
+        # (beside the script; from the repository's top and the run's roots, where the script
+        # is started from: `--config ./configs/x.yaml`)
         repo = repository_root(recipe)
         candidates = [recipe.parent / p] + ([repo / p] if repo is not None else [])
+        candidates += [Path(r) / p for r in roots if Path(r) / p not in candidates]
     refused = None
     for c in candidates:
         try:
@@ -117,7 +120,7 @@ def _from_tree(name: str, recipe: Path, roots) -> tuple[Path, str] | str:
                 refused = refused or e
     if refused is not None:
         return _REFUSED.get(refused.kind, "it cannot be read")
-    return "the script does not write it before the launch and there is no such file in the tree"
+    return "the script does not write it before the launch and there is no such file beside it or at the project's top"
 
 
 _REFUSED = {

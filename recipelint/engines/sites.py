@@ -93,6 +93,9 @@ def _patterns() -> tuple[re.Pattern, re.Pattern | None, tuple[str, ...], frozens
     for engine, spec in data["engines"].items():
         for entry in spec.get("entries") or []:
             known.append(f"(?P<{engine}_{len(known)}>{_argv_pattern(entry['argv'])})")
+    for repo, spec in (data.get("image_entrypoints") or {}).items():
+        # `docker run … vllm/vllm-openai:TAG ARGS`: the image's entrypoint serves
+        known.append(rf"(?P<{spec['engine']}_{len(known)}>{CONTAINER_RUN}(?:[\w.-]+(?::\d+)?/)?{re.escape(repo)}(?![\w/-]))")
     like = data.get("serve_like") or {}
     words = [str(p) for p in like.get("patterns") or []]
     tools = tuple(str(t) for t in like.get("not_servers") or [])
@@ -124,6 +127,10 @@ def _argv_pattern(argv: list[str]) -> str:
     return r"\s+".join(parts) + r"(?![\w.-])"
 
 
+#: a container started (`docker run` / `podman container run` and their options), up to its image
+#: (not with `--entrypoint`: the image's own entrypoint does not run)
+CONTAINER_RUN = r"(?:^|(?<=[\s/'\"(]))(?:docker|podman)\s+(?:container\s+)?run\s(?:(?:(?!--entrypoint)[^|;&])*?\s)?"
+
 #: commands that run the words after them (besides the launchers of engines.yaml)
 _RUNNERS = frozenset({"bash", "sh", "eval", "exec", "command", "builtin", "xargs", "parallel", "ssh", "kubectl"})
 
@@ -140,6 +147,15 @@ def _runs_its_words(flat: str, at: int) -> bool:
 
 def _one_line(text: str) -> str:
     return " ".join(text.replace("\\\n", " ").split())
+
+
+def may_hold_sites(data: bytes) -> bool:
+    """Whether a file's bytes may hold a site: one of the patterns' required literals is in them
+    (a file without any needs no walk of its tree)."""
+    needles = _patterns()[5]
+    if needles is None:
+        return True
+    return any(n.encode() in data for n in needles)
 
 
 def scan(texts: list[tuple[int, int, str, str]]) -> list[Site]:

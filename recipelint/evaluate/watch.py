@@ -26,6 +26,27 @@ class _Unknown:
 
 #: commands that run their string argument as a script (`bash -c "…"`)
 _SHELLS = frozenset({"bash", "sh", "eval"})
+
+
+def _served_image(word: str, watch) -> bool:
+    """Whether ``word`` names an image the watch holds by its repository (one whose entrypoint
+    serves: ``vllm/vllm-openai:v0.10.1``, ``docker.io/vllm/vllm-openai``)."""
+    if "/" not in word:
+        return False
+    repo = _image_repository(word)
+    return repo is not None and any(repo == k or repo.endswith("/" + k) for k in watch if "/" in k)
+
+
+def _image_repository(word: str) -> str | None:
+    """The repository an image reference names (``docker.io/vllm/vllm-openai:v0.10.1`` →
+    ``docker.io/vllm/vllm-openai``), lower case; None for a word that cannot be one."""
+    ref = word.split("@", 1)[0]
+    head, sep, tag = ref.rpartition(":")
+    if sep and "/" not in tag:
+        ref = head
+    return ref.lower() or None
+
+
 #: a shell given a script as an argument further along a command (`srun … bash -c "…"`)
 _SHELL_C = re.compile(r"\b(?:ba)?sh\s+(?:-[a-z]*c\b|-[a-z]+\s+-c\b)")
 
@@ -240,7 +261,7 @@ class LaunchWatch:
         if _PYTHON.match(base):
             base = "python"
         if base not in watch:
-            return False
+            return _served_image(first, watch)  # (a container launcher's operand)
         prefixes = watch[base] if isinstance(watch, dict) else None
         args = words[1:]
         if prefixes is None:
@@ -252,7 +273,11 @@ class LaunchWatch:
                     if w is ...:
                         return True
                     if isinstance(w, str) and not w.startswith("-") and "=" not in w and not w.replace(".", "").isdigit():
-                        return self._words_watched(words[i:], watch, strict)  # the wrapped command
+                        # the wrapped command — or, past a subcommand and its options (`docker run
+                        # --rm IMAGE …`), an image whose entrypoint serves
+                        return self._words_watched(words[i:], watch, strict) or any(
+                            isinstance(x, str) and _served_image(x, watch) for x in words[i + 1 :]
+                        )
                 return False
             return True
         if base == "python":  # interpreter options before the script / -m / -c / -

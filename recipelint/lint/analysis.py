@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -90,7 +89,6 @@ def _ODD_HINT(argv) -> bool:
 
 
 #: a cheap test for text that may hold a serve command (most files hold none)
-_SITE_HINT = re.compile(rb"serve|launch_server|-m\s|tritonserver|text-generation-launcher")
 #: the nodes whose text may hold a serve command, and the kind of site each is
 _SITE_NODES = {"command": "command", "array": "array", "heredoc_body": "heredoc"}
 
@@ -213,7 +211,7 @@ class Analyzer:
         ends = heredoc_terminators(parsed.root, res.source)
         if crlf is not None or ends:
             res.problems = sorted([*parsed.problems, *([crlf] if crlf else []), *ends], key=lambda p: p.loc.start)
-        if _SITE_HINT.search(res.source.data):
+        if sites_mod.may_hold_sites(res.source.data):
             res.sites = sites_mod.scan(_site_texts(parsed.root, res.source))
         res.strays = stray_options(parsed)
         if b"recipelint" in res.source.data:  # only suppression comments need statement extents

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from recipelint.cache.results import SKIP_DIRS  # (one list for the walk and the cache key)
+from recipelint.cache.results import skipped_dir  # (one test for the walk and the cache key)
 from recipelint.files import shell_script_by_shebang
 from recipelint.lint.findings import Finding, Related, group
 from recipelint.lint.scope import SIBLING, Only, back_rel
@@ -161,7 +161,7 @@ def collect(
         if p.is_dir():
             for root, dirs, files in os.walk(p, followlinks=False):
                 rootp = Path(root)
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not settings.excluded(rootp / d))
+                dirs[:] = sorted(d for d in dirs if not skipped_dir(root, d) and not settings.excluded(rootp / d))
                 for name in sorted(files):
                     fp = rootp / name
                     # a dangling or looping link found in a walk is not a recipe: skipped

@@ -359,16 +359,26 @@ class FileContext:
         with the options file over them — the file the script wrote before the launch, or one in
         the tree (recorded as used by the analysis, so the per-file cache follows it)."""
         from recipelint.engines import llmapi
-        from recipelint.files import repository_root
 
         lc = use.launch
         if lc.llm_api is None:
-            root = repository_root(self.path)
-            opts = llmapi.options_file(lc, self.path, [root or self.path.parent])
+            opts = llmapi.options_file(lc, self.path, self._top()[1])
             if opts is not None and opts.path is not None:
                 self.result.used.add(str(opts.path))
             lc.llm_api = llmapi.resolve(lc, opts)
         return lc.llm_api
+
+    def _top(self) -> tuple[Path, list[Path]]:
+        """(the top of the project this file is in: its repository's, else the run's root that
+        holds it, else its folder; the run's roots)."""
+        from recipelint.files import repository_root
+
+        roots = list(getattr(self.project.configs, "roots", None) or [])
+        top = repository_root(self.path)
+        if top is None:
+            real = self.path.resolve()
+            top = next((Path(r) for r in roots if Path(r).resolve() in real.parents), self.path.parent)
+        return top, roots or [top]
 
     def engine_tree(self, engine: str):
         """The engine's own source tree this file lies in (``engines.trees.EngineTree``: the engine's
@@ -377,10 +387,8 @@ class FileContext:
         cache = self.__dict__.setdefault("_trees", {})
         if engine not in cache:
             from recipelint.engines import trees
-            from recipelint.files import repository_root
 
-            root = repository_root(self.path) or self.path.parent
-            roots = getattr(self.project.configs, "roots", None) or [root]
+            root, roots = self._top()
             cache[engine] = trees.find(engine, self.path, root, roots)
         return cache[engine]
 
