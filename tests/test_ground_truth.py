@@ -588,6 +588,10 @@ _SNIPPETS = {
         'K=kv; X="${Y:-{\\"name\\":\\"$K\\"}}"; emit "$X" "${Y:-{\\"a\\": 1, \\"b\\": \\"${K}\\"}}" ${Y:-{\\"q\\"}} "${Y-x{\\"y}"\n'
         'Y=s; emit "${Y:-{\\"n\\"}}" "${Y:+{\\"p\\"}}" ${Y:+{\\"q\\"}} "${Y:-{"r"}}" ${U:-{"t"}}\n'
         'g() { emit "$@" "$(cat)"; true; }\n! g - <<\'E\'\nbody\nE\nemit $?\nif ! g - x <<E\nq\nE\nthen emit no; else emit yes; fi',
+        # a brace group closed right after a compound command's last word (`fi }`, `done }`,
+        # `esac }`: wait-for-it.sh's `echoerr`; tree-sitter-bash wanted a `;`), and `fi` as a word
+        'q() { if [[ $1 -ne 1 ]]; then emit "q:$1"; fi }\nq 0; q 1\nl() { for x in a b; do emit "l$x"; done }; l\n'
+        'c() { case $1 in a) emit ca;; *) emit cx;; esac }; c a; c b\nemit fi "fi }" done',
         # `unsetenv` is no keyword to bash (tree-sitter-bash: csh's `unset`): a function of that name
         'unsetenv() { emit "unsetenv called" "$@"; }\nX=1; unsetenv X; emit "${X-unset}"\nfunction f { unsetenv a b; }; f; emit unsetenv',
         # `10#$x` (tree-sitter-bash: an ERROR before `$x` in arithmetic, a dropped token in an

@@ -164,6 +164,19 @@ def aliases(extraction: dict, classes: set[str]) -> dict[str, str]:
     return out
 
 
+def _alias_names(text, field: str) -> list[str]:
+    """The other names a field takes: a plain alias (``alias="x"``, read as ``x``) or the choices
+    of ``validation_alias=AliasChoices("speculative_model", "speculative_model_dir")``."""
+    if not text:
+        return []
+    text = str(text)
+    if "(" in text or "=" in text:
+        names = re.findall(r"""["']([A-Za-z_][A-Za-z0-9_]*)["']""", text)
+    else:
+        names = [text]
+    return [n for n in dict.fromkeys(names) if n != field]
+
+
 def build(extraction: dict, renames: list | None) -> dict:
     classes = extraction["classes"]
     enums = {name.split(".")[-1]: _enum_members(members) for name, members in (extraction.get("enums") or {}).items()}
@@ -177,9 +190,12 @@ def build(extraction: dict, renames: list | None) -> dict:
             for a, full in alias.items():
                 ann = re.sub(rf"\b{a}\b", full, ann)
             spec = kinds(ann, names, enums)
-            for k in ("alias", "deprecated", "note", "constraints", "default"):
+            for k in ("deprecated", "note", "constraints", "default"):
                 if f.get(k) not in (None, ""):
                     spec[k] = f[k]
+            others = _alias_names(f.get("alias"), fname)
+            if others:
+                spec["aliases"] = others
             fields[fname] = spec
         entry: dict = {"bases": [b for b in c.get("bases", [])], "fields": fields}
         if c.get("extra"):

@@ -48,6 +48,7 @@ from recipelint.bash.repairs.statements import (
     _attach_negations,
     _escaped_line_starts,
     _for_without_in,
+    _keyword_braces,
     _negated_groups,
     _negated_redirects,
     _read_write,
@@ -152,6 +153,8 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         line_rests += [r for r in more if r not in line_rests]
         tree, parsed, more = _backquote_blanks(tree, parsed)
         semis += more
+        tree, parsed, more = _keyword_braces(tree, parsed)
+        semis += [at for at in more if at not in semis]
         tree, parsed = _double_bracket_equals(
             *_for_without_in(*_read_write(*_escaped_line_starts(*_arithmetic_commas(tree, parsed))))
         )
@@ -179,7 +182,7 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
         problems[known:] = [
             p for p in problems[known:] if not (p.message == _NO_END and p.loc.start > min(ends) and p.loc.start >= len(text) - 1)
         ]
-    if semis:  # (the `;`s `_backquote_blanks` put in are errors to the grammar, blanks to bash)
+    if semis:  # (the `;`s `_backquote_blanks` and `_keyword_braces` put in are blanks to bash)
         put = set(semis)
         problems[known:] = [p for p in problems[known:] if not (p.loc.start in put and p.loc.end == p.loc.start + 1)]
     if "brackets" in fixes and not brackets:

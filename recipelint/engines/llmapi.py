@@ -264,8 +264,8 @@ class Catalog:
                     got.update(self.fields(b))
             for name, spec in (c.get("fields") or {}).items():
                 got[name] = spec
-                if spec.get("alias"):
-                    got[str(spec["alias"])] = spec
+                for alias in spec.get("aliases") or ():
+                    got[str(alias)] = spec
             self._keys[cls] = got
         return got
 

@@ -470,7 +470,7 @@ def lint(
                 results.append(analyze_file(path, display))
             if progress is not None:
                 progress(len(results), len(chunk))
-        project = Project(results, cs, analyze_other, home=home)
+        project = Project(results, cs, analyze_other, home=home, roots=roots)
         found = []
         for i, res in enumerate(results):
             if i in hits:
@@ -497,7 +497,7 @@ def lint(
         found, result.files = check_files(files, opt.progress)
     if fc is not None:
         fc.close(others_wrote=jobs > 1)
-    project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs, opt.only), home=home)
+    project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs, opt.only), home=home, roots=roots)
     result.unrun = [display_path(res.path) for res in result.files if not project.is_run(res) and res.launched]
     for rule in rules:
         raw.extend(rule.check_project(project))

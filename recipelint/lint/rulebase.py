@@ -373,7 +373,7 @@ class FileContext:
         holds it, else its folder; the run's roots)."""
         from recipelint.files import repository_root
 
-        roots = list(getattr(self.project.configs, "roots", None) or [])
+        roots = self.project.roots
         top = repository_root(self.path)
         if top is None:
             real = self.path.resolve()
@@ -610,8 +610,10 @@ class EngineConfig:
 class Project:
     """All files of a run, with sibling lookup."""
 
-    def __init__(self, results: list[FileResult], configs=None, analyze=None, scope=None, home=None):
+    def __init__(self, results: list[FileResult], configs=None, analyze=None, scope=None, home=None, roots=None):
         self.results = results
+        #: the run's roots: the folders its files may be read from (the project's top first)
+        self.roots: list[Path] = list(roots or getattr(configs, "roots", None) or [])
         #: home(result) -> where the result's file is in the tree checked (a diff's base run
         #: reuses the work tree's analysis of a file alike in both; None: ``result.path``)
         self._home = home

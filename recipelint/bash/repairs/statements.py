@@ -186,3 +186,39 @@ def _negated_redirects(root: Node) -> None:
         new.children, new.fields = (bang, r), (None, None)
         n.children = (new,) + n.children[1:]
         n._fmap = None
+
+
+#: `fi }`, `done }`, `esac }`: a compound command's last word, blanks, then the `}` closing a group
+_KEYWORD_BRACE = re.compile(rb"(?<![\w$-])(?:fi|done|esac)([ \t]+)\}")
+
+
+def _keyword_braces(tree, data: bytes):
+    """bash closes a brace group right after a compound command's last word on the same line
+    (`f() { if [[ $q -ne 1 ]]; then echo "$@"; fi }`, wait-for-it.sh's `echoerr`); tree-sitter-bash
+    wants a `;` there ("missing ';'").  Where the tree has an error, each such blank before `}` is
+    tried as a `;` (one byte for one; the same to bash there) and kept where the new tree closes a
+    group with that `}`.  Returns the tree, the text it parsed and where the `;`s are."""
+    if not tree.root_node.has_error or b"}" not in data:
+        return tree, data, []
+    root = tree.root_node
+    # (the word must be the keyword that ends a compound command, not an argument: `echo fi }`)
+    at = [m.end(1) - 1 for m in _KEYWORD_BRACE.finditer(data) if _keyword_at(root, m.start(), m.start(1))]
+    if not at:
+        return tree, data, []
+    new_tree, new = _reparse(data, at, b";")
+    keep = [i for i in at if _closes_group(new_tree.root_node, i + 1)]
+    if not keep:
+        return tree, data, []
+    if keep != at:
+        new_tree, new = _reparse(data, keep, b";")
+    return new_tree, new, keep
+
+
+def _keyword_at(root, start: int, end: int) -> bool:
+    tok = root.descendant_for_byte_range(start, end)
+    return tok is not None and tok.type in ("fi", "done", "esac") and tok.start_byte == start and tok.end_byte == end
+
+
+def _closes_group(root, at: int) -> bool:
+    tok = root.descendant_for_byte_range(at, at + 1)
+    return tok is not None and tok.type == "}" and tok.parent is not None and tok.parent.type == "compound_statement"
