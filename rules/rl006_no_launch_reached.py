@@ -1,3 +1,6 @@
+import re
+
+from recipelint.evaluate.values import ARGV
 from recipelint.lint.rulebase import Rule
 
 
@@ -31,6 +34,11 @@ class NoLaunchReached(Rule):
     ## Exceptions
     In a repository with master configs, a file no entry runs (a multi-node helper a job file
     starts with its own variables) gets this as an info, its points being the default matrix's.
+    When paths stop at several places, each is named (the most common first), not one for all.
+    When the stops hang on the script's own arguments (it reads `$1`, `$@`, `getopt`, `shift`)
+    and no sweep point gives them, every way they could go was followed and none reached the
+    launch: that is said as an info, with the settings' `environments` (`args = [...]`) as the fix,
+    not asserted as a defect.
     Recipes whose sweep points come from a master config are RL502's (sweep-point-stops), which
     names each point that stops; a file with a syntax error is RL001's.
     """
@@ -50,14 +58,21 @@ class NoLaunchReached(Rule):
         if any(p.kind == "syntax" for p in res.problems):
             return  # RL001 says why (bash stops there, recipelint reads no further)
         site = known[0]
-        why = self._why(ctx)
+        why, guessed = self._why(ctx)
         where = {
             "heredoc": "it is in a here-document the script writes (recipelint does not follow that file)",
             "string": "it is a string the script assigns; recipelint saw no path run it (passed to another program?)",
         }.get(site.kind, "")
         msg = f"no sweep point reaches this {site.engine} launch (`{site.text}`), so none of it is checked: " + (where or why)
         severity = None
-        if getattr(ctx.project.configs, "found", False) and not ctx.project.is_run(res):
+        if guessed and not where:
+            # the stops follow the arguments recipelint does not know: said, not asserted
+            msg += (
+                "; the script's arguments are not known here and every way they could go was followed — give "
+                "them in the settings (`environments = [{files = \"…\", args = [\"…\"]}]`) to check this launch"
+            )
+            severity = "info"
+        elif getattr(ctx.project.configs, "found", False) and not ctx.project.is_run(res):
             # (a helper a job file runs with its own inputs: said, not asserted as a defect)
             msg += " (no master-config entry runs this file: its sweep points are the default matrix's)"
             severity = "info"
@@ -65,21 +80,43 @@ class NoLaunchReached(Rule):
             ctx.site_loc(site), msg, [pr.point for pr in res.points], key=f"{site.engine}|{site.text}", severity=severity
         )
 
-    def _why(self, ctx) -> str:
+    def _why(self, ctx) -> tuple[str, bool]:
+        """(what stopped every path, whether the stops hang on arguments no sweep point gives)."""
         ends = [p for pr in ctx.result.points for p in pr.paths]
         if any(p.exit is None or p.exit.code in (0, None) for p in ends):
             # (some path ends normally without it: no exit to blame)
-            return "no path runs it (a function no path calls, a branch no sweep point takes, or a loop that never runs)"
+            return "no path runs it (a function no path calls, a branch no sweep point takes, or a loop that never runs)", False
+        stops: dict = {}  # (line, text) -> number of paths
         for pr in ctx.result.points:
             for path in pr.paths:
-                if path.exit is None or path.exit.code in (0, None):
-                    continue
                 kind, text = ctx.classify_stop(path)
                 anchor = ctx.exit_anchor(path.exit).real().span
-                at = f"line {anchor.line}"
                 if kind == "missing" and text:
-                    return f"every path stops first ({at}): it requires {', '.join(f'`{n}`' for n in text.split())}, which no sweep point sets"
-                if text:
-                    return f"every path stops first: `exit {path.exit.code}` after `{text}` ({at})"
-                return f"every path stops first: `exit {path.exit.code}` ({at})"
-        return "no path runs it (a function no path calls, or a branch no sweep point takes)"
+                    said = f"it requires {', '.join(f'`{n}`' for n in text.split())}, which no sweep point sets"
+                elif text:
+                    said = f"`exit {path.exit.code}` after `{text}`"
+                else:
+                    said = f"`exit {path.exit.code}`"
+                stops[(anchor.line, said)] = stops.get((anchor.line, said), 0) + 1
+        if not stops:
+            return "no path runs it (a function no path calls, or a branch no sweep point takes)", False
+        guessed = _reads_arguments(ctx) and any(pr.point.env.get(ARGV, ()) is None for pr in ctx.result.points)
+        if len(stops) == 1:
+            (line, said), _ = next(iter(stops.items()))
+            if said.startswith("it requires"):
+                return f"every path stops first (line {line}): {said}", guessed
+            return f"every path stops first: {said} (line {line})", guessed
+        # (paths stop at several places: each is named, the most common first — not one for all)
+        ranked = sorted(stops.items(), key=lambda kv: (-kv[1], kv[0][0]))
+        shown = [f"{said} (line {line}, {n} path{'s' if n > 1 else ''})" for (line, said), n in ranked[:3]]
+        more = f" and {len(ranked) - 3} more" if len(ranked) > 3 else ""
+        return f"every path stops first, at {len(ranked)} places: {'; '.join(shown)}{more}", guessed
+
+
+#: a script's own positional parameters read in its text (`$1`, `${2:-x}`, `$@`, `$#`, `getopt`)
+_ARGUMENTS = re.compile(r"\$\{?[#@*1-9]|\bgetopts?\b|\bshift\b")
+
+
+def _reads_arguments(ctx) -> bool:
+    src = ctx.result.source
+    return src is not None and _ARGUMENTS.search(src.data.decode("utf-8", "replace")) is not None
