@@ -592,6 +592,8 @@ _SNIPPETS = {
         # `esac }`: wait-for-it.sh's `echoerr`; tree-sitter-bash wanted a `;`), and `fi` as a word
         'q() { if [[ $1 -ne 1 ]]; then emit "q:$1"; fi }\nq 0; q 1\nl() { for x in a b; do emit "l$x"; done }; l\n'
         'c() { case $1 in a) emit ca;; *) emit cx;; esac }; c a; c b\nemit fi "fi }" done',
+        # a here-string after another redirection of the statement (tree-sitter-bash: an error)
+        'g() { emit "got:$(cat)"; }\ng 2>/dev/null <<< "hs1"\n{ g; } 2>/dev/null <<< hs2\necho x | g 2>/dev/null <<< "hs$((1+2))"\nemit done',
         # `unsetenv` is no keyword to bash (tree-sitter-bash: csh's `unset`): a function of that name
         'unsetenv() { emit "unsetenv called" "$@"; }\nX=1; unsetenv X; emit "${X-unset}"\nfunction f { unsetenv a b; }; f; emit unsetenv',
         # `10#$x` (tree-sitter-bash: an ERROR before `$x` in arithmetic, a dropped token in an

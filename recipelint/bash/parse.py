@@ -39,6 +39,7 @@ from recipelint.bash.repairs.redirects import (
     _NAMED_FD,
     _attach_redirects,
     _end_lines,
+    _herestrings_after_redirects,
     _named_descriptors,
     _redirected_assignments,
     _relocate_redirects,
@@ -185,6 +186,8 @@ def _repaired(tree, src, problems: list, text: bytes, brackets: bool = False) ->
     if semis:  # (the `;`s `_backquote_blanks` and `_keyword_braces` put in are blanks to bash)
         put = set(semis)
         problems[known:] = [p for p in problems[known:] if not (p.loc.start in put and p.loc.end == p.loc.start + 1)]
+    if b"<<<" in text:
+        _herestrings_after_redirects(root, problems)
     if "brackets" in fixes and not brackets:
         # a `[ ]` holding statements (`[ $? -ne 0 ]` newline `then ...` up to a later `]`)
         del problems[known:]

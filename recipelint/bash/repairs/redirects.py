@@ -380,3 +380,45 @@ def _attach_redirects(root: Node, moved: list, src, problems: list, data: bytes,
         if changed:
             node.children, node._fmap = tuple(kids), None
         stack.extend((c, (node, up)) for c in node.children)
+
+
+def _herestrings_after_redirects(root: Node, problems: list) -> None:
+    """A here-string after a redirection of a statement (`cmd > /dev/null <<< "$X"`, `{ …; }
+    <<< x`, a pipeline's last redirection): tree-sitter-bash reads `<<<` as an ERROR `<<` and a
+    `<` redirection; bash reads a here-string.  The two become one ``herestring_redirect`` (same
+    bytes) and the ERROR is no syntax problem."""
+    fixed: set[int] = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        kids = list(n.children)
+        i = 0
+        changed = False
+        while i + 1 < len(kids):
+            err, red = kids[i], kids[i + 1]
+            if (
+                err.type == "ERROR"
+                and err.end - err.start == 2
+                and err.text == "<<"
+                and red.type == "file_redirect"
+                and red.start == err.end
+                and red.children
+                and red.children[0].type == "<"
+                and len(red.children) == 2
+            ):
+                h = Node("herestring_redirect", err.start, red.end, True, n.src)
+                h.children = (Node("<<<", err.start, err.start + 3, False, n.src), red.children[1])
+                h.fields = (None, None)
+                kids[i : i + 2] = [h]
+                fields = list(n.fields)
+                fields[i : i + 2] = ["redirect"]
+                n.fields = tuple(fields)
+                fixed.add(err.start)
+                changed = True
+            i += 1
+        if changed:
+            n.children = tuple(kids)
+            n._fmap = None
+        stack.extend(n.children)
+    if fixed:
+        problems[:] = [p for p in problems if not (p.loc.start in fixed and p.kind == "syntax")]
