@@ -579,6 +579,321 @@ def _strict_config(cls: ast.ClassDef) -> bool:
     return "BaseModel" not in " ".join(ast.unparse(b) for b in cls.bases) or "forbid" in ast.unparse(cls)
 
 
+# ---------------------------------------------------------------------------------------------
+# Flag values: closed choice sets and numeric types (what argparse rejects: `invalid choice`,
+# `invalid int value`)
+
+_ALIAS_DEF = r"^{name}\s*(?::\s*TypeAlias\s*)?=\s*Literal\["
+
+
+class LiteralIndex:
+    """Module-level ``Name = Literal[...]`` aliases of an archive's package, looked up by name
+    when a field's annotation or ``get_args(Name)`` needs one (files whose text defines it are
+    parsed; a name two files define differently is not resolved)."""
+
+    def __init__(self, w: Archive, prefix: str):
+        self.w = w
+        self.files = w.py_files(prefix)
+        self._found: dict[str, tuple[str, ...] | None] = {}
+
+    def get(self, name: str) -> tuple[str, ...] | None:
+        if name not in self._found:
+            self._found[name] = None
+            pat = re.compile(_ALIAS_DEF.format(name=re.escape(name)), re.M)
+            seen: set[tuple[str, ...]] = set()
+            for fname in self.files:
+                src = self.w.source(fname) or ""
+                if name not in src or not pat.search(src):
+                    continue
+                tree = self.w.tree(fname)
+                for st in tree.body if tree is not None else ():
+                    target = st.target if isinstance(st, ast.AnnAssign) else st.targets[0] if isinstance(st, ast.Assign) else None
+                    if isinstance(target, ast.Name) and target.id == name and st.value is not None:
+                        vals = _literal_values(st.value)
+                        if vals is not None:
+                            seen.add(vals)
+            if len(seen) == 1:
+                self._found[name] = next(iter(seen))
+        return self._found[name]
+
+
+def _literal_values(node: ast.AST) -> tuple[str, ...] | None:
+    """``Literal["a", "b"]`` -> ("a", "b") (values as the command line writes them)."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal"):
+        return None
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    out = []
+    for it in items:
+        if not isinstance(it, ast.Constant) or isinstance(it.value, bool) or it.value is None:
+            return None
+        out.append(str(it.value))
+    return tuple(out)
+
+
+def _annotation_values(ann: str, lits: LiteralIndex) -> tuple[tuple[str, ...] | None, bool, set[str]]:
+    """(the Literal values an annotation holds — inline or through an alias —, whether it allows
+    None, the plain type names in it)."""
+    try:
+        node = ast.parse(ann, mode="eval").body
+    except SyntaxError:
+        return None, False, set()
+    values: list[str] = []
+    found = False
+    optional = False
+    names: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == "Literal":
+            got = _literal_values(n)
+            if got is None:
+                return None, False, {"?"}
+            values.extend(got)
+            found = True
+            continue
+        if isinstance(n, ast.Constant) and n.value is None:
+            optional = True
+            continue
+        if isinstance(n, ast.Name):
+            if n.id == "None":
+                optional = True
+            elif n.id == "Optional":
+                optional = True
+            elif lits.get(n.id) is not None:
+                values.extend(lits.get(n.id) or ())
+                found = True
+            elif n.id not in ("Union",):
+                names.add(n.id)
+            continue
+        if isinstance(n, ast.Subscript):
+            stack.append(n.value)
+            stack.extend(n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])
+            continue
+        if isinstance(n, ast.BinOp):
+            stack.extend([n.left, n.right])
+            continue
+        if isinstance(n, ast.Attribute):
+            names.add(n.attr)
+            continue
+        names.add("?")
+    return (tuple(dict.fromkeys(values)) if found else None), optional, names
+
+
+def _choices_expr(
+    node: ast.AST, tree: ast.Module | None, idx: ClassIndex, lits: LiteralIndex, depth: int = 0
+) -> list[str] | None:
+    """The choices an expression gives (``choices=`` of an ``add_argument``): a list or tuple of
+    literals, a module-level name holding one, a sum of those, ``get_args(Alias)``,
+    ``[f.value for f in Enum]``; None when they are computed some other way."""
+    if depth > 4:
+        return None
+    if isinstance(node, (ast.List, ast.Tuple)):
+        out = []
+        for e in node.elts:
+            if isinstance(e, ast.Constant) and not isinstance(e.value, bool) and e.value is not None:
+                out.append(str(e.value))
+            else:
+                return None
+        return out
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a = _choices_expr(node.left, tree, idx, lits, depth + 1)
+        b = _choices_expr(node.right, tree, idx, lits, depth + 1)
+        return a + b if a is not None and b is not None else None
+    if isinstance(node, ast.Call) and call_name(node) == "get_args" and node.args and isinstance(node.args[0], ast.Name):
+        got = lits.get(node.args[0].id)
+        return list(got) if got is not None else None
+    if isinstance(node, ast.Call) and call_name(node) in ("list", "sorted") and len(node.args) == 1 and not node.keywords:
+        return _choices_expr(node.args[0], tree, idx, lits, depth + 1)
+    if isinstance(node, ast.ListComp) and len(node.generators) == 1:
+        gen = node.generators[0]
+        elt = node.elt
+        if (
+            isinstance(elt, ast.Attribute)
+            and elt.attr == "value"
+            and isinstance(elt.value, ast.Name)
+            and isinstance(gen.target, ast.Name)
+            and elt.value.id == gen.target.id
+            and isinstance(gen.iter, ast.Name)
+            and not gen.ifs
+        ):
+            return _enum_values(idx, gen.iter.id)
+        return None
+    if isinstance(node, ast.Name) and tree is not None:
+        if any(
+            isinstance(st, ast.Assign)
+            and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == node.id for t in st.targets)
+            for st in ast.walk(tree)
+        ):
+            return None
+        for st in tree.body:
+            if isinstance(st, (ast.Assign, ast.AnnAssign)):
+                targets = [st.target] if isinstance(st, ast.AnnAssign) else st.targets
+                if any(isinstance(t, ast.Name) and t.id == node.id for t in targets) and st.value is not None:
+                    if _extended(tree, node.id):
+                        return None  # (`add_x_choices = X_CHOICES.extend`: plugins add choices at run time)
+                    return _choices_expr(st.value, tree, idx, lits, depth + 1)
+        got = lits.get(node.id)
+        return list(got) if got is not None else None
+    return None
+
+
+def _extended(tree: ast.Module, name: str) -> bool:
+    """Whether the module changes the list ``name`` after it is made (``.extend``/``.append``
+    called or handed out, ``+=``): its choices are not fixed."""
+    for n in ast.walk(tree):
+        if (
+            isinstance(n, ast.Attribute)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == name
+            and n.attr
+            in (
+                "extend",
+                "append",
+                "insert",
+                "remove",
+            )
+        ):
+            return True
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name:
+            return True
+    return False
+
+
+def _enum_values(idx: ClassIndex, cname: str) -> list[str] | None:
+    cls = idx.cls(cname)
+    if cls is None:
+        return None
+    out = []
+    for st in cls.body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            v = st.value
+            if isinstance(v, ast.Constant) and isinstance(v.value, str):
+                out.append(v.value)
+            elif not (isinstance(v, ast.Call) and call_name(v) == "auto"):
+                return None
+            else:
+                return None  # (`auto()` values: not literal)
+    return out or None
+
+
+def _explicit_values(node: ast.Call, tree, idx: ClassIndex, lits: LiteralIndex) -> tuple[list[str] | None, str | None, bool]:
+    """(choices, numeric type, whether the call names them itself) of an ``add_argument``."""
+    choices = typ = None
+    told = False
+    for kw in node.keywords:
+        if kw.arg == "choices":
+            told = True
+            choices = _choices_expr(kw.value, tree, idx, lits)
+        elif kw.arg == "type":
+            told = True
+            if isinstance(kw.value, ast.Name) and kw.value.id in ("int", "float"):
+                typ = kw.value.id
+        elif kw.arg in ("action", "nargs"):
+            told = True  # (a list, a flag without a value: not judged as one value)
+            return None, None, True
+    return choices, typ, told
+
+
+def vllm_values(w: Archive) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """Per flag of ``vllm serve``: its closed choices and its numeric type, as argparse gets them
+    — explicit ``choices=``/``type=`` of an ``add_argument``, or, through ``get_kwargs``, the
+    config field's annotation: a ``Literal`` (inline or an alias) gives choices (and ``None`` when
+    optional) unless the release opens a ``Literal`` joined with ``str`` (``metavar`` then, 0.11
+    on), ``int``/``float`` a type; a ``bool``, a list or tuple, a config class give none."""
+    idx = ClassIndex(w, ("vllm/config/", "vllm/config.py", "vllm/entrypoints/", "vllm/engine/", "vllm/"))
+    lits = LiteralIndex(w, "vllm/")
+    utils = w.source("vllm/engine/arg_utils.py") or ""
+    literal_kwargs = "contains_type(type_hints, Literal)" in utils
+    str_opens = 'kwarg = "metavar" if contains_type(type_hints, str)' in utils
+    choices: dict[str, list[str]] = {}
+    types: dict[str, str] = {}
+    for name in VLLM_FLAG_FILES:
+        tree = w.tree(name)
+        if tree is None:
+            continue
+        kwargs_class: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and call_name(node.value) == "get_kwargs":
+                arg = node.value.args[0] if node.value.args else None
+                cname = arg.id if isinstance(arg, ast.Name) else arg.attr if isinstance(arg, ast.Attribute) else None
+                for t in node.targets:
+                    if isinstance(t, ast.Name) and cname:
+                        kwargs_class[t.id] = cname
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and call_name(node) == "add_argument"):
+                continue
+            flags = [s for s in (str_const(a) for a in node.args) if s and s.startswith("--")]
+            if not flags:
+                continue
+            ch, typ, told = _explicit_values(node, tree, idx, lits)
+            if not told and literal_kwargs:
+                for kw in node.keywords:
+                    if kw.arg is not None:
+                        continue
+                    for sub in ast.walk(kw.value):
+                        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
+                            cname = kwargs_class.get(sub.value.id)
+                            field = str_const(sub.slice)
+                            ann = idx.fields(cname).get(field, "") if cname and field else ""
+                            if ann:
+                                ch, typ = _field_values(ann, lits, str_opens)
+            for f in flags:
+                if ch:
+                    choices.setdefault(f, sorted(set(ch)))
+                if typ:
+                    types.setdefault(f, typ)
+    return choices, types
+
+
+def _field_values(ann: str, lits: LiteralIndex, str_opens: bool) -> tuple[list[str] | None, str | None]:
+    """get_kwargs' reading of a field's annotation (see :func:`vllm_values`)."""
+    values, optional, names = _annotation_values(ann, lits)
+    names -= _TRANSPARENT
+    if "?" in names or "bool" in names or names & {"list", "tuple", "dict", "set", "List", "Tuple", "Dict", "Annotated"}:
+        return None, None
+    if any(n.endswith("Config") for n in names):
+        return None, None  # (a config class: get_kwargs parses JSON before it looks for a Literal)
+    if values is not None:
+        if "str" in names and str_opens:
+            return None, None  # (`Literal[...] | str`: a metavar, any text taken)
+        return [*values, *(["None"] if optional else [])], None
+    if names == {"int"}:
+        return None, "int"
+    if names == {"float"}:
+        return None, "float"
+    return None, None
+
+
+#: annotation wrappers that leave the type as it is (pydantic's ``SkipValidation[int]``)
+_TRANSPARENT = frozenset({"SkipValidation"})
+
+
+def sglang_values(w: Archive) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """Per flag of ``sglang.launch_server``: the ``choices=`` and ``type=int``/``float`` of its
+    ``add_argument`` calls in ``sglang/srt/server_args.py`` (a list another module extends at
+    run time — ``add_*_choices = X.extend``, for plugins — is not closed, so not read)."""
+    idx = ClassIndex(w, ("sglang/srt/",))
+    lits = LiteralIndex(w, "sglang/srt/")
+    choices: dict[str, list[str]] = {}
+    types: dict[str, str] = {}
+    tree = w.tree("sglang/srt/server_args.py")
+    if tree is None:
+        return choices, types
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and call_name(node) == "add_argument"):
+            continue
+        flags = [s for s in (str_const(a) for a in node.args) if s and s.startswith("--")]
+        if not flags:
+            continue
+        ch, typ, _ = _explicit_values(node, tree, idx, lits)
+        for f in flags:
+            if ch:
+                choices.setdefault(f, sorted(set(ch)))
+            if typ:
+                types.setdefault(f, typ)
+    return choices, types
+
+
 def vllm_json_keys(w: Wheel) -> dict[str, list[str]]:
     idx = ClassIndex(w, ("vllm/config/", "vllm/config.py"))
     out: dict[str, list[str]] = {}
@@ -1046,20 +1361,26 @@ def extract(engine: str, w: Archive) -> dict:
     defaults: dict[str, str] = {}
     if engine == "vllm":
         tools, reasoning = vllm_parsers(w)
+        choices, types = vllm_values(w)
         return {
             "flags": vllm_flags(w, defaults),
             "defaults": defaults,
             "tool_call_parsers": tools,
             "reasoning_parsers": reasoning,
             "json_keys": vllm_json_keys(w),
+            "choices": choices,
+            "types": types,
         }
     if engine == "sglang":
         tools, reasoning = sglang_parsers(w)
+        choices, types = sglang_values(w)
         return {
             "flags": sglang_flags(w, defaults),
             "defaults": defaults,
             "tool_call_parsers": tools,
             "reasoning_parsers": reasoning,
+            "choices": choices,
+            "types": types,
         }
     return {"flags": trtllm_flags(w), "abbreviations": False}
 
@@ -1142,6 +1463,22 @@ def build_history(engine: str, per_release: dict[str, dict], sources: dict[str, 
             flag: {value: _ranges(idx, releases) for value, idx in sorted(vals.items())}
             for flag, vals in sorted(defaults.items())
         }
+    # flag values: closed choices (as a JSON list) and numeric types, each with its releases; the
+    # releases where any was read are "values" in `catalogued` (outside them a value is not judged)
+    for kind in ("choices", "types"):
+        vals: dict[str, dict[str, list[int]]] = {}
+        for v in releases:
+            for flag, value in per_release[v].get(kind, {}).items():
+                if flag in per_release[v]["flags"]:
+                    key = json.dumps(value) if kind == "choices" else value
+                    vals.setdefault(flag, {}).setdefault(key, []).append(pos[v])
+        if vals:
+            hist[kind] = {
+                flag: {value: _ranges(idx, releases) for value, idx in sorted(got.items())} for flag, got in sorted(vals.items())
+            }
+    have = [pos[v] for v in releases if per_release[v].get("choices") or per_release[v].get("types")]
+    if have:
+        catalogued["values"] = _ranges(have, releases)
     # where a table was read: outside these releases a parser name or JSON key is not judged
     hist["catalogued"] = catalogued
     return hist

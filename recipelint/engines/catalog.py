@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from importlib import resources
 
 #: per-version keys derived from a history's tables
@@ -66,6 +67,13 @@ class History:
         # flag -> ((JSON value, runs), ...): literal defaults where the source gives one
         self.defaults: Mapping[str, tuple] = _Lazy(
             data.get("defaults") or {}, lambda vals: tuple((value, self._runs(r)) for value, r in vals.items())
+        )
+        # flag -> ((choices as a JSON list, runs), ...) and ((int|float, runs), ...): the values argparse takes
+        self.choices: Mapping[str, tuple] = _Lazy(
+            data.get("choices") or {}, lambda vals: tuple((value, self._runs(r)) for value, r in vals.items())
+        )
+        self.types: Mapping[str, tuple] = _Lazy(
+            data.get("types") or {}, lambda vals: tuple((value, self._runs(r)) for value, r in vals.items())
         )
 
     def _runs(self, text: str) -> tuple[tuple[int, int], ...]:
@@ -462,3 +470,37 @@ def default(engine: str, flag: str, version: str):
 
 
 NOT_READ = _NO_DEFAULT
+
+
+@dataclass(frozen=True, slots=True)
+class ValueSpec:
+    """What ``flag`` takes in one release: its closed choices (None: any text) and its numeric
+    type (``int``, ``float``; None: text)."""
+
+    version: str
+    choices: frozenset[str] | None
+    type: str | None
+
+
+def value_specs(engine: str, flag: str, vers) -> list[ValueSpec] | None:
+    """``flag``'s values in each of the releases ``vers`` (None: every release), or None when a
+    release among them was not read for values (so none can be asserted)."""
+    h = histories().get(engine)
+    if h is None:
+        return None
+    wanted = h.releases if vers is None else [v for v in ((vers,) if isinstance(vers, str) else vers) if v in h.pos]
+    if not wanted:
+        return None
+    import json
+
+    out = []
+    for v in wanted:
+        i = h.pos[v]
+        if not h.read("values", i):
+            return None
+        choices = next(
+            (frozenset(json.loads(c)) for c, runs in h.choices.get(flag, ()) if any(a <= i <= b for a, b in runs)), None
+        )
+        typ = next((t for t, runs in h.types.get(flag, ()) if any(a <= i <= b for a, b in runs)), None)
+        out.append(ValueSpec(v, choices, typ))
+    return out
