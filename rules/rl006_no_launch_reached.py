@@ -34,6 +34,9 @@ class NoLaunchReached(Rule):
     ## Exceptions
     In a repository with master configs, a file no entry runs (a multi-node helper a job file
     starts with its own variables) gets this as an info, its points being the default matrix's.
+    A serve command a path runs as one word (`"$CMD"` with `CMD="vllm serve m --tp 8"`: bash looks
+    for a program of that name, `command not found`) is an error at that command, whatever else
+    the file launches.
     When paths stop at several places, each is named (the most common first), not one for all.
     When the stops hang on the script's own arguments (it reads `$1`, `$@`, `getopt`, `shift`)
     and no sweep point gives them, every way they could go was followed and none reached the
@@ -52,6 +55,10 @@ class NoLaunchReached(Rule):
 
     def check(self, ctx):
         res = ctx.result
+        one_words = list(self._one_words(ctx))
+        yield from one_words
+        if one_words:
+            return  # (the site the one word stands for is that defect: one finding)
         known = [s for s in res.sites if s.engine]
         if not known or not res.points or res.launched or ctx.config_points():
             return
@@ -79,6 +86,28 @@ class NoLaunchReached(Rule):
         yield ctx.finding(
             ctx.site_loc(site), msg, [pr.point for pr in res.points], key=f"{site.engine}|{site.text}", severity=severity
         )
+
+    def _one_words(self, ctx):
+        """A serve command a path runs as one word (`"$CMD"` with CMD="vllm serve m --tp 8"): the
+        launch it stands for never starts, whatever else the file launches."""
+        from recipelint.engines.sites import WordLaunch
+
+        found: dict = {}  # loc -> (event, the points whose paths run it)
+        for pr in ctx.result.points:
+            for path in pr.paths:
+                for ev in path.events:
+                    if isinstance(ev, WordLaunch):
+                        got = found.setdefault(ev.loc, (ev, []))
+                        if pr.point not in got[1]:
+                            got[1].append(pr.point)
+        for ev, points in found.values():
+            shown = ev.text if len(ev.text) <= 80 else ev.text[:77] + "..."
+            msg = (
+                f"this command runs a serve command as one word, so bash looks for a program named `{shown}` "
+                "and stops with `command not found`: the launch never starts; let the shell split it (an "
+                'array, `CMD=(vllm serve …)` then `"${CMD[@]}"`)'
+            )
+            yield ctx.finding(ev.loc, msg, points, key=f"one-word|{ev.text}", severity="error")
 
     def _why(self, ctx) -> tuple[str, bool]:
         """(what stopped every path, whether the stops hang on arguments no sweep point gives)."""

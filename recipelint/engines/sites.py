@@ -186,6 +186,37 @@ def scan(texts: list[tuple[int, int, str, str]]) -> list[Site]:
 
 
 @dataclass(slots=True)
+class WordLaunch:
+    """An evaluated command whose name is one word holding a whole serve command (`"$CMD"` with
+    CMD="vllm serve m --tp 8"): bash looks for a program of that name and stops; an event of
+    the path, for RL006."""
+
+    text: str
+    loc: object
+    point: object = None
+
+
+def word_launch(argv: list) -> str | None:
+    """The text of a command name that is a serve command in one word (what is known of it, up
+    to a part that is not: `vllm serve m --tp $TP`), or None."""
+    if not argv:
+        return None
+    word = argv[0]
+    if any(c.multi for c in word.chunks):
+        return None  # (a part that may be several words: the shell may split it)
+    known = []
+    for c in word.chunks:
+        if c.text is None:
+            break
+        known.append(c.text)
+    first = "".join(known)
+    if not any(ch in first for ch in " \t\n") or not first.strip():
+        return None
+    found = scan([(0, 0, first.strip(), "command")])
+    return (word.text if word.text is not None else word.shown) if found and found[0].engine is not None else None
+
+
+@dataclass(slots=True)
 class UnknownServe:
     """An evaluated command that looks like a server launch through an entry point recipelint
     does not know (``python -m "$WORKER_MODULE"`` with WORKER_MODULE=dynamo.vllm): an event of

@@ -287,6 +287,9 @@ class Analyzer:
             if change is not None:
                 change.point = holder.get("point")
                 return change
+            one = sites_mod.word_launch(cmd.argv) if cmd.argv and (cmd.argv[0].text is None or " " in cmd.argv[0].text) else None
+            if one is not None:
+                return sites_mod.WordLaunch(one, cmd.loc, holder.get("point"))
             odd = sites_mod.unknown_serve(cmd.argv) if _ODD_HINT(cmd.argv) else None
             if odd is not None:
                 return sites_mod.UnknownServe(odd[0], cmd.loc, holder.get("point"), odd[1])
