@@ -12,7 +12,8 @@ class UnknownEntryPoint(Rule):
     the module is unknown (a variable set by a file recipelint could not follow), or a container
     of an image named after an engine given server options whose entrypoint recipelint does not
     know (`docker run … opea/vllm-gaudi:latest --model m`; `vllm/vllm-openai`'s is known: its
-    launches are checked).
+    launches are checked), or an engine's own launcher running a command recipelint cannot see
+    (`trtllm-llmapi-launch ${server_cmd}`).
 
     ## Why is this bad?
     recipelint checks the flags of launches it recognises; a launch through an entry point it
@@ -103,6 +104,15 @@ class UnknownEntryPoint(Rule):
                 p = m.split(": ", 1)[1]
                 missing.append(os.path.relpath(os.path.normpath(p), ctx.path.parent) if p.startswith("/") else p)
         whence = f" (the sourced {', '.join(f'`{m}`' for m in missing[:2])} was not found)" if missing else ""
+        if ev.why.startswith("hidden:"):
+            from recipelint.engines.catalog import ENGINE_NAMES
+
+            engine = ev.why.split(":", 1)[1]
+            return (
+                f"`{ev.text}` starts a {ENGINE_NAMES.get(engine, engine)} server whose command recipelint cannot see "
+                "(not known here): this launch is not checked; build the command in the script (an array) or "
+                "suppress the finding with the reason"
+            )
         what = "is empty here (nothing this path runs sets it)" if ev.why == "empty" else "is unknown here"
         return (
             f"`{ev.text}` takes server options, so it likely launches a server, but its module {what}{whence}: "

@@ -252,7 +252,8 @@ def _written(word) -> str | None:
 def unknown_serve(argv: list) -> tuple[str, str | None] | None:
     """For a command's words (``text`` None for unknown ones, ``shown`` as displayed): the
     serve-like text of a launch no entry point matches and, when its module is unknown,
-    what that module is made of; or None."""
+    what that module is made of (``hidden:<engine>``: an engine's own launcher runs a command
+    that is not known); or None."""
     words = []
     for w in argv:  # (the words known up to the first that is not: the command and its module)
         if w.text is None:
@@ -260,6 +261,11 @@ def unknown_serve(argv: list) -> tuple[str, str | None] | None:
         words.append(w.text)
     if not words:
         return None
+    spec = (facts.load("engines").get("launchers") or {}).get(words[0].rsplit("/", 1)[-1])
+    if isinstance(spec, dict) and spec.get("serves") and len(words) == 1 and len(argv) > 1:
+        # (`trtllm-llmapi-launch ${server_cmd}`: an engine's own launcher, its command not known)
+        written = _written(argv[1])
+        return f"{words[0]} {written or argv[1].shown}", "hidden:" + str(spec["serves"])
     at = words.index("-m") + 1 if "-m" in words[1:3] and _python(words[0]) else 0
     if at and (at == len(words) or words[at] == ""):
         # (`python3 -m "$WORKER_MODULE" --model-path ...`: the module is not known, or empty —
