@@ -55,6 +55,25 @@ def build_signs(ctx, use) -> str | None:
     return None
 
 
+def _module_gone(lc, ev) -> str | None:
+    """The message for an entry module the judged release no longer has (``python -m
+    vllm.entrypoints.api_server`` on vLLM 0.25.0 or later: its history, read from the engine's own
+    releases, ends at 0.24.0); None otherwise or when no release is known."""
+    from recipelint.engines.catalog import version_key, wrapper_histories
+
+    h = wrapper_histories().get(lc.wrapper) if lc.wrapper else None
+    if h is None or ev.any_release or getattr(h, "package", None) != lc.engine or not ev.versions:
+        return None
+    last = h.releases[-1]
+    if not all(version_key(v) > version_key(last) for v in ev.versions):
+        return None
+    return (
+        f"`python -m {lc.wrapper}` is not in {ev.label}: the module is in {ENGINE_NAMES.get(lc.engine, lc.engine)} "
+        f"{h.releases[0]}–{last} only, so the job stops with `No module named {lc.wrapper}`; start the server "
+        "with `vllm serve MODEL` (its OpenAI-compatible server)"
+    )
+
+
 def _alive(lc, ev, tree=None) -> frozenset[str]:
     """What a "did you mean" picks from: the engine's flags at the judged releases and, through
     a wrapper, the wrapper's own; and those of the engine's own tree in the repository."""
@@ -129,6 +148,10 @@ class UnknownFlag(Rule):
     Options a plugin adds to the engine's parser (vllm-omni's `--omni`) are named in the
     settings' `extra-flags`.
 
+    An entry module the judged release does not have is said once for the launch: `python -m
+    vllm.entrypoints.api_server` (vLLM's demo server, in the sdists 0.8.0–0.24.0 only) on a 0.25.0 or
+    later image stops with `No module named` (the fix: `vllm serve`).
+
     Forks and engine checkouts: a script inside the engine's own source tree (the engine's
     repository and its PR branches, a fork that keeps its layout such as Semi-PD's SGLang, a
     vendored checkout — the nearest folder above the script holding `sglang/srt/server_args.py`,
@@ -162,6 +185,10 @@ class UnknownFlag(Rule):
                     "passes flags it does not know on (to the atomesh CLI) instead of stopping"
                 )
                 yield ctx.finding(lc.loc, msg, use.point, key="permissive|" + why, variant=ev.label, severity="info")
+                continue
+            gone = _module_gone(lc, ev)
+            if gone is not None:
+                yield ctx.finding(lc.loc, gone, use.point, key=f"gone|{lc.wrapper}", variant=ev.label)
                 continue
             tree = ctx.engine_tree(lc.engine)
             signs = build_signs(ctx, use)
