@@ -39,9 +39,9 @@ class NoLaunchReached(Rule):
     the file launches.
     When paths stop at several places, each is named (the most common first), not one for all.
     When the stops hang on the script's own arguments (it reads `$1`, `$@`, `getopt`, `shift`)
-    and no sweep point gives them, every way they could go was followed and none reached the
-    launch: that is said as an info, with the settings' `environments` (`args = [...]`) as the fix,
-    not asserted as a defect.
+    and no sweep point gives them, that is said as an info, with the settings' `environments`
+    (`args = [...]`) as the fix, not asserted as a defect (recipelint may not find the path the
+    right arguments take).
     Recipes whose sweep points come from a master config are RL502's (sweep-point-stops), which
     names each point that stops; a file with a syntax error is RL001's.
     """
@@ -75,8 +75,8 @@ class NoLaunchReached(Rule):
         if guessed and not where:
             # the stops follow the arguments recipelint does not know: said, not asserted
             msg += (
-                "; the script's arguments are not known here and every way they could go was followed — give "
-                "them in the settings (`environments = [{files = \"…\", args = [\"…\"]}]`) to check this launch"
+                "; these stops hang on the script's arguments, which recipelint does not know here: give them in "
+                "the settings (`environments = [{files = \"…\", args = [\"…\"]}]`) to check this launch"
             )
             severity = "info"
         elif getattr(ctx.project.configs, "found", False) and not ctx.project.is_run(res):
