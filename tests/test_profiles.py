@@ -121,3 +121,18 @@ def test_a_launch_in_a_loop_over_values_not_known_is_followed_once(tmp_path, mon
 def test_an_empty_default_is_a_read_not_a_default(tmp_path, monkeypatch):
     text = '#!/usr/bin/env bash\nset -u\n[[ -z "${WORKERS:-}" ]] && { echo "set WORKERS"; exit 1; }\nvllm serve org/m --port "${PORT:-8000}" &\n'
     assert _launches(tmp_path, monkeypatch, "e.sh", text) == ["vllm serve org/m --port 8000"]
+
+
+def test_arithmetic_on_a_callers_variable_under_set_u_is_not_an_unbound_exit(tmp_path, monkeypatch):
+    """`$((DECODE_TP - 1))` under `set -u` with DECODE_TP from the caller (ATOM's start_decode.sh,
+    held-out sample): not known, as `$DECODE_TP` is — not "unbound variable"; a lower-case name
+    the script never sets still is."""
+    text = (
+        "#!/usr/bin/env bash\nset -euo pipefail\n"
+        'GPU_IDS=$(seq -s, 0 $((DECODE_TP - 1)))\nvllm serve org/m --tensor-parallel-size "$DECODE_TP" &\n'
+    )
+    got = _launches(tmp_path, monkeypatch, "d.sh", text)
+    assert got == ["vllm serve org/m --tensor-parallel-size ⟨$DECODE_TP⟩"], got
+    (tmp_path / "e.sh").write_text("#!/usr/bin/env bash\nset -u\nN=$((count - 1))\nvllm serve org/m &\n")
+    r = runner.invoke(app, ["check", "e.sh", "-o", "concise", "--no-cache"])
+    assert "RL006" in r.stdout and "`count`" in r.stdout, r.output  # (bash: count: unbound variable)

@@ -219,12 +219,13 @@ _PY = re.compile(r"^python(\d+(\.\d+)?)?$")
 
 def launch_words() -> dict:
     """Commands that may start a launch, for the evaluator's branch pruning: name -> the argv
-    prefixes that make it one (None: a launcher, which counts when what it runs may launch; the
-    empty prefix: an entry point any use of which launches, ``trtllm-serve MODEL``): ``vllm`` only
+    prefixes that make it one (None: a launcher, which counts when what it runs may launch — a
+    frozenset: one with these subcommand words, `docker run`; the empty prefix: an entry point any
+    use of which launches, ``trtllm-serve MODEL``): ``vllm`` only
     with ``serve`` (not ``vllm bench``), ``python`` only with ``-m <entry module>``; an image whose
     entrypoint serves (``vllm/vllm-openai``) by its repository."""
     cat = catalog()
-    out: dict = {name: None for name in cat.launchers}
+    out: dict = {name: _subcommand_names(spec) or None for name, spec in cat.launchers.items()}
     for e in cat.entries:
         prefix = tuple(e.argv[1:3]) if e.argv[0] == "python" else tuple(e.argv[1:2])
         if out.get(e.argv[0], []) is None:
@@ -237,6 +238,20 @@ def launch_words() -> dict:
     for repo in cat.images:  # (`docker run … vllm/vllm-openai:TAG …`: the image serves)
         out[repo] = [()]
     return out
+
+
+def _subcommand_names(spec) -> frozenset[str]:
+    """The subcommand words of a launcher that has them (`docker run`, `ray job submit`, `uv
+    run`): a watch skips them to find the command it runs."""
+    out: set[str] = set()
+    stack = [spec]
+    while stack:
+        sp = stack.pop()
+        subs = sp.get("subcommands") if isinstance(sp, dict) else None
+        for name, sub in (subs or {}).items():
+            out.add(str(name))
+            stack.append(sub)
+    return frozenset(out)
 
 
 def strip_launchers(argv: list[Word], env: dict | None = None) -> tuple[int, list[str]] | None:

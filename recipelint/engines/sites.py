@@ -145,6 +145,35 @@ def _runs_its_words(flat: str, at: int) -> bool:
     return first in launchers or first in _RUNNERS or bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", first))
 
 
+#: where a shell command may start inside a command's text: a new line, a list or pipeline
+#: operator, a subshell or substitution, the script of `bash -c "…"`
+_SEGMENT = re.compile(r"\n|;|&&|\|\||\||&|\(|\)|`|-c\s+[\"']")
+
+
+def _drop_quiet(text: str, quiet: frozenset[str]) -> str:
+    """``text`` with every command in it that names a serve command without running it blanked:
+    `pkill -9 -f 'sglang.launch_server'` in the `bash -c "…"` text srun runs, an `echo` line of a
+    here-document (the command itself is checked by the caller)."""
+    if not _SEGMENT.search(text):
+        return text
+    out = []
+    pos = 0
+    for m in _SEGMENT.finditer(text):
+        out.append(_quiet_blank(text[pos : m.start()], quiet, first=pos == 0))
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(_quiet_blank(text[pos:], quiet, first=pos == 0))
+    return "".join(out)
+
+
+def _quiet_blank(seg: str, quiet: frozenset[str], first: bool) -> str:
+    if first:
+        return seg
+    words = seg.split(None, 1)
+    head = words[0].strip("\"'{") if words else ""
+    return " " * len(seg) if head.rsplit("/", 1)[-1] in quiet else seg
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.replace("\\\n", " ").split())
 
@@ -166,7 +195,7 @@ def scan(texts: list[tuple[int, int, str, str]]) -> list[Site]:
     for start, end, text, kind in texts:
         if needles is not None and not any(n in text for n in needles):
             continue  # (neither pattern can match: `_one_line` only folds blanks)
-        flat = _one_line(text)
+        flat = _one_line(_drop_quiet(text, quiet))
         if not flat or (kind == "command" and flat.split(None, 1)[0].rsplit("/", 1)[-1] in quiet):
             continue
         m = known.search(flat)

@@ -134,6 +134,8 @@ class Conditions:
             else:
                 var = st.lookup(name)
                 if var is None:
+                    if getattr(self, "ambient", False) and _ENV_NAME.fullmatch(name):
+                        return None  # (the caller's environment may set it: not known, as a `$NAME` is)
                     if st.nounset:
                         unset_read(name, loc, st)
                         return None  # (a name the environment may set: not known)

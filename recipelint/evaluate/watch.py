@@ -202,7 +202,7 @@ class LaunchWatch:
         and the launchers' names (``launchers``)."""
         words = []
         for name, prefixes in self.launch_watch.items() if isinstance(self.launch_watch, dict) else []:
-            if prefixes is None:
+            if prefixes is None or isinstance(prefixes, frozenset):  # (a launcher)
                 if launchers:
                     words.append(name)
             else:
@@ -264,6 +264,9 @@ class LaunchWatch:
             return _served_image(first, watch)  # (a container launcher's operand)
         prefixes = watch[base] if isinstance(watch, dict) else None
         args = words[1:]
+        subcommands: frozenset = frozenset()
+        if isinstance(prefixes, frozenset):  # (a launcher with subcommands: `uv run CMD`)
+            subcommands, prefixes = prefixes, None
         if prefixes is None:
             if strict:
                 # a launcher (`timeout 60 CMD`) after the launch: only when what it wraps may be
@@ -272,6 +275,8 @@ class LaunchWatch:
                     w = words[i]
                     if w is ...:
                         return True
+                    if w in subcommands:
+                        continue  # (`docker run …`, `uv run …`: the command comes after)
                     if isinstance(w, str) and not w.startswith("-") and "=" not in w and not w.replace(".", "").isdigit():
                         # the wrapped command — or, past a subcommand and its options (`docker run
                         # --rm IMAGE …`), an image whose entrypoint serves

@@ -99,8 +99,18 @@ def _site_texts(root, source) -> list[tuple[int, int, str, str]]:
     out = []
     stack = [root]
     data = source.data
+    functions: set[str] = set()  # (a call of the file's own function is no site: its body is)
+    calls: list[tuple[int, str]] = []
     while stack:
         n = stack.pop()
+        if n.type == "function_definition":
+            nm = n.field("name")
+            if nm is not None:
+                functions.add(nm.text)
+        elif n.type == "command":
+            nm = n.field("name")
+            if nm is not None:
+                calls.append((n.start, nm.text))
         kind = _SITE_NODES.get(n.type)
         if kind is None and n.type == "variable_assignment":
             value = n.children[-1] if n.children else None
@@ -114,6 +124,9 @@ def _site_texts(root, source) -> list[tuple[int, int, str, str]]:
             if kind != "command":
                 continue
         stack.extend(reversed(n.children))
+    if functions:
+        own = {start for start, name in calls if name in functions}
+        out = [t for t in out if not (t[3] == "command" and t[0] in own)]
     return out
 
 
@@ -146,6 +159,8 @@ def _blocks(root, source) -> dict:
 def _merge_watch(a: dict, b: dict) -> dict:
     out = dict(a)
     for name, prefixes in b.items():
+        if name in out and isinstance(out[name], frozenset):
+            continue  # (a launcher with subcommands stays one)
         if prefixes is None or (name in out and out[name] is None):
             out[name] = None
         else:
