@@ -65,7 +65,7 @@ def test_the_scan_finds_the_same_sites_with_and_without_the_shortcut(monkeypatch
     ]
     with_shortcut = sites.scan(texts)
     data = sites.facts.load("engines")
-    monkeypatch.setitem(sites._COMPILED, id(data), (data, sites._patterns()[:5] + (None,)))  # no needles
+    monkeypatch.setitem(sites._COMPILED, id(data), (data, sites._patterns()[:5] + (None, None, None)))  # no needles
     assert sites._patterns()[5] is None
     assert sites.scan(texts) == with_shortcut
     assert len(with_shortcut) == 6

@@ -70,7 +70,7 @@ class History:
         )
         # flag -> ((choices as a JSON list, runs), ...) and ((int|float, runs), ...): the values argparse takes
         self.choices: Mapping[str, tuple] = _Lazy(
-            data.get("choices") or {}, lambda vals: tuple((value, self._runs(r)) for value, r in vals.items())
+            data.get("choices") or {}, lambda vals: tuple((_json_set(value), self._runs(r)) for value, r in vals.items())
         )
         self.types: Mapping[str, tuple] = _Lazy(
             data.get("types") or {}, lambda vals: tuple((value, self._runs(r)) for value, r in vals.items())
@@ -482,25 +482,34 @@ class ValueSpec:
     type: str | None
 
 
-def value_specs(engine: str, flag: str, vers) -> list[ValueSpec] | None:
+def _json_set(text: str) -> frozenset[str]:
+    import json
+
+    return frozenset(json.loads(text))
+
+
+def value_specs(engine: str, flag: str, vers) -> tuple[ValueSpec, ...] | None:
     """``flag``'s values in each of the releases ``vers`` (None: every release), or None when a
     release among them was not read for values (so none can be asserted)."""
+    return _value_specs(engine, flag, _hashable(vers))
+
+
+@functools.lru_cache(maxsize=4096)
+def _value_specs(engine: str, flag: str, vers) -> tuple[ValueSpec, ...] | None:
     h = histories().get(engine)
     if h is None:
         return None
     wanted = h.releases if vers is None else [v for v in ((vers,) if isinstance(vers, str) else vers) if v in h.pos]
     if not wanted:
         return None
-    import json
-
     out = []
+    choices_of = h.choices.get(flag, ())
+    types_of = h.types.get(flag, ())
     for v in wanted:
         i = h.pos[v]
         if not h.read("values", i):
             return None
-        choices = next(
-            (frozenset(json.loads(c)) for c, runs in h.choices.get(flag, ()) if any(a <= i <= b for a, b in runs)), None
-        )
-        typ = next((t for t, runs in h.types.get(flag, ()) if any(a <= i <= b for a, b in runs)), None)
+        choices = next((c for c, runs in choices_of if any(a <= i <= b for a, b in runs)), None)
+        typ = next((t for t, runs in types_of if any(a <= i <= b for a, b in runs)), None)
         out.append(ValueSpec(v, choices, typ))
-    return out
+    return tuple(out)

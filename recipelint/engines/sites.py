@@ -80,11 +80,11 @@ def _required(seq) -> frozenset[str] | None:
     return max(candidates, key=lambda s: (min(len(t) for t in s), -len(s)))
 
 
-def _patterns() -> tuple[re.Pattern, re.Pattern | None, tuple[str, ...], frozenset[str], frozenset[str], tuple[str, ...] | None]:
+def _patterns() -> tuple:
     """(known entry points with their engine as the group name, serve-like words, modules that
     are tools, not servers, commands whose words are messages, subcommands of clients, texts
-    one of which either pattern's match holds — None: not known), for the engine facts of this
-    run (settings may extend them)."""
+    one of which either pattern's match holds — None: not known — and a search for them in
+    str and in bytes), for the engine facts of this run (settings may extend them)."""
     data = facts.load("engines")
     got = _COMPILED.get(id(data))
     if got is not None and got[0] is data:
@@ -106,7 +106,10 @@ def _patterns() -> tuple[re.Pattern, re.Pattern | None, tuple[str, ...], frozens
     need = required_literals(known_re)
     need_like = required_literals(like_re) if like_re is not None else ()
     needles = None if need is None or need_like is None else need + need_like
-    out = (known_re, like_re, tools, quiet, subs, needles)
+    # (one search for all of them, str and bytes)
+    found = None if needles is None else re.compile("|".join(re.escape(n) for n in needles)).search
+    found_b = None if needles is None else re.compile(b"|".join(re.escape(n.encode()) for n in needles)).search
+    out = (known_re, like_re, tools, quiet, subs, needles, found, found_b)
     _COMPILED.clear()
     _COMPILED[id(data)] = (data, out)
     return out
@@ -181,19 +184,17 @@ def _one_line(text: str) -> str:
 def may_hold_sites(data: bytes) -> bool:
     """Whether a file's bytes may hold a site: one of the patterns' required literals is in them
     (a file without any needs no walk of its tree)."""
-    needles = _patterns()[5]
-    if needles is None:
-        return True
-    return any(n.encode() in data for n in needles)
+    found = _patterns()[7]
+    return True if found is None else found(data) is not None
 
 
 def scan(texts: list[tuple[int, int, str, str]]) -> list[Site]:
     """``texts``: (start, end, text, kind) of the file's commands, arrays, assigned strings and
     here-documents (byte offsets); the sites among them, in order, one per text."""
-    known, like, tools, quiet, subs, needles = _patterns()
+    known, like, tools, quiet, subs, _, needle, _ = _patterns()
     out: list[Site] = []
     for start, end, text, kind in texts:
-        if needles is not None and not any(n in text for n in needles):
+        if needle is not None and needle(text) is None:
             continue  # (neither pattern can match: `_one_line` only folds blanks)
         flat = _one_line(_drop_quiet(text, quiet))
         if not flat or (kind == "command" and flat.split(None, 1)[0].rsplit("/", 1)[-1] in quiet):
