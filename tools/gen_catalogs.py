@@ -444,10 +444,27 @@ def _call_default(node: ast.Call, idx: ClassIndex, kwargs_class: dict[str, str])
 # vLLM
 
 
+#: where vLLM's config and argument classes are looked up (in this order)
+VLLM_CLASS_PREFIXES = ("vllm/config/", "vllm/config.py", "vllm/entrypoints/", "vllm/engine/", "vllm/")
+
+
+def get_kwargs_classes(tree: ast.Module) -> dict[str, str]:
+    """``model_kwargs = get_kwargs(ModelConfig)`` in a module: variable -> the config class."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and call_name(node.value) == "get_kwargs":
+            arg = node.value.args[0] if node.value.args else None
+            cname = arg.id if isinstance(arg, ast.Name) else arg.attr if isinstance(arg, ast.Attribute) else None
+            for t in node.targets:
+                if isinstance(t, ast.Name) and cname:
+                    out[t.id] = cname
+    return out
+
+
 def vllm_flags(w: Wheel, defaults: dict[str, str] | None = None) -> list[str]:
     """Flags of ``vllm serve``; ``defaults`` (when given) gets each flag's literal default."""
     defaults = {} if defaults is None else defaults
-    idx = ClassIndex(w, ("vllm/config/", "vllm/config.py", "vllm/entrypoints/", "vllm/engine/", "vllm/"))
+    idx = ClassIndex(w, VLLM_CLASS_PREFIXES)
     enable_disable = "class EnableDisableAction" in (w.source("vllm/utils/argparse_utils.py") or "")
     flags: set[str] = set()
     bool_flags: set[str] = set()
@@ -455,15 +472,7 @@ def vllm_flags(w: Wheel, defaults: dict[str, str] | None = None) -> list[str]:
         tree = w.tree(name)
         if tree is None:
             continue
-        kwargs_class: dict[str, str] = {}
-        for node in ast.walk(tree):
-            # model_kwargs = get_kwargs(ModelConfig)
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and call_name(node.value) == "get_kwargs":
-                arg = node.value.args[0] if node.value.args else None
-                cname = arg.id if isinstance(arg, ast.Name) else arg.attr if isinstance(arg, ast.Attribute) else None
-                for t in node.targets:
-                    if isinstance(t, ast.Name) and cname:
-                        kwargs_class[t.id] = cname
+        kwargs_class = get_kwargs_classes(tree)
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and call_name(node) == "add_argument"):
                 continue
@@ -800,7 +809,7 @@ def vllm_values(w: Archive) -> tuple[dict[str, list[str]], dict[str, str]]:
     config field's annotation: a ``Literal`` (inline or an alias) gives choices (and ``None`` when
     optional) unless the release opens a ``Literal`` joined with ``str`` (``metavar`` then, 0.11
     on), ``int``/``float`` a type; a ``bool``, a list or tuple, a config class give none."""
-    idx = ClassIndex(w, ("vllm/config/", "vllm/config.py", "vllm/entrypoints/", "vllm/engine/", "vllm/"))
+    idx = ClassIndex(w, VLLM_CLASS_PREFIXES)
     lits = LiteralIndex(w, "vllm/")
     utils = w.source("vllm/engine/arg_utils.py") or ""
     literal_kwargs = "contains_type(type_hints, Literal)" in utils
@@ -811,14 +820,7 @@ def vllm_values(w: Archive) -> tuple[dict[str, list[str]], dict[str, str]]:
         tree = w.tree(name)
         if tree is None:
             continue
-        kwargs_class: dict[str, str] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and call_name(node.value) == "get_kwargs":
-                arg = node.value.args[0] if node.value.args else None
-                cname = arg.id if isinstance(arg, ast.Name) else arg.attr if isinstance(arg, ast.Attribute) else None
-                for t in node.targets:
-                    if isinstance(t, ast.Name) and cname:
-                        kwargs_class[t.id] = cname
+        kwargs_class = get_kwargs_classes(tree)
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and call_name(node) == "add_argument"):
                 continue

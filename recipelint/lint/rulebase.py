@@ -392,9 +392,8 @@ class FileContext:
             cache[engine] = trees.find(engine, self.path, root, roots)
         return cache[engine]
 
-    def events_before(self, use: Use) -> list:
-        """The events (engine changes, clients, earlier launches) the path of ``use``'s launch
-        records before it, in order."""
+    def _path_events(self, use: Use) -> tuple[list, int]:
+        """(the events of the path of ``use``'s launch, the launch's index among them); ([], -1)."""
         lc = use.launch
         for pr in self.result.points:
             if pr.point is not use.point or lc.path_index >= len(pr.paths):
@@ -402,23 +401,22 @@ class FileContext:
             events = pr.paths[lc.path_index].events
             for i, ev in enumerate(events):
                 if ev is lc:
-                    return list(events[:i])
-        return []
+                    return events, i
+        return [], -1
+
+    def events_before(self, use: Use) -> list:
+        """The events (engine changes, clients, earlier launches) the path of ``use``'s launch
+        records before it, in order."""
+        events, i = self._path_events(use)
+        return list(events[:i]) if i >= 0 else []
 
     def clients_after(self, use: Use) -> list:
         """The benchmark clients (``engines.clients.ClientCall``, not routers) the path of
         ``use``'s launch runs after it, in order."""
         from recipelint.engines.clients import ClientCall
 
-        lc = use.launch
-        for pr in self.result.points:
-            if pr.point is not use.point or lc.path_index >= len(pr.paths):
-                continue
-            events = pr.paths[lc.path_index].events
-            for i, ev in enumerate(events):
-                if ev is lc:
-                    return [e for e in events[i + 1 :] if isinstance(e, ClientCall) and not e.proxy]
-        return []
+        events, i = self._path_events(use)
+        return [e for e in events[i + 1 :] if isinstance(e, ClientCall) and not e.proxy] if i >= 0 else []
 
     def config_points(self):
         """(PointResult) for the sweep points that came from a master config."""
