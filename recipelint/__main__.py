@@ -1,5 +1,5 @@
 """``python -m recipelint``: the same as the ``recipelint`` command."""
 
-from recipelint.cli import main
+from recipelint.entry import main
 
 main()

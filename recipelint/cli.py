@@ -284,7 +284,7 @@ def check(
     settings_file: Optional[Path] = typer.Option(
         None,
         "--settings",
-        help="recipelint settings file (pyproject.toml with \\[tool.recipelint], or .recipelint.yaml). Default: found upward from the first path.",
+        help="recipelint settings file (pyproject.toml with \\[tool.recipelint], or .recipelint.yaml / .yml). Default: found upward from the first path.",
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Analyse everything, even when an identical earlier run is cached."),
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes for large trees (0: one per CPU, 1: none).", min=0),
@@ -297,6 +297,9 @@ def check(
         "--search-root",
         help="A folder besides the project root whose files recipes may source (repeatable; default: none). "
         "Files outside the roots, and under /proc, /dev, /sys, are not read (RL008).",
+    ),
+    allow_empty: bool = typer.Option(
+        False, "--allow-empty", help="Exit 0 when the paths hold nothing to check (else: a usage error, exit 2)."
     ),
 ):
     """Lint recipes: rebuild each serve launch under every sweep point and check it with rules."""
@@ -395,6 +398,18 @@ def check(
         _fail(str(e))
     for p in result.skipped:
         _echo(f"recipelint: {p}: not a recipe, master config or dispatch workflow: skipped", err=True)
+    if (
+        not result.file_count
+        and not result.findings
+        and not (diff_base or pre_commit or allow_empty or force_exclude)  # (a hook's files all excluded: fine)
+        and not any(_holds_master_configs(p) for p in paths)
+    ):
+        # (a wrong folder, a typo'd glob: "All checks passed (0 files)" would read as a pass)
+        shown = ", ".join(str(p) for p in paths[:3]) + (" …" if len(paths) > 3 else "")
+        _fail(
+            f"nothing to check in {shown}: directories are walked for *.sh, *.bash, *.slurm, *.sbatch and "
+            "scripts whose #! line runs bash or sh (name a file to check it; --allow-empty to pass anyway)"
+        )
     for note in result.pin_notes:
         _echo(f"recipelint: engine pins: {note}", err=True)
     if add_suppressions:
@@ -687,6 +702,17 @@ def main() -> None:
     except (BrokenPipeError, OSError):  # `recipelint check ... | head`
         pass
     os._exit(code)
+
+
+def _holds_master_configs(p: Path) -> bool:
+    """Whether a path named is, or directly holds, master configs (``configs/*-master.yaml``): a
+    run over them checks the configs even with no recipe."""
+    try:
+        if p.is_file():
+            return p.name.endswith(("-master.yaml", "-master.yml"))
+        return any(p.glob("*-master.y*ml")) or any((p / "configs").glob("*-master.y*ml"))
+    except OSError:
+        return False
 
 
 def _quiet_stdout() -> None:

@@ -131,3 +131,17 @@ def test_file_level_suppression_and_no_ignores(tmp_path):
     assert runner.invoke(app, ["check", str(f), "-o", "concise"]).exit_code == 0
     r = runner.invoke(app, ["check", str(f), "-o", "concise", "--no-ignores", "--fail-on", "info"])
     assert r.exit_code == 1 and "RL101" in r.output
+
+
+def test_nothing_to_check_is_a_usage_error_unless_allowed(tmp_path, monkeypatch):
+    """A folder with no recipe (a wrong path) is not "All checks passed (0 files)" (issue 48)."""
+    from typer.testing import CliRunner
+
+    from recipelint.cli import app
+
+    (tmp_path / "notes.txt").write_text("vllm serve m\n")
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["check", "."])
+    assert r.exit_code == 2 and r.output.startswith("recipelint: nothing to check in .: directories are walked"), r.output
+    r = CliRunner().invoke(app, ["check", ".", "--allow-empty"])
+    assert r.exit_code == 0 and "All checks passed (0 files)" in r.output

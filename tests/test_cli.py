@@ -115,3 +115,25 @@ def test_help_shows_every_option_text_in_full():
             text = getattr(param, "help", None)
             if text:
                 assert " ".join(text.replace("\\[", "[").split()) in shown, (name, param.name)
+
+
+def test_ctrl_c_while_the_cli_is_imported_exits_130_without_a_traceback():
+    """A Ctrl-C in a run's first moments (the CLI's modules being imported) exits 130 quietly
+    (issue 48): the interrupt is sent, deterministically, when `recipelint.cli` is imported."""
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib.abc, os, signal, sys\n"
+        "import recipelint.entry as entry\n"
+        "class Interrupt(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'recipelint.cli':\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        "sys.argv = ['recipelint', '--version']\n"
+        "entry.main()\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 130 and "Traceback" not in p.stderr and p.stdout == "", (p.returncode, p.stderr)

@@ -468,9 +468,9 @@ def test_a_dispatch_workflow_named_on_the_command_line_lints_the_recipes_it_runs
     assert r.exit_code == 0 and "All checks passed (2 files)." in r.output, r.output
     # YAML that is neither a master config nor a dispatch workflow is not read as bash
     r = runner.invoke(app, ["check", "other.yml", "--no-cache"])
-    assert r.exit_code == 0, r.output
     assert "recipelint: other.yml: not a recipe, master config or dispatch workflow: skipped" in r.output
-    assert "RL001" not in r.output and "(0 files)" in r.output
+    # (and then nothing was checked: a usage error saying so, not "All checks passed (0 files)")
+    assert r.exit_code == 2 and "RL001" not in r.output and "nothing to check in other.yml" in r.output, r.output
 
 
 OLD_ENTRY = """

@@ -57,3 +57,29 @@ def test_summaries_end_at_a_sentence_not_inside_code():
         s = r.summary()
         assert s.count("`") % 2 == 0 and "\n" not in s, r.code
         assert s != ruledocs.full_description(r) and ruledocs.full_description(r).startswith(s[:-1]), r.code
+
+
+def test_the_readmes_first_command_reports_what_the_readme_says(monkeypatch):
+    """README and tool agree (issue 48): the first line's `recipelint check fixtures/seed` reports
+    the counts the sentence under it states, with the exit status it states."""
+    import json
+    import re
+
+    from typer.testing import CliRunner
+
+    from recipelint.cli import app
+
+    root = ROOT
+    text = (root / "README.md").read_text(encoding="utf-8")
+    assert "recipelint check fixtures/seed" in text.split("```", 2)[1]  # (the first command)
+    words = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+    m = re.search(r"reports (\w+) findings — (\w+) warnings? and (\w+) info — and exits (\d)", text)
+    assert m, "the README no longer states the counts of its first command"
+    total, warnings, infos, status = words[m[1]], words[m[2]], words[m[3]], int(m[4])
+    monkeypatch.chdir(root)
+    r = CliRunner().invoke(app, ["check", "fixtures/seed", "-o", "json", "--no-cache"])
+    found = json.loads(r.stdout)
+    assert r.exit_code == status
+    assert len(found) == total
+    assert sum(f["severity"] == "warning" for f in found) == warnings
+    assert sum(f["severity"] == "info" for f in found) == infos

@@ -551,3 +551,22 @@ def test_diff_base_never_reads_an_untracked_fifo_or_device(tmp_path, monkeypatch
     r = runner.invoke(app, ["check", "benchmarks", "-o", "concise", "--select", "RL101,RL003", "--diff-base", "HEAD"])
     assert r.output.count("RL101") == 1, r.output
     assert "pipe.sh" in r.output and "zero.sh" in r.output  # reported as unreadable (RL003), never read
+
+
+def test_github_format_says_how_many_annotations_github_will_not_show():
+    """GitHub shows at most 10 annotations of each kind per step and drops the rest silently: a
+    first notice says how many are hidden and where every finding is (issue 48)."""
+    from recipelint.bash.source import Span
+    from recipelint.lint.findings import Finding
+    from recipelint.report.github import render_github
+
+    def f(i, sev):
+        return Finding("RL601", "unknown-flag", sev, f"m{i}", Span("r.sh", i + 1, 1, i + 1, 2))
+
+    few = [f(i, "warning") for i in range(10)] + [f(i, "error") for i in range(10)]
+    assert "not every finding is annotated" not in render_github(few)
+    many = [f(i, "warning") for i in range(13)] + [f(i, "error") for i in range(2)] + [f(i, "info") for i in range(10)]
+    lines = render_github(many).splitlines()
+    assert len(lines) == 26 and lines[0].startswith("::notice title=recipelint%3A not every finding is annotated::")
+    # 13 warnings (3 hidden), and 10 notices + this one (1 hidden)
+    assert "reported 25 findings (2 errors, 13 warnings, 10 notices)" in lines[0] and "so 4 are not shown" in lines[0]

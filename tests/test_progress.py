@@ -114,3 +114,36 @@ def test_check_output_has_no_progress_off_a_terminal(monkeypatch):
     monkeypatch.chdir(SEED)
     r = runner.invoke(app, ["check", "benchmarks", "-o", "concise"])
     assert "checked" not in r.output and r.output == (SEED / "expected.concise.txt").read_text()
+
+
+def test_diff_modes_progress_says_which_tree_it_counts():
+    """Diff mode runs twice (the work tree, the base): each progress line says which (issue 48)."""
+    err = _Stream(True)
+    p = Progress(err, delay=0, interval=0, clock=_Clock())
+    p(3, 10, "base tree, 1a2b3c4d5e6f")
+    assert err.getvalue() == "\rchecked 3/10 files (base tree, 1a2b3c4d5e6f)"
+
+
+def test_diff_mode_passes_each_tree_to_the_progress(tmp_path, monkeypatch):
+    """The two runs of `--diff-base` call the progress with their tree's name."""
+    import subprocess
+
+    from recipelint.lint.check import Options, lint
+
+    repo = tmp_path / "r"
+    (repo / "b").mkdir(parents=True)
+    (repo / "b" / "x.sh").write_text("#!/usr/bin/env bash\nvllm serve org/m --tensor-parallel-size 8 &\n")
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "PATH": "/usr/bin:/bin",
+    }
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "a"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, env=env)
+    (repo / "b" / "x.sh").write_text("#!/usr/bin/env bash\nvllm serve org/m --tensor-parallel-size 4 &\n")
+    seen: list = []
+    monkeypatch.chdir(repo)
+    lint([repo / "b"], options=Options(diff_base="HEAD", cache=False, progress=lambda d, t, w=None: seen.append(w)))
+    assert "work tree" in seen and any(w and w.startswith("base tree") for w in seen), seen

@@ -286,3 +286,21 @@ def test_extra_entry_points_make_a_launch_known(tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text('[tool.recipelint]\nextra-entry-points = {tgi = ["text-generation-launcher"]}\n')
     r = runner.invoke(app, ["check", "serve.sh"])
     assert r.exit_code == 2 and "engine must be one of" in r.stderr
+
+
+# ---- .recipelint.yml: read, not silently ignored (issue 48, item 6) ---------------------------
+
+
+def test_a_recipelint_yml_is_read_like_a_yaml(tmp_path):
+    bench = _bench(tmp_path)
+    assert "RL302" in _codes(bench)
+    (tmp_path / ".recipelint.yml").write_text("ignore: [RL302]\n")
+    assert "RL302" not in _codes(bench)
+
+
+def test_both_spellings_in_one_folder_are_an_error(tmp_path):
+    bench = _bench(tmp_path)
+    (tmp_path / ".recipelint.yml").write_text("ignore: [RL302]\n")
+    (tmp_path / ".recipelint.yaml").write_text("ignore: [RL401]\n")
+    line = _one_line_error(runner.invoke(app, ["check", str(bench)]))
+    assert ".recipelint.yaml and .recipelint.yml" in line

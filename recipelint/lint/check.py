@@ -76,8 +76,9 @@ class Options:
     jobs: int = 0  # worker processes for analysis (0: one per CPU; 1: none)
     cache: bool = False  # reuse the findings of an identical earlier run (recipelint.cache.results)
     #: progress(files done, files in all), called after each file (after each chunk of files with
-    #: workers); the caller renders it (recipelint.report.progress)
-    progress: Callable[[int, int], None] | None = None
+    #: workers); the caller renders it (recipelint.report.progress); diff mode's two runs add
+    #: which tree they count (a third argument)
+    progress: Callable[..., None] | None = None
     #: report findings whose choice a comment documents (as info); else they are counted only
     show_documented: bool = False
     #: folders besides the project roots whose files the run may read (``--search-root``)
@@ -296,7 +297,13 @@ def lint(
         bt = base_tree(opt.diff_base, (paths or [Path(".")])[0], cache_dir() if opt.cache else None)
         try:
             sc = diff_scope(paths, opt, bt) if opt.scoped else None
-            head_opt = replace(opt, diff_base=None, only=_only(sc, bt.top), preloaded=sc.configs if sc is not None else None)
+            head_opt = replace(
+                opt,
+                diff_base=None,
+                only=_only(sc, bt.top),
+                preloaded=sc.configs if sc is not None else None,
+                progress=_labelled(opt.progress, "work tree"),
+            )
             result = lint(paths, analyzer=analyzer, options=head_opt)
             result.findings, result.fixed = _new_since_base(result.findings, paths, opt, bt, sc, result.files, result.base_files)
             result.base_commit = bt.commit
@@ -765,6 +772,13 @@ def diff_scope(paths: list[Path], opt: Options, bt):
     return sc
 
 
+def _labelled(progress, what: str):
+    """A progress callback that says which tree it counts (diff mode runs two)."""
+    if progress is None:
+        return None
+    return lambda done, total: progress(done, total, what)
+
+
 def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt, sc=None, head=None, out=None):
     """``--diff-base``: lint the merge base's tree the same way (same settings, the same paths and
     configs mapped into it) and keep the findings it does not have."""
@@ -786,6 +800,7 @@ def _new_since_base(grouped: list[Finding], paths: list[Path], opt: Options, bt,
         settings=replace(st, path=mapped_settings) if mapped_settings is not None else st,
         # (the export of the base is laid out like the work tree's top: read it as the work tree is read)
         search_roots=[*opt.search_roots, bt.dir],
+        progress=_labelled(opt.progress, f"base tree, {bt.commit[:12]}" if getattr(bt, "commit", None) else "base tree"),
     )
     if sc is not None and not sc.whole and head is not None:
         alike = {back_rel(r, bt.renamed) for r, why in sc.reason.items() if why == SIBLING}

@@ -1,4 +1,4 @@
-"""Project settings: ``[tool.recipelint]`` in ``pyproject.toml`` or ``.recipelint.yaml``.
+"""Project settings: ``[tool.recipelint]`` in ``pyproject.toml`` or ``.recipelint.yaml`` (``.yml``).
 
 Found by walking up from the first scanned path to the project root — the first directory holding
 ``.git``, else the folder with the master configs (``configs/*-master.yaml``), else the folder named
@@ -160,7 +160,8 @@ def _glob(rel: str, pattern: str) -> bool:
 
 
 def find(start: Path) -> Path | None:
-    """The settings file for a run over ``start``: the nearest ``.recipelint.yaml``, or
+    """The settings file for a run over ``start``: the nearest ``.recipelint.yaml`` (or
+    ``.recipelint.yml``), or
     ``pyproject.toml`` with a ``[tool.recipelint]`` table, at or above it and not above the project
     root (the first directory holding ``.git``).  A ``pyproject.toml`` that holds the table but does
     not parse is a ``SettingsError`` (it used to be skipped, and its settings silently ignored)."""
@@ -173,9 +174,16 @@ def find(start: Path) -> Path | None:
     except (OSError, RuntimeError, ValueError):
         return None
     for d in [cur, *cur.parents]:
-        y = d / ".recipelint.yaml"
-        if y.is_file() or (os.path.lexists(y) and not y.is_dir()):  # (a FIFO or a dangling link: load says so)
-            return _confined(y, top)
+        # (`.recipelint.yml` is the same file under the other YAML suffix: read, not silently skipped)
+        found = [
+            y
+            for y in (d / ".recipelint.yaml", d / ".recipelint.yml")
+            if y.is_file() or (os.path.lexists(y) and not y.is_dir())  # (a FIFO or a dangling link: load says so)
+        ]
+        if len(found) > 1:
+            raise SettingsError(f"{d}: both .recipelint.yaml and .recipelint.yml: keep one (which one applies is not clear)")
+        if found:
+            return _confined(found[0], top)
         t = d / "pyproject.toml"
         if t.is_file() and _has_table(_confined(t, top)):
             return t

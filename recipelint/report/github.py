@@ -19,9 +19,39 @@ def _esc_prop(s: str) -> str:
 GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
 
+#: GitHub keeps at most this many annotations of each kind (error, warning, notice) per step and
+#: drops the rest without a word (actions/toolkit docs/problem-matchers.md, "Limitations")
+ANNOTATIONS_PER_KIND = 10
+
+
+def _overflow_notice(findings: list[Finding]) -> str | None:
+    """A first annotation saying what GitHub will not show, when a kind holds more than it keeps."""
+    counts: dict[str, int] = {}
+    for f in findings:
+        level = GITHUB_LEVEL.get(f.severity, "warning")
+        counts[level] = counts.get(level, 0) + 1
+    counts["notice"] = counts.get("notice", 0) + 1  # (this one)
+    hidden = sum(max(0, n - ANNOTATIONS_PER_KIND) for n in counts.values())
+    if not hidden:
+        return None
+    kinds = ", ".join(
+        f"{counts[k] - (k == 'notice')} {k}s" for k in ("error", "warning", "notice") if counts.get(k, 0) - (k == "notice")
+    )
+    msg = (
+        f"recipelint reported {len(findings)} findings ({kinds}); GitHub shows at most {ANNOTATIONS_PER_KIND} "
+        f"annotations of each kind per step, so {hidden} are not shown on the files: every finding is "
+        "printed in this step's log (and listed in the step summary when it is written: --summary-file)"
+    )
+    return f"::notice title={_esc_prop('recipelint: not every finding is annotated')}::{_esc_data(msg)}"
+
+
 def render_github(findings: list[Finding]) -> str:
-    """GitHub Actions workflow commands: one annotation per finding."""
+    """GitHub Actions workflow commands: one annotation per finding (first, when GitHub will not
+    show them all, a notice saying how many it hides and where they are)."""
     out = []
+    notice = _overflow_notice(findings)
+    if notice is not None:
+        out.append(notice)
     for f in findings:
         sp = f.span
         props = [f"file={_esc_prop(sp.path)}", f"line={sp.line}", f"col={sp.col}"]

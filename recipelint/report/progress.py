@@ -1,4 +1,5 @@
-"""Progress of a long run on stderr: ``checked 120/243 files``, rewritten in place and cleared at
+"""Progress of a long run on stderr: ``checked 120/243 files`` (``(base tree, 1a2b3c4d5e6f)`` in
+diff mode's run of the base), rewritten in place and cleared at
 the end — only on a terminal, and only once the run has taken ``delay`` seconds (a quick run, a
 pipe, a CI log or a test's captured output never see it)."""
 
@@ -23,13 +24,13 @@ class Progress:
         self.last = float("-inf")
         self.shown = 0  # the width of the text on the terminal now
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: int, total: int, what: str | None = None) -> None:
         if not self.enabled:
             return
         now = self.clock()
         if now - self.start < self.delay or (done < total and now - self.last < self.interval):
             return
-        text = f"checked {done}/{total} files"
+        text = f"checked {done}/{total} files" + (f" ({what})" if what else "")
         self._write("\r" + text + " " * max(0, self.shown - len(text)))
         self.shown, self.last = len(text), now
 
