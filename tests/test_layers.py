@@ -27,6 +27,7 @@ STAGES = [  # (module prefix, rank)
     ("recipelint.report", 7),
     ("recipelint.cli", 8),
     ("recipelint.__main__", 8),
+    ("recipelint.entry", 8),  # (the console script: the CLI above it)
     ("recipelint", 0),  # the package itself: __version__
 ]
 
