@@ -1,3 +1,5 @@
+import os
+
 from recipelint.bash.source import Span
 from recipelint.lint.findings import Finding
 from recipelint.lint.rulebase import Rule
@@ -91,9 +93,18 @@ class ConfigRecipeMismatch(Rule):
         dirs = {d.strip("/") for d in facts.load("inferencex")["scenario_dirs"].values()}
         if ctx.result.path.resolve().parent.name not in dirs:
             return
-        yield Finding(
-            self.code, self.name, "info", "no master-config entry runs this recipe", Span(str(ctx.result.path), 1, 1, 1, 1)
-        )
+        unread = [str(u) for u in getattr(cs, "unread", ())]
+        msg = "no master-config entry runs this recipe"
+        if unread:
+            # (a config that could not be read may well run it: said, not asserted)
+            root = getattr(cs, "root", None)
+            rel = [os.path.relpath(u, root) if root is not None else u for u in unread]
+            shown = ", ".join(f"`{u}`" for u in rel[:2]) + (" …" if len(rel) > 2 else "")
+            msg = (
+                f"no readable master-config entry runs this recipe: {shown} could not be read (RL500), so "
+                "whether its entries run it is not known; fix the config to check this recipe at its sweep points"
+            )
+        yield Finding(self.code, self.name, "info", msg, Span(str(ctx.result.path), 1, 1, 1, 1))
 
 
 def _named(paths) -> str:

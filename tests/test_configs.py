@@ -552,3 +552,24 @@ def test_sweep_takes_positional_arguments(tmp_path):
     assert r.exit_code == 0 and "--port 9001" in r.output, r.output
     r = runner.invoke(app, ["sweep", str(rec), "--point", "1"])
     assert "--port 8000" in r.output, r.output
+
+
+def test_a_recipe_under_a_master_config_that_cannot_be_read_is_not_called_unrun(tmp_path, monkeypatch):
+    """A broken master config (RL500): its recipes are checked only sweep-independently, their
+    points not being known — no default-matrix RL101/RL301/RL401 or "no image" warnings that read
+    as more defects (issue 48) — and RL506 says the config could not be read rather than "no entry
+    runs this recipe"."""
+    import json
+    import shutil
+
+    tree = tmp_path / "t"
+    shutil.copytree(SEED, tree)
+    (tree / ".git").mkdir(exist_ok=True)
+    cfg = next((tree / "configs").glob("*-master.yaml"))
+    cfg.write_text(cfg.read_text() + "broken: [unclosed\n")
+    monkeypatch.chdir(tree)
+    r = runner.invoke(app, ["check", "benchmarks", "configs", "-o", "json", "--no-cache"])
+    found = json.loads(r.stdout)
+    assert sorted({f["code"] for f in found}) == ["RL500", "RL506"], r.stdout
+    rl506 = [f["message"] for f in found if f["code"] == "RL506"]
+    assert all(f"`configs/{cfg.name}` could not be read (RL500)" in m for m in rl506), rl506

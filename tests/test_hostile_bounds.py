@@ -203,7 +203,15 @@ def test_deep_master_config_is_a_finding(tmp_path, text):
     _repo(tmp_path, 1, 1, 1)
     (tmp_path / "configs" / "nvidia-master.yaml").write_text(text)
     code, out = run("benchmarks", "configs", cwd=tmp_path)
-    assert codes(out) == ["RL500"] and "nesting deeper than 200 levels" in out, out
+    assert _config_unread(out) and "nesting deeper than 200 levels" in out, out
+
+
+def _config_unread(out: str) -> bool:
+    """The config's RL500 and, for the recipe it no longer runs, an RL506 saying the config could
+    not be read (not "no entry runs it"): no other finding."""
+    return sorted(set(codes(out))) in (["RL500"], ["RL500", "RL506"]) and (
+        "RL506" not in codes(out) or "could not be read (RL500)" in out
+    )
 
 
 def _bomb() -> str:
@@ -218,7 +226,7 @@ def test_alias_bomb_in_master_config_is_a_finding(tmp_path):
     _repo(tmp_path, 1, 1, 1)
     (tmp_path / "configs" / "nvidia-master.yaml").write_text(f"e: {_bomb()}\n")
     code, out = run("benchmarks", "configs", cwd=tmp_path)
-    assert codes(out) == ["RL500"] and "aliases expand to more than" in out, out
+    assert _config_unread(out) and "aliases expand to more than" in out, out
 
 
 @pytest.mark.parametrize(

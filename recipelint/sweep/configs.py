@@ -90,6 +90,9 @@ class ConfigSet:
     #: files read wherever they are (named by the caller)
     trusted: set[str] = field(default_factory=set)
     points_made: int = 0  # sweep points of all entries (``MAX_POINTS_PER_RUN``)
+    #: master configs that could not be read at all (not found, refused, not YAML, not a mapping:
+    #: RL500 says why) — what their entries run is not known
+    unread: list[Path] = field(default_factory=list)
     #: how the tree's launchers were read (``sweep.layout.Layout``); None: not read
     layout: object = None
     #: the tree's sweep generator's context-length offset (``sweep.layout.context_offset``)
@@ -117,7 +120,9 @@ class ConfigSet:
 
     @property
     def found(self) -> bool:
-        return bool(self.files)
+        """Whether the tree has master configs (read, or there but unreadable: its recipes' sweep
+        points are then not known, not the default matrix's)."""
+        return bool(self.files or self.unread)
 
 
 def find_root(start: Path) -> Path | None:
@@ -218,10 +223,12 @@ def load(
     for f in files:
         data = _load_yaml(f, cs, required=True, cache_dir=cache_dir, wanted=wanted)
         if data is None:
+            cs.unread.append(f)
             continue
         cs.files.append(f)
         if not hasattr(data, "items"):
             cs.problems.append(ConfigProblem(Span(str(f), 1, 1, 1, 1), "a master config must be a mapping of entries"))
+            cs.unread.append(f)
             continue
         for key, entry in data.items():
             try:
