@@ -25,8 +25,14 @@ app = typer.Typer(
 
 def _echo(message: str = "", err: bool = False, nl: bool = True) -> None:
     """``typer.echo`` of text that may hold a recipe's (a path, a message, a value): its control
-    characters escaped (``report.style.printable``; JSON is ASCII and passes unchanged)."""
-    typer.echo(printable(message), err=err, nl=nl)
+    characters escaped (``report.style.printable``; JSON is ASCII and passes unchanged).  On stderr
+    every note is one line: a newline or carriage return in it (a file named
+    ``a\n::stop-commands::x.sh``) is written as an escape, so no text of the checked repository
+    starts a line — a GitHub workflow command, a fake finding — of its own (issue 49)."""
+    text = printable(message)
+    if err:
+        text = text.replace("\r", "\\r").replace("\n", "\\n")
+    typer.echo(text, err=err, nl=nl)
 
 
 def _fail(msg: str, code: int = 2) -> None:

@@ -372,3 +372,22 @@ def test_many_space_indented_terminators_stay_bounded(tmp_path):
     r = run("check", "--no-cache", "-o", "concise", p)
     out = r.stdout.decode()
     assert r.returncode == 1 and codes(out).count("RL010") == 1 and "lines 4–120001 are text" in out, out[-500:]
+
+
+def test_stderr_notes_never_start_a_line_from_repository_text(tmp_path, monkeypatch):
+    """A file named `requirements\\n::stop-commands::X\\n.txt` (with a pin that disagrees) made the
+    engine-pins note print a line `::stop-commands::X`, which a GitHub runner obeys (issue 49):
+    every stderr note is one line, its newlines written as escapes."""
+    from typer.testing import CliRunner
+
+    from recipelint.cli import app
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "r.sh").write_text("#!/usr/bin/env bash\nvllm serve org/m &\n")
+    (tmp_path / "requirements.txt").write_text("vllm==0.10.1\n")
+    (tmp_path / "requirements\n::stop-commands::X\n.txt").write_text("vllm==0.11.0\n")
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["check", ".", "-o", "github", "--no-cache"])
+    notes = [line for line in r.stderr.splitlines() if "pins disagree" in line]
+    assert notes and "\\n::stop-commands::X\\n.txt" in notes[0], r.stderr
+    assert not any(line.startswith("::stop-commands") for line in r.stderr.splitlines() + r.stdout.splitlines())
