@@ -12,6 +12,7 @@ from typing import Optional
 import typer
 
 from recipelint import __version__
+from recipelint.files import write_error, write_output
 from recipelint.report.style import printable
 
 app = typer.Typer(
@@ -468,9 +469,9 @@ def check(
         text = render_full(findings, result.file_count, color=colour)
     if output_file is not None:
         try:
-            output_file.write_text(text, encoding="utf-8")
+            write_output(output_file, text)
         except OSError as e:
-            _fail(f"{output_file}: cannot write ({e.strerror or e})")
+            _fail(f"{output_file}: {write_error(e)}")
     else:
         sys.stdout.write(text)  # (escaped by its format: `printable` would escape the colours too)
     _write_ci_files(result, sarif_file, summary_file, diff_base, paths, opts)
@@ -550,9 +551,9 @@ def _write_ci_files(
         from recipelint.report.sarif import render_sarif
 
         try:
-            sarif_file.write_text(render_sarif(everything), encoding="utf-8")
+            write_output(sarif_file, render_sarif(everything))
         except OSError as e:
-            _fail(f"{sarif_file}: cannot write ({e.strerror or e})")
+            _fail(f"{sarif_file}: {write_error(e)}")
     if summary_file is not None:
         from recipelint.report.summary import render_summary
 
@@ -568,10 +569,9 @@ def _write_ci_files(
             except DiffError as e:  # the check itself compared with the base: this is not expected
                 text += f"### Serve commands changed\n\nNot compared: {e}\n\n"
         try:
-            with open(summary_file, "a", encoding="utf-8") as fh:
-                fh.write(text)
+            write_output(summary_file, text, append=True)
         except OSError as e:
-            _fail(f"{summary_file}: cannot write ({e.strerror or e})")
+            _fail(f"{summary_file}: {write_error(e)}")
 
 
 @app.command()

@@ -15,6 +15,7 @@ Failures are :class:`Refused`, whose message is one line meant for a finding or 
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import stat
@@ -215,3 +216,25 @@ def read_text(path: Path | str, limit: int, roots=None) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise Refused("not-utf8", f"{path}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+
+
+def write_output(path: Path | str, text: str, append: bool = False) -> None:
+    """Write (or append to) a report file — ``--output-file``, ``--sarif-file``,
+    ``--summary-file``, ``--write-baseline`` — without following a symbolic link at its path: a
+    link committed where the CI writes its report (dangling or not) would make the write land
+    wherever it points.  OSError as ``open`` raises it; a link is ``ELOOP``, said by
+    :func:`write_error`."""
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= os.O_APPEND if append else os.O_TRUNC
+    if os.path.islink(path):  # (also where O_NOFOLLOW is missing)
+        raise OSError(errno.ELOOP, "a symbolic link", str(path))
+    fd = os.open(path, flags, 0o666)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def write_error(e: OSError) -> str:
+    """Why a report file was not written, in a few words."""
+    if e.errno == errno.ELOOP:
+        return "it is a symbolic link: recipelint does not write through it (remove the link or name another path)"
+    return f"cannot write ({e.strerror or e})"

@@ -391,3 +391,25 @@ def test_stderr_notes_never_start_a_line_from_repository_text(tmp_path, monkeypa
     notes = [line for line in r.stderr.splitlines() if "pins disagree" in line]
     assert notes and "\\n::stop-commands::X\\n.txt" in notes[0], r.stderr
     assert not any(line.startswith("::stop-commands") for line in r.stderr.splitlines() + r.stdout.splitlines())
+
+
+@pytest.mark.parametrize("option", ["--output-file", "--sarif-file", "--summary-file", "--write-baseline"])
+@pytest.mark.parametrize("dangling", [False, True])
+def test_report_files_are_not_written_through_a_link(tmp_path, monkeypatch, option, dangling):
+    """A link committed where CI writes a report (issue 49): refused with one line, exit 2, and
+    nothing written where it points (a dangling link would have created a file outside the tree)."""
+    from typer.testing import CliRunner
+
+    from recipelint.cli import app
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "r.sh").write_text("#!/usr/bin/env bash\nvllm serve org/m --no-such-flag 1 &\n")
+    target = tmp_path / "outside.txt"
+    if not dangling:
+        target.write_text("keep\n")
+    (repo / "out.txt").symlink_to(target)
+    monkeypatch.chdir(repo)
+    r = CliRunner().invoke(app, ["check", ".", "--no-cache", option, "out.txt"])
+    assert r.exit_code == 2 and "symbolic link" in r.output, r.output
+    assert (target.read_text() == "keep\n") if not dangling else not target.exists()

@@ -42,10 +42,12 @@ def write(path: Path, findings: list[Finding]) -> int:
         )
     entries.sort(key=lambda e: (e["path"], e["line"], e["code"], e["key"]))
     doc = {"recipelint-baseline": FORMAT, "findings": entries}
+    from recipelint.files import write_error, write_output
+
     try:
-        Path(path).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_output(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     except OSError as e:
-        raise BaselineError(f"{path}: cannot write the baseline ({e.strerror or e})") from None
+        raise BaselineError(f"{path}: the baseline not written: {write_error(e)}") from None
     return len(entries)
 
 
