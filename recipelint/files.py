@@ -26,9 +26,14 @@ from pathlib import Path
 SYSTEM_TREES = ("/proc", "/dev", "/sys")
 
 
+#: version-control folders: nothing under them is read (``confine_resolved``)
+VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr"})
+
+
 class Refused(Exception):
     """A file recipelint will not read; ``kind``: ``missing``, ``outside`` (not inside a root
-    of the run), ``system`` (under /proc, /dev, /sys), ``special`` (not a regular file),
+    of the run), ``system`` (under /proc, /dev, /sys), ``vcs`` (under ``.git/`` and the like),
+    ``special`` (not a regular file),
     ``too-large``, ``unreadable``, ``not-utf8`` (:func:`read_text`); ``str()`` is the one-line reason."""
 
     def __init__(self, kind: str, reason: str):
@@ -69,11 +74,18 @@ def confine_resolved(real: str, roots, path: Path | str | None = None) -> Path:
     for tree in SYSTEM_TREES:
         if _within(real, tree):
             raise Refused("system", f"{path}: under {tree} (recipelint does not read system files)")
-    for root in roots:
-        r = _real_root(str(root))
-        if r is not None and _within(real, r):
-            return Path(real)
-    raise Refused("outside", f"{path}: outside the project root (resolves to {real})")
+    inside = [r for root in roots if (r := _real_root(str(root))) is not None and _within(real, r)]
+    if not inside:
+        raise Refused("outside", f"{path}: outside the project root (resolves to {real})")
+    # (below the innermost root holding it: a base tree exported into a cache under `.git/` is
+    # a root of its own)
+    rel = real[len(max(inside, key=len)) :].strip("/").split("/")
+    vcs = next((part for part in rel[:-1] if part in VCS_DIRS), None)
+    if vcs is not None:
+        # (`.git/config` holds remotes with tokens, hooks name programs: never a recipe, a
+        # sourced file or a config, even through a link committed in the tree)
+        raise Refused("vcs", f"{path}: inside {vcs}/ (recipelint does not read version-control files)")
+    return Path(real)
 
 
 def repository_root(start: Path | str) -> Path | None:

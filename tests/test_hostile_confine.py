@@ -326,3 +326,26 @@ def test_settings_linked_outside_are_not_read(tmp_path):
     r = run("check", ".", "--no-cache", cwd=root)
     no_secret(r)
     assert "outside the project root" in one_line_error(r)
+
+
+def test_nothing_under_a_vcs_folder_is_read(tmp_path, monkeypatch):
+    """`.git/` is inside the project but never read (issue 49, item 4): a recipe linked to
+    `.git/config` (a remote URL with a token) is refused, a `source .git/config` not followed, and
+    no code frame quotes it."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from recipelint.cli import app
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text('[remote "origin"]\n\turl = https://u:SECRET-TOKEN@example.com/r.git\n')
+    (tmp_path / "evil.sh").symlink_to(tmp_path / ".git" / "config")
+    (tmp_path / "r.sh").write_text("#!/usr/bin/env bash\nsource .git/config\nvllm serve org/m &\n")
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["check", ".", "--no-cache", "-o", "full"])
+    assert "SECRET-TOKEN" not in r.output and "[remote" not in r.output, r.output
+    r = CliRunner().invoke(app, ["check", ".", "--no-cache", "-o", "json"])
+    got = {(f["location"]["path"], f["code"]) for f in json.loads(r.stdout)}
+    assert ("evil.sh", "RL003") in got and ("r.sh", "RL008") in got, got
+    assert all("inside .git/" in f["message"] for f in json.loads(r.stdout) if f["code"] in ("RL003", "RL008"))
