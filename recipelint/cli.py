@@ -518,6 +518,8 @@ def _add_suppressions(result, paths: list[Path], opts) -> None:
     )
     for path in out.reverted:
         _echo(f"recipelint: {path}: left unchanged (the comments did not suppress exactly its findings)", err=True)
+    for path, why in out.refused:
+        _echo(f"recipelint: {path}: not edited: {why}", err=True)
     if out.unplaced:
         k = len(out.unplaced)
         _echo(f"recipelint: {k} finding{'s' if k != 1 else ''} cannot take a comment (use --write-baseline for these):", err=True)

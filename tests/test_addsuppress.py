@@ -119,3 +119,28 @@ def test_verify_puts_back_a_file_whose_comments_did_not_work(tmp_path, monkeypat
 def test_not_with_diff_mode():
     r = runner.invoke(app, ["check", "--add-suppressions", "--diff-base", "HEAD"])
     assert r.exit_code == 2 and "not with --diff-base" in r.stderr
+
+
+def test_a_linked_recipe_is_edited_at_its_target_inside_the_tree_and_never_outside(tmp_path, monkeypatch):
+    """`--add-suppressions` through links (issue 49): a link to a recipe of the tree gets the
+    comment in its target and stays a link; a link out of the tree, or into `.git/`, is not
+    edited (it used to be replaced by a regular-file copy of its target — `.git/config` included)."""
+    import os
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    body = "#!/usr/bin/env bash\nvllm serve org/m --no-such-flag 1 &\n"
+    (repo / "real.sh").write_text(body)
+    (repo / "alias.sh").symlink_to("real.sh")
+    outside = tmp_path / "outside.sh"
+    outside.write_text(body)
+    (repo / "out.sh").symlink_to(outside)
+    (repo / "cfg.sh").symlink_to(".git/config")
+    monkeypatch.chdir(repo)
+    r = runner.invoke(app, ["check", "alias.sh", "out.sh", "cfg.sh", "--add-suppressions", "--no-cache"])
+    assert r.exit_code == 0, r.output
+    assert os.path.islink(repo / "alias.sh") and "recipelint: ignore[RL601]" in (repo / "real.sh").read_text()
+    assert os.path.islink(repo / "out.sh") and outside.read_text() == body
+    assert "out.sh: not edited: a link whose target is not edited" in r.output
+    assert os.path.islink(repo / "cfg.sh") and (repo / ".git" / "config").read_text() == "[core]\n\tbare = false\n"

@@ -144,6 +144,8 @@ class Outcome:
     #: findings no comment can suppress (not bash, no place, or unreadable)
     unplaced: list = field(default_factory=list)
     reverted: list[str] = field(default_factory=list)
+    #: (path, why) of files not edited: a link whose target is outside the tree or not a regular file
+    refused: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def comments(self) -> int:
@@ -186,6 +188,11 @@ def add(findings: list, reason: str = REASON) -> Outcome:
         by_file.setdefault(f.span.path, []).append(f)
     for path, fs in by_file.items():
         p = Path(path)
+        target, why = _edit_target(p)
+        if target is None:
+            out.refused.append((path, why))
+            out.unplaced.extend(fs)
+            continue
         try:
             data = read_source(p, path).data
         except InputError:
@@ -197,9 +204,32 @@ def add(findings: list, reason: str = REASON) -> Outcome:
         edit = plan(data, targets, reason)
         out.unplaced.extend(f for f in fs if f.span.line in edit.unplaced)
         if edit.placed:
-            _write(p, edit.data)
+            _write(target, edit.data)
             out.edits[path] = (data, edit)
     return out
+
+
+def _edit_target(p: Path) -> tuple[Path | None, str]:
+    """The file to write a recipe's comments into: the recipe, or — for a link — the file it
+    points to when that is a regular file inside the same repository (the link is kept: replacing
+    it would turn it into a copy of its target); else None and why."""
+    import os
+    import stat
+
+    from recipelint.files import Refused, confine, repository_root
+
+    if not p.is_symlink():
+        return p, ""
+    top = repository_root(p)
+    try:
+        real = confine(p, [top] if top is not None else [])
+        if not stat.S_ISREG(os.stat(real).st_mode):
+            return None, "a link to something that is not a regular file"
+    except Refused as r:
+        return None, f"a link whose target is not edited ({r.reason})"
+    except OSError as e:
+        return None, f"a link whose target cannot be read ({e.strerror or e})"
+    return real, ""
 
 
 def verify(out: Outcome, before: list, after: list) -> None:
@@ -212,7 +242,7 @@ def verify(out: Outcome, before: list, after: list) -> None:
         aimed = {identity(f, path) for f in before if f.span.path == path and f.span.line in edit.placed}
         now = {identity(f, path) for f in after if f.span.path == path}
         if now & aimed or now - was:
-            _write(Path(path), data)
+            _write(_edit_target(Path(path))[0] or Path(path), data)
             out.reverted.append(path)
             out.unplaced.extend(f for f in before if f.span.path == path and f.code not in NEVER)
             del out.edits[path]
