@@ -306,6 +306,7 @@ def _export(commit: str, top: Path, dest: Path) -> None:
     data = _git(["cat-file", "--batch"], top, data="".join(f"{sha}\n" for _, sha, _ in blobs).encode(), binary=True)
     pos = 0
     root = os.path.abspath(dest)
+    links: list[Path] = []
     for mode, sha, path in blobs:
         nl = data.index(b"\n", pos)
         header = data[pos:nl].split()
@@ -322,8 +323,30 @@ def _export(commit: str, top: Path, dest: Path) -> None:
             if os.path.isabs(link) or not (where == root or where.startswith(root + os.sep)):
                 continue  # (a link out of the tree is not followed)
             os.symlink(link, target)
+            links.append(target)
         else:
             target.write_bytes(body)
+    # each link alone stays in the tree; through the tree's own directory links (`a -> ..` inside
+    # `b/`, `b/c -> a/..`) a chain of them may still leave it: resolved against the export's
+    # root, those are dropped (repeated: a drop can change where another one leads)
+    while links:
+        out = [t for t in links if not _resolves_within(t, root)]
+        if not out:
+            break
+        for t in out:
+            os.unlink(t)
+        links = [t for t in links if t not in out]
+
+
+def _resolves_within(link: Path, root: str) -> bool:
+    """Whether a link of the export leads, through every link on its way, to a place inside
+    ``root`` (a loop does not: it leads nowhere)."""
+    try:
+        real = os.path.realpath(link, strict=False)
+    except (OSError, RuntimeError, ValueError):
+        return False
+    real_root = os.path.realpath(root)
+    return real == real_root or real.startswith(real_root + os.sep)
 
 
 #: the files the pre-commit hook is given (``files:`` in ``.pre-commit-hooks.yaml``, which

@@ -269,3 +269,26 @@ def test_changes_as_a_step_summary_section(tmp_path):
     assert "No serve command changed since `0123456789ab`." in render_markdown("0123456789abcdef", [])
     many = render_markdown("0" * 40, [RecipeChanges(f"r{i}.sh", new_file=True) for i in range(60)], limit=50)
     assert many.count("(new recipe)") == 50 and "… and 10 more recipes" in many
+
+
+def test_the_base_export_drops_links_that_leave_it_through_other_links(tmp_path):
+    """Each link alone stays in the tree, but `d/esc -> up/..` goes through `d/up -> ..` and out
+    of the export (issue 49, item 5): resolved against the export's root, it is dropped; the
+    links that stay inside are kept."""
+    from recipelint.gitdiff import base_tree
+
+    repo = _repo(tmp_path, {"benchmarks/a.sh": "echo a\n"})
+    (repo / "d").mkdir()
+    (repo / "d" / "up").symlink_to("..")
+    (repo / "d" / "esc").symlink_to("up/..")
+    (repo / "d" / "ok").symlink_to("up/benchmarks/a.sh")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "chains")
+    bt = base_tree("HEAD", repo / "benchmarks", None)
+    try:
+        d = bt.dir / "d"
+        assert (d / "up").is_symlink() and (d / "ok").is_symlink()
+        assert not (d / "esc").is_symlink() and not (d / "esc").exists()
+        assert (d / "ok").resolve() == (bt.dir / "benchmarks" / "a.sh").resolve()
+    finally:
+        bt.cleanup()
