@@ -49,6 +49,10 @@ _HARDENED = [
 ]
 
 
+#: the git commands that read work-tree files (and would run a filter driver on them)
+_FILTERED = frozenset({"diff", "status", "add", "ls-files", "stash", "update-index", "hash-object", "checkout"})
+
+
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
@@ -69,10 +73,42 @@ _KEEP_EXPORTS = 4
 _EXPORT_FORMAT = 2
 
 
-def _git(args: list[str], cwd: Path, *, data: bytes | None = None, binary: bool = False, check: bool = True):
+def _filter_overrides(cwd: Path) -> list[str]:
+    """``-c`` options that switch off every filter driver the configuration defines
+    (``filter.<name>.clean``/``smudge``/``process``, which a committed ``.gitattributes`` selects
+    and git runs when it compares work-tree files: ``git diff REV``): empty commands and not
+    required — git then passes the bytes through.  Reading the configuration runs nothing."""
     try:
         proc = subprocess.run(
-            ["git", *_HARDENED, *args],
+            ["git", *_HARDENED, "config", "--null", "--get-regexp", r"^filter\."],
+            cwd=cwd,
+            capture_output=True,
+            timeout=120,
+            check=False,
+            env=_env(),
+            stdin=subprocess.DEVNULL,
+        )
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return []
+    names = set()
+    for item in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        key = item.split("\n", 1)[0]
+        if key.startswith("filter.") and key.count(".") >= 2:
+            names.add(key[len("filter.") : key.rindex(".")])
+    out: list[str] = []
+    for name in sorted(names):
+        if "=" in name or "\n" in name or not name:
+            raise DiffError("--diff-base: the git configuration defines a filter driver recipelint cannot switch off")
+        for k, v in (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false")):
+            out += ["-c", f"filter.{name}.{k}={v}"]
+    return out
+
+
+def _git(args: list[str], cwd: Path, *, data: bytes | None = None, binary: bool = False, check: bool = True):
+    filters = _filter_overrides(cwd) if args and args[0] in _FILTERED else []
+    try:
+        proc = subprocess.run(
+            ["git", *_HARDENED, *filters, *args],
             cwd=cwd,
             capture_output=True,
             input=data,

@@ -292,3 +292,28 @@ def test_the_base_export_drops_links_that_leave_it_through_other_links(tmp_path)
         assert (d / "ok").resolve() == (bt.dir / "benchmarks" / "a.sh").resolve()
     finally:
         bt.cleanup()
+
+
+def test_no_filter_driver_of_the_repository_runs(tmp_path, monkeypatch):
+    """A committed `.gitattributes` selecting `filter=evil`, with `filter.evil.clean` in the
+    repository's config, ran that program when diff mode compared the work tree (`git diff REV`)
+    (issue 49, item 2): every filter driver is switched off for recipelint's git calls."""
+    import os
+
+    marker = tmp_path / "PWNED"
+    repo = _repo(
+        tmp_path,
+        {
+            "benchmarks/r.sh": "#!/usr/bin/env bash\nvllm serve org/m --tensor-parallel-size 8 &\n",
+            ".gitattributes": "*.sh filter=evil\n",
+        },
+    )
+    _git(repo, "config", "filter.evil.clean", f'sh -c "touch {marker}; cat"')
+    _git(repo, "config", "filter.evil.process", f'sh -c "touch {marker}"')
+    _git(repo, "config", "filter.evil.required", "true")
+    r = repo / "benchmarks" / "r.sh"
+    r.write_text("#!/usr/bin/env bash\nvllm serve org/m --tensor-parallel-size 4 --bogus 1 &\n")
+    os.utime(r, (1_000_000_000, 1_000_000_000))  # (git must hash it: the stat data differs)
+    got = _check(repo, monkeypatch, "--diff-base", "HEAD")
+    assert [f["code"] for f in got] == ["RL601"]  # the change is still seen
+    assert not marker.exists()
