@@ -14,6 +14,7 @@ recipes.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -74,6 +75,11 @@ _EXPORT_FORMAT = 2
 
 
 def _filter_overrides(cwd: Path) -> list[str]:
+    return list(_filter_overrides_at(str(cwd)))
+
+
+@functools.lru_cache(maxsize=16)
+def _filter_overrides_at(cwd: str) -> tuple[str, ...]:
     """``-c`` options that switch off every filter driver the configuration defines
     (``filter.<name>.clean``/``smudge``/``process``, which a committed ``.gitattributes`` selects
     and git runs when it compares work-tree files: ``git diff REV``): empty commands and not
@@ -89,7 +95,7 @@ def _filter_overrides(cwd: Path) -> list[str]:
             stdin=subprocess.DEVNULL,
         )
     except (FileNotFoundError, subprocess.TimeoutExpired):
-        return []
+        return ()
     names = set()
     for item in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
         key = item.split("\n", 1)[0]
@@ -101,7 +107,7 @@ def _filter_overrides(cwd: Path) -> list[str]:
             raise DiffError("--diff-base: the git configuration defines a filter driver recipelint cannot switch off")
         for k, v in (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false")):
             out += ["-c", f"filter.{name}.{k}={v}"]
-    return out
+    return tuple(out)
 
 
 def _git(args: list[str], cwd: Path, *, data: bytes | None = None, binary: bool = False, check: bool = True):
