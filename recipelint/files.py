@@ -178,6 +178,12 @@ def _open_regular(path: Path | str) -> tuple[int, os.stat_result]:
 WALKED_SHELLS = frozenset({"bash", "sh"})
 
 
+def has_no_suffix(name: str) -> bool:
+    """Whether a file name has no suffix (``serve``, ``.env``), so that only its first line can
+    say it is a script."""
+    return "." not in name.lstrip(".")
+
+
 def shebang_interpreter(head: bytes) -> str | None:
     """The interpreter a script's first line names: ``#!/bin/bash`` and ``#!/usr/bin/env bash``
     give ``bash``, ``#!/usr/bin/env -S bash -e`` too; None without a ``#!`` line."""

@@ -428,12 +428,8 @@ def _call_default(node: ast.Call, idx: ClassIndex, kwargs_class: dict[str, str])
             for k, v in zip(kw.value.keys, kw.value.values):
                 if k is not None and str_const(k) == "default":
                     return literal_default(v, idx)
-        for sub in ast.walk(kw.value):
-            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
-                cname = kwargs_class.get(sub.value.id)
-                field = str_const(sub.slice)
-                if cname and field:
-                    return literal_default(class_field_value(idx, cname, field), idx)
+    for cname, field in kwargs_fields(node, kwargs_class):
+        return literal_default(class_field_value(idx, cname, field), idx)
     action = next((k.value for k in node.keywords if k.arg == "action"), None)
     if action is not None and str_const(action) == "store_true":
         return "false"
@@ -442,6 +438,33 @@ def _call_default(node: ast.Call, idx: ClassIndex, kwargs_class: dict[str, str])
 
 # ---------------------------------------------------------------------------------------------
 # vLLM
+
+
+def kwargs_fields(node: ast.Call, kwargs_class: dict[str, str]):
+    """The ``(config class, field)`` pairs an ``add_argument`` call takes its kwargs from
+    (``**cache_kwargs["cache_dtype"]``, with ``cache_kwargs = get_kwargs(CacheConfig)``)."""
+    for kw in node.keywords:
+        if kw.arg is not None:
+            continue
+        for sub in ast.walk(kw.value):
+            if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
+                cname = kwargs_class.get(sub.value.id)
+                field = str_const(sub.slice)
+                if cname and field:
+                    yield cname, field
+
+
+def vllm_add_arguments(w: Archive):
+    """``(tree, kwargs_class, call, its "--" literals)`` for every ``add_argument`` call of the
+    serve-flag files of a vLLM release."""
+    for name in VLLM_FLAG_FILES:
+        tree = w.tree(name)
+        if tree is None:
+            continue
+        kwargs_class = get_kwargs_classes(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and call_name(node) == "add_argument":
+                yield tree, kwargs_class, node, [s for s in (str_const(a) for a in node.args) if s and s.startswith("--")]
 
 
 #: where vLLM's config and argument classes are looked up (in this order)
@@ -487,13 +510,9 @@ def vllm_flags(w: Wheel, defaults: dict[str, str] | None = None) -> list[str]:
             for kw in node.keywords:
                 if kw.arg == "action" and "BooleanOptionalAction" in ast.unparse(kw.value):
                     is_bool = True
-                if kw.arg is None:
-                    for sub in ast.walk(kw.value):
-                        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
-                            cname = kwargs_class.get(sub.value.id)
-                            field = str_const(sub.slice)
-                            if cname and field and is_bool_field(idx.fields(cname).get(field, "")):
-                                is_bool = True
+            for cname, field in kwargs_fields(node, kwargs_class):
+                if is_bool_field(idx.fields(cname).get(field, "")):
+                    is_bool = True
             if is_bool:
                 bool_flags.update(lits)
         # FrontendArgs dataclasses: every field is a flag
@@ -816,34 +835,20 @@ def vllm_values(w: Archive) -> tuple[dict[str, list[str]], dict[str, str]]:
     str_opens = 'kwarg = "metavar" if contains_type(type_hints, str)' in utils
     choices: dict[str, list[str]] = {}
     types: dict[str, str] = {}
-    for name in VLLM_FLAG_FILES:
-        tree = w.tree(name)
-        if tree is None:
+    for tree, kwargs_class, node, flags in vllm_add_arguments(w):
+        if not flags:
             continue
-        kwargs_class = get_kwargs_classes(tree)
-        for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and call_name(node) == "add_argument"):
-                continue
-            flags = [s for s in (str_const(a) for a in node.args) if s and s.startswith("--")]
-            if not flags:
-                continue
-            ch, typ, told = _explicit_values(node, tree, idx, lits)
-            if not told and literal_kwargs:
-                for kw in node.keywords:
-                    if kw.arg is not None:
-                        continue
-                    for sub in ast.walk(kw.value):
-                        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
-                            cname = kwargs_class.get(sub.value.id)
-                            field = str_const(sub.slice)
-                            ann = idx.fields(cname).get(field, "") if cname and field else ""
-                            if ann:
-                                ch, typ = _field_values(ann, lits, str_opens)
-            for f in flags:
-                if ch:
-                    choices.setdefault(f, sorted(set(ch)))
-                if typ:
-                    types.setdefault(f, typ)
+        ch, typ, told = _explicit_values(node, tree, idx, lits)
+        if not told and literal_kwargs:
+            for cname, field in kwargs_fields(node, kwargs_class):
+                ann = idx.fields(cname).get(field, "")
+                if ann:
+                    ch, typ = _field_values(ann, lits, str_opens)
+        for f in flags:
+            if ch:
+                choices.setdefault(f, sorted(set(ch)))
+            if typ:
+                types.setdefault(f, typ)
     return choices, types
 
 

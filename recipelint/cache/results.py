@@ -53,7 +53,7 @@ from recipelint.cache.store import (
     read_entry,
     write_entry,
 )
-from recipelint.files import Refused, confine, confine_resolved
+from recipelint.files import Refused, confine, confine_resolved, has_no_suffix
 
 SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch", ".yaml", ".yml", ".md", ".toml")
 
@@ -150,7 +150,7 @@ def _tree_digest(root: Path, h) -> bool:
 
     for e in walk_files(base, unlistable):
         try:
-            if not e.name.endswith(SUFFIXES) and "." in e.name.lstrip("."):
+            if not e.name.endswith(SUFFIXES) and not has_no_suffix(e.name):
                 continue  # (a file with no suffix may be a script: the walk sniffs its first line)
             n += 1
             if n > MAX_FILES:

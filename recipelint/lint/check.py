@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recipelint.cache.results import skipped_dir  # (one test for the walk and the cache key)
-from recipelint.files import shell_script_by_shebang
+from recipelint.files import has_no_suffix, shell_script_by_shebang
 from recipelint.lint.findings import Finding, Related, group
 from recipelint.lint.scope import SIBLING, Only, back_rel
 from recipelint.lint.scope import rel_to as _rel_to
@@ -141,7 +141,7 @@ def walked_recipe(name: str, path: Path | str) -> bool:
     if name.endswith(RECIPE_SUFFIXES):
         return True
     # (a link is not sniffed: reading where it leads is for the analysis, confined)
-    return "." not in name.lstrip(".") and not os.path.islink(path) and shell_script_by_shebang(path)
+    return has_no_suffix(name) and not os.path.islink(path) and shell_script_by_shebang(path)
 
 
 def collect(

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from recipelint.cache.results import walk_files
 from recipelint.engines import facts
-from recipelint.files import shebang_interpreter
+from recipelint.files import has_no_suffix, shebang_interpreter
 from recipelint.lint.fingerprint import point_id
 
 #: the reason of a recipe in the scope only because a recipe of its family is: alike in both trees
@@ -206,7 +206,7 @@ SHELL_SUFFIXES = (".sh", ".bash", ".env", ".slurm", ".sbatch", ".inc", ".rc")
 
 def may_be_shell(name: str) -> bool:
     """Whether a file of this name may be a shell file (by its name alone: a known suffix, or none)."""
-    return name.endswith(SHELL_SUFFIXES) or "." not in name.lstrip(".")
+    return name.endswith(SHELL_SUFFIXES) or has_no_suffix(name)
 
 
 def _shell(rel: str, data: bytes) -> bool:
