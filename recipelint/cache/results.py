@@ -236,7 +236,7 @@ def load(k: Key) -> Cached | None:
     """The entry of key ``k``, when there is one recipelint of this version wrote and the files
     its analysis read are unchanged; else None (a miss: analyse again)."""
     from recipelint.bash.source import Span
-    from recipelint.lint.findings import Finding, Related
+    from recipelint.lint.findings import Finding, Fix, Related
 
     path = _entry_path(k)
     if path is None:
@@ -261,6 +261,7 @@ def load(k: Key) -> Cached | None:
                     d.get("key", ""),
                     d.get("variant", ""),
                     d.get("documented", ""),
+                    None if not d.get("fix") else Fix.from_dict(d["fix"], str),
                 )
             )
         return Cached(findings, int(data["files"]), int(data["suppressed"]), [str(u) for u in data.get("unrun", [])])
@@ -311,6 +312,7 @@ def store(
                 "variant": f.variant,
                 "documented": f.documented,
                 "related": [{"span": _span(r.span), "message": r.message} for r in f.related],
+                "fix": None if f.fix is None else f.fix.to_dict(),
             }
             for f in findings
         ],

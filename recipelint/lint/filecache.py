@@ -38,7 +38,7 @@ from recipelint.bash.source import Span
 from recipelint.cache.results import SKIP_DIRS, walk_files
 from recipelint.cache.store import BAD_ENTRY, FORMAT, code_fingerprint, file_digest, prune, read_entry, write_entry
 from recipelint.engines import facts
-from recipelint.lint.findings import Finding, Related
+from recipelint.lint.findings import Finding, Fix, Related
 from recipelint.lint.scope import may_be_shell, renamed_candidates
 
 #: entries kept (a tree of a few hundred recipes, in a few trees: base, head, branches)
@@ -361,6 +361,9 @@ class FileCache:
             "variant": f.variant,
             "documented": f.documented,
             "related": [{"span": self._span(r.span), "message": r.message} for r in f.related],
+            "fix": None
+            if f.fix is None
+            else dict(f.fix.to_dict(), edits=[dict(e.to_dict(), location=self._span(e.span)) for e in f.fix.edits]),
         }
 
     def _finding(self, d: dict) -> Finding:
@@ -375,6 +378,7 @@ class FileCache:
             d.get("key", ""),
             d.get("variant", ""),
             d.get("documented", ""),
+            None if not d.get("fix") else Fix.from_dict(d["fix"], lambda p: p if str(p).startswith("/") else str(self.root / p)),
         )
 
 

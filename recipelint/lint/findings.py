@@ -19,6 +19,53 @@ class Related:
         return dict(self.span.to_dict(), message=self.message)
 
 
+@dataclass(slots=True, frozen=True)
+class Edit:
+    """One replacement in one file: the bytes ``start:end`` of ``path``, which must still read
+    ``old`` when the fix is applied (else the file changed since it was checked: not applied),
+    become ``new``.  ``span`` is where it is, for people and editors (1-based, characters)."""
+
+    path: str
+    start: int
+    end: int
+    old: str
+    new: str
+    span: Span
+
+    def to_dict(self) -> dict:
+        return {"location": self.span.to_dict(), "start": self.start, "end": self.end, "old": self.old, "new": self.new}
+
+    @classmethod
+    def from_dict(cls, d: dict, path: str) -> Edit:
+        loc = dict(d["location"], path=path)
+        return cls(path, int(d["start"]), int(d["end"]), str(d["old"]), str(d["new"]), Span(**loc))
+
+
+#: how sure a fix is (ruff's applicability): ``safe`` fixes have one right result (a byte unit, a
+#: JSON boolean) and ``--fix`` applies them; ``unsafe`` ones choose a value (a flag the sibling
+#: passes, the family's per-rank sizing) and need ``--unsafe-fixes`` as well
+APPLICABILITY = ("safe", "unsafe")
+
+
+@dataclass(slots=True)
+class Fix:
+    """What would remove a finding: ``title`` says it in a few words (the command line's
+    ``--diff`` and an editor's code action show it), ``edits`` do it."""
+
+    title: str
+    edits: list[Edit]
+    applicability: str = "safe"
+
+    def to_dict(self) -> dict:
+        return {"title": self.title, "applicability": self.applicability, "edits": [e.to_dict() for e in self.edits]}
+
+    @classmethod
+    def from_dict(cls, d: dict, path_of) -> Fix:
+        """``path_of``: a stored edit's path (relative in the cache) → the path the run uses."""
+        edits = [Edit.from_dict(e, path_of(e["location"]["path"])) for e in d["edits"]]
+        return cls(str(d["title"]), edits, str(d.get("applicability", "safe")))
+
+
 @dataclass(slots=True)
 class Finding:
     code: str
@@ -38,6 +85,8 @@ class Finding:
     #: the comment that documents the choice the finding is about (``FileContext.documented``):
     #: such a finding is not reported unless ``--show-documented``, and then as info
     documented: str = ""
+    #: the edits that remove it, when recipelint knows them (``--fix``, an editor's code action)
+    fix: Fix | None = None
 
     def __post_init__(self):
         # one line per finding in every format: values quoted from a recipe may hold newlines
@@ -63,6 +112,8 @@ class Finding:
         }
         if self.documented:
             d["documented"] = self.documented
+        if self.fix is not None:
+            d["fix"] = self.fix.to_dict()
         return d
 
 

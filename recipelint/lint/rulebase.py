@@ -22,7 +22,7 @@ from recipelint.engines.jsonpos import decode
 from recipelint.engines.launches import Flag, Launch
 from recipelint.evaluate.values import file_key, first_loc, text_of
 from recipelint.lint.analysis import FileResult
-from recipelint.lint.findings import Finding, Related, span_of
+from recipelint.lint.findings import Edit, Finding, Fix, Related, span_of
 from recipelint.sweep.points import SweepPoint
 
 #: the largest waiver or checklist file read
@@ -547,6 +547,37 @@ class FileContext:
         src = real.source
         return src.data[real.start : real.end].decode("utf-8", "replace") if hasattr(src, "data") else ""
 
+    # -- fixes -----------------------------------------------------------------------------
+    def replace(self, loc: Loc, new: str) -> Edit | None:
+        """An edit that writes ``new`` over the source text ``loc`` covers (where it was written:
+        through variables and sourced files); None when that text is not in a file."""
+        real = loc.real()
+        src = real.source
+        if not hasattr(src, "data") or not hasattr(src, "path"):
+            return None
+        old = src.data[real.start : real.end].decode("utf-8", "replace")
+        return Edit(src.path, real.start, real.end, old, new, src.span(real.start, real.end))
+
+    def insert_lines_after(self, loc: Loc, lines: list[str]) -> Edit | None:
+        """An edit that adds ``lines`` after the line ``loc`` ends on, each indented as that line
+        is (a flag restored in an array or a continued command keeps its neighbours' form)."""
+        real = loc.real()
+        src = real.source
+        if not hasattr(src, "data") or not hasattr(src, "path"):
+            return None
+        line, _ = src.point(real.end)
+        text = src.line_text(line)
+        indent = text[: len(text) - len(text.lstrip(" \t"))]
+        cont = " \\" if text.rstrip().endswith("\\") else ""
+        at = src.line_start(line) + len(text.encode())
+        if src.data[at : at + 2] == b"\r\n":
+            at, nl = at + 2, "\r\n"
+        elif src.data[at : at + 1] == b"\n":
+            at, nl = at + 1, "\n"
+        else:  # (the file's last line, without a newline)
+            return Edit(src.path, at, at, "", "".join(f"\n{indent}{x}{cont}" for x in lines), src.span(at, at))
+        return Edit(src.path, at, at, "", "".join(f"{indent}{x}{cont}{nl}" for x in lines), src.span(at, at))
+
     # -- findings ------------------------------------------------------------------------
     def finding(
         self,
@@ -558,6 +589,7 @@ class FileContext:
         code: str | None = None,
         severity: str | None = None,
         variant: str = "",
+        fix: Fix | None = None,
         documented: str | None = None,
     ) -> Finding:
         """``documented``: the comment :meth:`documented` found (the finding is then reported
@@ -581,6 +613,7 @@ class FileContext:
             key=key,
             variant=variant,
             documented=documented or "",
+            fix=fix,
         )
 
 
