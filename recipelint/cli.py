@@ -308,6 +308,18 @@ def check(
     allow_empty: bool = typer.Option(
         False, "--allow-empty", help="Exit 0 when the paths hold nothing to check (else: a usage error, exit 2)."
     ),
+    fix: bool = typer.Option(
+        False,
+        "--fix",
+        help="Apply the safe fixes of the findings (kept only when bash -n parses the result and linting again "
+        "shows the finding gone), then report what remains.",
+    ),
+    unsafe_fixes: bool = typer.Option(
+        False, "--unsafe-fixes", help="With --fix or --diff: also the fixes that choose a value (a flag a sibling passes)."
+    ),
+    show_diff: bool = typer.Option(
+        False, "--diff", help="Print the diff of what --fix would write, write nothing (exit 1 when there is one)."
+    ),
 ):
     """Lint recipes: rebuild each serve launch under every sweep point and check it with rules."""
     from recipelint.gitdiff import DiffError
@@ -340,6 +352,12 @@ def check(
             _fail(str(e).replace("--diff-base", "--pre-commit"))
         paths, diff_base = plan.paths, diff_base or plan.diff_base
     paths = list(paths or [Path(".")])
+    if unsafe_fixes and not (fix or show_diff):
+        _fail("--unsafe-fixes goes with --fix (apply them) or --diff (show them)")
+    if (fix or show_diff) and (diff_base or write_baseline is not None or pre_commit or add_suppressions):
+        _fail(
+            "--fix and --diff take the findings of the tree: not with --diff-base, --pre-commit, --write-baseline or --add-suppressions"
+        )
     if add_suppressions and (diff_base or write_baseline is not None or pre_commit):
         _fail("--add-suppressions takes the whole tree's findings: not with --diff-base, --pre-commit or --write-baseline")
     colour = _colour(color, to_file=output_file is not None)
@@ -419,6 +437,8 @@ def check(
         )
     for note in result.pin_notes:
         _echo(f"recipelint: engine pins: {note}", err=True)
+    if fix or show_diff:
+        result = _fix(result, paths, opts, unsafe_fixes, show_diff)
     if add_suppressions:
         _add_suppressions(result, paths, opts)
     if write_baseline is not None:
@@ -528,6 +548,31 @@ def _add_suppressions(result, paths: list[Path], opts) -> None:
         if k > 20:
             _echo(f"  ... and {k - 20} more", err=True)
     raise typer.Exit(0)
+
+
+def _fix(result, paths, opts, unsafe: bool, preview: bool):
+    """``--fix`` / ``--diff``: apply (or show) the findings' fixes; after ``--fix``, the run's
+    result linted again (what remains is reported)."""
+    from dataclasses import replace
+
+    from recipelint.lint import fixes
+    from recipelint.lint.check import lint
+
+    quiet = replace(opts, progress=None)
+    out = fixes.apply(result.findings, unsafe, write=not preview, relint=lambda ps: lint(ps, options=quiet).all_findings)
+    more = f" ({out.needs_unsafe} more with --unsafe-fixes)" if out.needs_unsafe else ""
+    for f, why in out.skipped:
+        _echo(f"recipelint: {f.span.path}:{f.span.line}: {f.code} not fixed: {why}", err=True)
+    if preview:
+        text = "".join(out.diffs.values())
+        if text:
+            _echo(text, nl=False)
+        n = out.fixed
+        _echo(f"recipelint: would fix {n} finding{'s' if n != 1 else ''}{more}", err=True)
+        raise typer.Exit(1 if text else 0)
+    n, k = out.fixed, len(out.applied)
+    _echo(f"recipelint: fixed {n} finding{'s' if n != 1 else ''} in {k} file{'s' if k != 1 else ''}{more}", err=True)
+    return lint(paths, options=opts) if n else result
 
 
 def _write_ci_files(

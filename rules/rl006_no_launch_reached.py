@@ -70,21 +70,29 @@ class NoLaunchReached(Rule):
             "heredoc": "it is in a here-document the script writes (recipelint does not follow that file)",
             "string": "it is a string the script assigns; recipelint saw no path run it (passed to another program?)",
         }.get(site.kind, "")
-        msg = f"no sweep point reaches this {site.engine} launch (`{site.text}`), so none of it is checked: " + (where or why)
+        todo = {
+            "heredoc": "check the file the here-document writes on its own",
+            "string": "run it from this script (an array), or check the script that runs it",
+        }.get(site.kind, "give the values its paths need in the settings (`environments`)")
         severity = None
+        notes: list[str] = []
         if guessed and not where:
             # the stops follow the arguments recipelint does not know: said, not asserted
-            msg += (
-                "; these stops hang on the script's arguments, which recipelint does not know here: give them in "
-                "the settings (`environments = [{files = \"…\", args = [\"…\"]}]`) to check this launch"
-            )
+            todo = "give the script's arguments in the settings (`environments = [{files = \"…\", args = [\"…\"]}]`)"
+            notes.append("these stops hang on the script's arguments, which recipelint does not know here")
             severity = "info"
         elif getattr(ctx.project.configs, "found", False) and not ctx.project.is_run(res):
             # (a helper a job file runs with its own inputs: said, not asserted as a defect)
-            msg += " (no master-config entry runs this file: its sweep points are the default matrix's)"
+            notes.append("no master-config entry runs this file: its sweep points are the default matrix's")
             severity = "info"
+        msg = f"no sweep point reaches this {site.engine} launch (`{site.text}`), so it is not checked: {where or why}; {todo}"
         yield ctx.finding(
-            ctx.site_loc(site), msg, [pr.point for pr in res.points], key=f"{site.engine}|{site.text}", severity=severity
+            ctx.site_loc(site),
+            msg,
+            [pr.point for pr in res.points],
+            key=f"{site.engine}|{site.text}",
+            severity=severity,
+            notes=notes,
         )
 
     def _one_words(self, ctx):

@@ -1,3 +1,5 @@
+from recipelint.bash.source import Loc
+from recipelint.lint.findings import Fix
 from recipelint.lint.rulebase import Rule
 
 
@@ -30,6 +32,11 @@ class CrlfLineEnding(Rule):
     Save it with LF line endings: `tr -d '\\r' < recipe.sh > fixed.sh`, `dos2unix recipe.sh`,
     or `* text eol=lf` in `.gitattributes`.
 
+    ## Fix
+    Safe, when every line of the file ends in CR LF (a file saved by a Windows editor): the
+    carriage returns are deleted.  A file where only some lines do is left to you (a carriage
+    return there may be data).
+
     ## Exceptions
     None: a script bash is to run has no carriage return in code. A carriage return meant as
     data is written `$'\\r'` (or kept inside quotes).
@@ -43,4 +50,20 @@ class CrlfLineEnding(Rule):
     def check(self, ctx):
         for p in ctx.result.problems:
             if p.kind == "crlf":
-                yield ctx.finding(p.loc, p.message, key="crlf")
+                yield ctx.finding(p.loc, p.message, key="crlf", fix=_lf(ctx, p.loc.source))
+
+
+def _lf(ctx, src):
+    """LF line endings, when every line of the file ends in CR LF (a file saved by a Windows
+    editor: no carriage return in it can be data); else None."""
+    data = src.data
+    if data.count(b"\n") == 0 or data.count(b"\n") != data.count(b"\r\n") or data.count(b"\r") != data.count(b"\r\n"):
+        return None
+    edits = []
+    at = data.find(b"\r\n")
+    while at >= 0:
+        edits.append(ctx.replace(Loc(src, at, at + 1), ""))
+        at = data.find(b"\r\n", at + 2)
+    if not edits or any(e is None for e in edits):
+        return None
+    return Fix("save with LF line endings", edits, "safe")

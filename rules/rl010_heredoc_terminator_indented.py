@@ -1,5 +1,7 @@
 import re
 
+from recipelint.bash.source import Loc
+from recipelint.lint.findings import Fix
 from recipelint.lint.rulebase import Rule
 
 
@@ -42,6 +44,10 @@ class HeredocTerminatorIndented(Rule):
     vllm serve "$MODEL" --config config.yaml
     ```
 
+    ## Fix
+    Safe, when the line is the delimiter with blanks around it: the blanks are deleted, so the
+    line ends the document where it was meant to.
+
     ## Exceptions
     None: a line that only looks like the terminator is never what was meant.
     """
@@ -55,4 +61,10 @@ class HeredocTerminatorIndented(Rule):
         for p in ctx.result.problems:
             if p.kind == "heredoc-end":
                 # the key: the problem without its line numbers
-                yield ctx.finding(p.loc, p.message, key=re.sub(r"\d+", "#", p.message))
+                fix = None
+                if p.mend is not None:
+                    a, b, new = p.mend
+                    edit = ctx.replace(Loc(p.loc.source, a, b), new)
+                    line = p.loc.source.point(a)[0]
+                    fix = Fix(f"delete the blanks around the terminator on line {line}", [edit], "safe") if edit else None
+                yield ctx.finding(p.loc, p.message, key=re.sub(r"\d+", "#", p.message), fix=fix)

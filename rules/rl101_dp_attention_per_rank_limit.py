@@ -1,8 +1,10 @@
 import re
 from collections import Counter
 
+from recipelint.bash.source import Loc
 from recipelint.engines import facts
-from recipelint.lint.rulebase import Rule, env_int, flag_int, vllm_dp_size
+from recipelint.lint.findings import Fix
+from recipelint.lint.rulebase import Rule, enclosing_statement, env_int, flag_int, statement_text, vllm_dp_size
 
 #: ``NAME=`` (or ``NAME+=``) just before a value on its line: the variable a limit is assigned to
 _ASSIGNED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=[\"']?$")
@@ -46,6 +48,12 @@ class DpAttentionPerRankLimit(Rule):
         MAX_NUM_SEQS=$((2 * CONC))
     fi
     ```
+
+    ## Fix
+    Unsafe (`--fix --unsafe-fixes`: it chooses the family's sizing): when a sibling sizes the same
+    variable per DP rank in an `if … else … fi`, this recipe's one-line assignment is replaced by
+    that statement (re-indented); when the assignment already sits in a branch on the sibling's
+    own condition, by the sibling's assignment there.  `--diff` shows it first.
 
     ## Exceptions
     Only sweep points whose `CONC` is known are judged, and only values computed from `CONC`
@@ -118,7 +126,7 @@ class DpAttentionPerRankLimit(Rule):
                         continue
                     ks[round(k)] += 1
                     if not seen:
-                        evidence.append((fam.path.name, f.value_loc, text.strip()))
+                        evidence.append((fam.path.name, f.value_loc, text.strip(), fam))
                         seen = True
         out = (ks.most_common(1)[0][0], evidence) if ks else (None, [])
         ctx.__dict__["_rl101_family"] = out
@@ -187,26 +195,28 @@ class DpAttentionPerRankLimit(Rule):
             sized = f"{load} and sizes its request buffers and CUDA graphs for it"
         else:
             load = sized = "each rank captures CUDA graphs for the whole sweep point's batch"
-        head = f"{names} {verb} {v} on each of the {dp} DP engines at CONC={conc} (vLLM applies {it} per engine"
+        head = f"{names} {verb} {v} on each of the {dp} DP engines at CONC={conc}"
+        applies = f"vLLM applies {it} per engine"
         related = [(f.word.loc, f"{f.name} is passed here") for f, _ in items]
         dpf = lc.get("--data-parallel-size")
         if dpf is not None:
             related.append((dpf.word.loc, "the data-parallel size is set here"))
+        fix = None
         if k is not None:
-            files = ", ".join(name for name, _, _ in evidence)
+            files = ", ".join(e[0] for e in evidence)
             how = evidence[0][2]
             what = "it" if names == "`--max-num-seqs`" else "`--max-num-seqs`"
-            msg = (
-                f"{head}: {sized}); the family sizes {what} per DP rank ({files}: `{how}`), so the results are "
-                f"not comparable: use {shown} (= {suggested} here)"
-            )
-            related += [(loc, f"{name} sizes it per DP rank here") for name, loc, _ in evidence]
+            msg = f"{head}, not per DP rank: use {shown} (= {suggested} here), as {evidence[0][0]} does"
+            notes = [
+                f"{applies}: {sized}",
+                f"the family sizes {what} per DP rank ({files}: `{how}`), so the results are not comparable",
+            ]
+            related += [(e[1], f"{e[0]} sizes it per DP rank here") for e in evidence]
             severity = None
+            fix = self._family_fix(ctx, origin, evidence[0])
         else:
-            msg = (
-                f"{head}: {load}); no recipe of its family sizes it per rank to compare with — per DP rank it "
-                f"would be ≈ {suggested} ({shown})"
-            )
+            msg = f"{head}, not per DP rank: size it ≈ {suggested} ({shown}), or document the choice in a comment"
+            notes = [f"{applies}: {load}", "no recipe of its family sizes it per rank to compare with"]
             severity = "info"
         # the flag (as written and normalised) or the capture-size key — not `--compilation-config`,
         # which a comment names for any of its keys
@@ -216,4 +226,45 @@ class DpAttentionPerRankLimit(Rule):
         if var:
             doc_names.append(var)
         documented = ctx.documented([origin, *(f.word.loc for f, _ in items)], doc_names)
-        return ctx.finding(origin, msg, point, related, key=names, severity=severity, documented=documented)
+        return ctx.finding(origin, msg, point, related, key=names, severity=severity, documented=documented, fix=fix, notes=notes)
+
+    def _family_fix(self, ctx, origin, evidence):
+        """The family's own form, as an unsafe fix: this recipe's one-line assignment of the value
+        (``MAX_NUM_SEQS=$((2 * CONC))``) replaced by the sibling's statement that sizes the same
+        variable per DP rank (its `if … else … fi`), re-indented; None when the shapes differ."""
+        name, loc, _, sib = evidence
+        var = self._variable(ctx, origin)
+        real = origin.real()
+        if not var or getattr(real.source, "path", None) != ctx.result.source.path:
+            return None
+        line = real.span.line
+        mine = ctx.result.source.line_text(line)
+        here = enclosing_statement(ctx.result, line)
+        if not mine.strip().startswith(f"{var}=") or (here is not None and here[0] == line):
+            return None
+        sline = loc.real().span.line
+        enc = enclosing_statement(sib, sline)
+        if enc is None or enc[1] - enc[0] > 12:
+            return None
+        block = statement_text(sib, *enc)
+        if not block.lstrip().startswith("if ") or f"{var}=" not in block:
+            return None
+        import textwrap
+
+        indent = mine[: len(mine) - len(mine.lstrip())]
+        if here is None:  # a statement of its own: the sibling's `if … fi` in its place
+            new = textwrap.indent(textwrap.dedent(block), indent).rstrip("\n")
+        elif ctx.result.source.line_text(here[0]).strip() == sib.source.line_text(enc[0]).strip():
+            # already in a branch on the sibling's own condition: the sibling's assignment there
+            theirs = sib.source.line_text(sline).strip()
+            if not theirs.startswith(f"{var}="):
+                return None
+            new = indent + theirs
+        else:
+            return None
+        src = ctx.result.source
+        start = src.line_start(line)
+        edit = ctx.replace(Loc(src, start, start + len(mine.encode())), new)
+        if edit is None:
+            return None
+        return Fix(f"size `{var}` per DP rank as {name} does (its lines {enc[0]}–{enc[1]})", [edit], "unsafe", follows=name)

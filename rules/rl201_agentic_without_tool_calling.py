@@ -1,16 +1,7 @@
 from recipelint.engines import facts
-from recipelint.engines.behaviours import span
-from recipelint.engines.clients import tools_mode
-from recipelint.lint.rulebase import Rule, behaviour_scope, model_family
-
-#: the behaviours this rule relies on (rules/data/behaviours.yaml), per engine: (id, what it does)
-EFFECTS = {
-    "vllm": (("vllm.auto-tool-choice-rejected", "answers every `tool_choice: auto` request with HTTP 400"),),
-    "sglang": (
-        ("sglang.tools-unparsed-without-parser", "returns tool calls as plain text"),
-        ("sglang.tools-rejected-without-parser", "fails every request with tools (`Unsupported tool_call_parser: None`)"),
-    ),
-}
+from recipelint.engines.catalog import ENGINE_NAMES
+from recipelint.lint.findings import Fix
+from recipelint.lint.rulebase import Rule, flag_insertion, launch_home, missing_defect, model_family
 
 
 class AgenticWithoutToolCalling(Rule):
@@ -52,6 +43,14 @@ class AgenticWithoutToolCalling(Rule):
               --max-num-seqs "$MAX_NUM_SEQS")
     ```
 
+    ## Fix
+    Unsafe (it chooses a parser): the missing flags — `--tool-call-parser` with the parser the
+    model's family uses (`rules/data/models.yaml`), `--enable-auto-tool-choice` for vLLM — are
+    added after the last flag of the launch's flag list, on lines of their own when the list
+    has one flag per line.  When a sibling passes them, RL401 reports the same defect and its fix
+    (the sibling's flags, where the sibling writes them) is the one applied: one finding per
+    defect, RL201 as its note.
+
     ## Exceptions
     Only the benchmark path is judged: flags added only under an `EVAL_ONLY` branch do not count.
     Launches with an argument list recipelint could not compute are skipped (the flags may be in
@@ -67,13 +66,6 @@ class AgenticWithoutToolCalling(Rule):
 
     def check(self, ctx):
         fams = facts.load("models")["families"]
-        # the clients each launch (by where it is written) runs on any path: a path that stops
-        # before its client (an exit, a branch) is judged by what the launch's other paths run
-        by_launch: dict = {}
-        own: dict = {}  # id(launch) -> the clients its own path runs
-        for use in ctx.uses():
-            calls = own[id(use.launch)] = ctx.clients_after(use)
-            by_launch.setdefault((use.launch.loc.source.path, use.launch.loc.start), []).extend(calls)
         for use in ctx.uses():
             lc = use.launch
             need = self.REQUIRED.get(lc.engine)
@@ -85,56 +77,29 @@ class AgenticWithoutToolCalling(Rule):
             missing = [k for k in need if not use.passes(k)]  # (passed at the default: absent)
             if not missing:
                 continue
-            names = " and ".join(f"`{k}`" for k in missing)
-            parser = fams.get(fam, {}).get(lc.engine, {}).get("tool_call_parser") if fam else None
-            hint = f" (for this model: `--tool-call-parser {parser}`)" if parser and "--tool-call-parser" in missing else ""
-            effect = _effect(use, lc.engine)
+            who, severity, effect = ctx.tools_claim(use)
             if effect is None:
                 continue
-            run = _run(own.get(id(lc)) or by_launch.get((lc.loc.source.path, lc.loc.start), []))
-            who, severity = run
-            msg = f"agentic {lc.engine} launch without {names}: {who}; {effect}{hint}"
-            yield ctx.finding(lc.loc, msg, use.point, key=",".join(missing), severity=severity)
-
-
-def _run(calls) -> tuple[str, str | None]:
-    """Which requests of this path carry tools, from the clients it runs after the launch
-    (clients.yaml ``tools``), and the severity that claim supports (info when every client is
-    known to send none: only another client, an eval, would be affected)."""
-    modes = [(c, tools_mode(c.client)) for c in calls]
-    always = [c for c, m in modes if m == "always"]
-    if always:
-        return f"its client `{always[0].client}` sends `tools` with every request", None
-    trace = [c for c, m in modes if m == "trace"]
-    if trace:
-        return (
-            f"its client `{trace[0].client}` sends `tools` only on the requests whose trace turn carries them, "
-            "without `tool_choice` (the server's default: `auto`)",
-            "warning",
-        )
-    if modes and all(m == "never" for _, m in modes):
-        return (
-            f"its client `{modes[0][0].client}` sends no `tools`, so the benchmark's own requests are not affected; "
-            "a client that sends them (an agent eval run against this server)",
-            "info",
-        )
-    return "no benchmark client recipelint knows runs after it, so whether requests carry `tools` is not known", "warning"
-
-
-def _effect(use, engine: str) -> str | None:
-    """What the engine does with the agent's requests on the releases judged, or None when no
-    behaviour is known to hold on any of them."""
-    parts = []
-    for bid, does in EFFECTS.get(engine, ()):
-        got = use.behaviour(bid)
-        if got is None or not got[0].somewhere:
-            continue
-        parts.append((got, does))
-    if not parts:
-        return None
-    if len(parts) == 1:
-        got, does = parts[0]
-        return f"{behaviour_scope(*got)} {does}"
-    (_, ev) = parts[0][0]
-    each = "; ".join(f"{does} on releases {span(j.held)}" for (j, _ev), does in parts)
-    return f"{ev.label}: {each}"
+            does, provenance = effect
+            parser = fams.get(fam, {}).get(lc.engine, {}).get("tool_call_parser") if fam else None
+            texts = [
+                f"--tool-call-parser {parser or '<the model´s parser>'}" if k == "--tool-call-parser" else k for k in missing
+            ]
+            fix, where = None, ""
+            if parser or "--tool-call-parser" not in missing:
+                edit, where = flag_insertion(ctx, lc, texts)
+                if edit is not None:
+                    fix = Fix(f"add `{' '.join(texts)}` {where}", [edit], "unsafe")
+            msg = f"agentic {ENGINE_NAMES.get(lc.engine, lc.engine)} launch without tool calling: add `{' '.join(texts)}`" + (
+                f" {where}" if where else ""
+            )
+            yield ctx.finding(
+                launch_home(lc),
+                msg,
+                use.point,
+                key=",".join(missing),
+                severity=severity,
+                fix=fix,
+                defects=tuple(missing_defect(lc, k) for k in missing),
+                notes=[f"{who}; {does}", provenance],
+            )

@@ -4,7 +4,8 @@ from recipelint.engines import facts
 from recipelint.engines.catalog import parsers, version_key
 from recipelint.engines.clients import answers_used
 from recipelint.evaluate.values import text_of
-from recipelint.lint.rulebase import Rule, model_family
+from recipelint.lint.findings import Fix
+from recipelint.lint.rulebase import Rule, flag_insertion, launch_home, missing_defect, model_family
 
 #: where a launch sets the chat-template kwargs every request gets by default
 KWARGS_FLAG = "--default-chat-template-kwargs"
@@ -124,15 +125,31 @@ class AgenticWithoutReasoningParser(Rule):
             if calls and all(answers_used(c.client) is False for c in calls):
                 continue  # its clients count tokens and timings only: the answer's text is not used
             client = f"its client `{calls[0].client}`" if calls else "the client"
-            msg = (
-                f"agentic {lc.engine} launch of a reasoning model ({fam}: {why}) without `--reasoning-parser`{at}: "
-                f"{ev.label} returns the thinking inside `content`, not `reasoning_content`, so {client} takes it "
-                f"for the answer{tools}; pass `--reasoning-parser {parser}`"
-            )
+            fix = None
+            if eff.flag is None:
+                edit, where = flag_insertion(ctx, lc, [f"--reasoning-parser {parser}"])
+                fix = Fix(f"add `--reasoning-parser {parser}` {where}", [edit], "unsafe") if edit is not None else None
+            msg = f"agentic launch of a reasoning model without `--reasoning-parser`: pass `--reasoning-parser {parser}`"
+            notes = [
+                f"{fam}: {why}{at}",
+                f"{ev.short} returns the thinking inside `content`, not `reasoning_content`, so {client} takes it "
+                f"for the answer{tools}",
+                f"{ev.short}: {ev.provenance}" if ev.provenance else "",
+            ]
             kw = lc.get(KWARGS_FLAG)
             related = [(kw.word.loc, "thinking is turned on here")] if kw is not None and why.startswith("turned") else []
             documented = ctx.documented([lc.loc], ["--reasoning-parser"])
-            yield ctx.finding(lc.loc, msg, use.point, related, key="--reasoning-parser", documented=documented)
+            yield ctx.finding(
+                launch_home(lc) if eff.flag is None else eff.flag.word.loc,
+                msg,
+                use.point,
+                related,
+                key="--reasoning-parser",
+                documented=documented,
+                notes=notes,
+                defects=(missing_defect(lc, "--reasoning-parser"),),
+                fix=fix,
+            )
 
     @staticmethod
     def _model_applies(lc, file_name: str, reasoning) -> bool:

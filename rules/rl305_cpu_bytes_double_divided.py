@@ -1,4 +1,4 @@
-from recipelint.lint.rulebase import Rule, behaviour_scope, env_int, offload_connector, vllm_world_size
+from recipelint.lint.rulebase import Rule, behaviour_scope_parts, env_int, offload_connector, vllm_world_size
 
 #: the behaviours this rule relies on (rules/data/behaviours.yaml)
 SERVER_WIDE = "vllm.simplecpu-cpu-bytes-server-wide"
@@ -91,10 +91,12 @@ class CpuBytesDoubleDivided(Rule):
                 if any(_close(value * n, total * unit) for n in {gpus, ws} if n > 1):
                     share = value // ws
                     fix = "pass it as `cpu_bytes_to_use_per_rank` or pass" if per_rank and conn.form == "json" else "pass"
-                    msg = (
-                        f"{what} is {value / GB:.0f} GB, already the per-GPU share of TOTAL_CPU_DRAM_GB={total}; "
-                        f"{behaviour_scope(judged, ev)} divides it again by the world size {ws}, so each rank gets "
-                        f"{share / GB:.0f} GB and only 1/{ws} of the budget is used; {fix} the server-wide total"
-                    )
-                    yield ctx.finding(loc, msg, point, conn.related(), key=str(ws))
+                    short, provenance = behaviour_scope_parts(judged, ev)
+                    msg = f"{what} is the per-GPU share ({value / GB:.0f} GB), which vLLM divides again by {ws}: {fix} the server-wide total"
+                    notes = [
+                        f"TOTAL_CPU_DRAM_GB={total}: {short} divides {what} by the world size {ws}, so each rank gets "
+                        f"{share / GB:.0f} GB and only 1/{ws} of the budget is used",
+                        provenance,
+                    ]
+                    yield ctx.finding(loc, msg, point, conn.related(), key=str(ws), notes=notes)
                     break

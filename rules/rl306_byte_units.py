@@ -69,11 +69,9 @@ class ByteUnits(Rule):
                 f = lc.get("--kv-offloading-size")
                 v = flag_int(lc, "--kv-offloading-size")
                 if f is not None and v is not None and v in shares:
-                    msg = (
-                        f"`--kv-offloading-size {v}` is read in GiB, but {v} comes from the decimal-GB budget "
-                        f"TOTAL_CPU_DRAM_GB={total}: {OVER:.1f} % over budget; convert (×10⁹/2³⁰)"
-                    )
-                    yield ctx.finding(f.value_loc, msg, point, key="kv-offloading-size")
+                    msg = f"`--kv-offloading-size {v}` is read in GiB but is decimal GB: convert it (×10⁹/2³⁰)"
+                    notes = [f"{v} comes from the decimal-GB budget TOTAL_CPU_DRAM_GB={total}: {OVER:.1f} % over budget"]
+                    yield ctx.finding(f.value_loc, msg, point, key="kv-offloading-size", notes=notes)
                 _, extra, _ = kv_connector(lc)
                 if extra is not None:
                     for key in ("cpu_bytes_to_use", "cpu_bytes_to_use_per_rank"):
@@ -82,11 +80,9 @@ class ByteUnits(Rule):
                             continue
                         value = node.integer
                         if any(value == s * GIB for s in shares) or any(value * n == total * GIB for n in (gpus, tp) if n > 1):
-                            msg = (
-                                f"`{key}` is {value} bytes = TOTAL_CPU_DRAM_GB in GiB (×1024³), but the budget is decimal "
-                                f"GB (×10⁹): {OVER:.1f} % over budget"
-                            )
-                            yield ctx.finding(node.loc, msg, point, key=key)
+                            msg = f"`{key}` is TOTAL_CPU_DRAM_GB in GiB (×1024³), but the budget is decimal GB: use ×10⁹"
+                            notes = [f"{value} bytes: {OVER:.1f} % over budget"]
+                            yield ctx.finding(node.loc, msg, point, key=key, notes=notes)
 
     def _mooncake(self, ctx, use, shares, total):
         lc = use.launch
@@ -116,9 +112,10 @@ class ByteUnits(Rule):
             )
         ]
         where = f"`{spec['function']}` in {' / '.join(files)}" if files else f"`{spec['function']}`"
-        msg = (
-            f"`global_segment_size: \"{seg.value}\"` is parsed as {n} GiB (\"GB\" = 1024³) by {spec['reader']}, "
-            f"which hands Mooncake the byte count ({where}; {ev.label}), but {n} is a decimal-GB share of "
-            f"TOTAL_CPU_DRAM_GB={total}: each segment is {OVER:.1f} % over budget; give the size in bytes"
-        )
-        yield ctx.finding(seg.loc, msg, use.point, key="global_segment_size", variant=ev.label)
+        msg = f"`global_segment_size: \"{seg.value}\"` is read as {n} GiB but is decimal GB: give the size in bytes"
+        notes = [
+            f"{spec['reader']} reads \"GB\" as 1024³ and hands Mooncake the byte count ({where}; {ev.short})",
+            f"{n} is a decimal-GB share of TOTAL_CPU_DRAM_GB={total}: each segment is {OVER:.1f} % over budget",
+            f"{ev.short}: {ev.provenance}" if ev.provenance else "",
+        ]
+        yield ctx.finding(seg.loc, msg, use.point, key="global_segment_size", variant=ev.label, notes=notes)

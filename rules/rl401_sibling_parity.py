@@ -4,9 +4,22 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from recipelint.bash.source import Loc
 from recipelint.engines import facts
 from recipelint.evaluate.values import first_loc, text_of
-from recipelint.lint.rulebase import Rule, Use
+from recipelint.lint.findings import Fix
+from recipelint.lint.rulebase import (
+    Rule,
+    Use,
+    enclosing_statement,
+    flag_insertion,
+    flag_source,
+    launch_home,
+    main_list,
+    missing_defect,
+    same_source,
+    statement_text,
+)
 
 #: the effective value of a flag or variable left at the engine's default
 DEFAULT = "\0default"
@@ -133,6 +146,13 @@ class SiblingParity(Rule):
     ## Use instead
     Make the sibling pass the same flags and carry the same guard, or document the difference
     with a comment that names the flag (or variable, or the sibling's file name).
+
+    ## Fix
+    Unsafe (it takes the sibling's choice): a flag the siblings pass and this recipe lacks is
+    added as the sibling writes it, after the flag the sibling writes before it (else after the
+    last flag of the list); a guard this recipe lacks is copied from the sibling, with the
+    comment lines above it, before the line that follows it in the sibling (else before the
+    launch's command).  Flags whose value is computed (`$VAR`) are not copied.
 
     ## Exceptions
     Only flags classified as behaviour in `rules/data/parity.yaml` (`behaviour_flags`, each with
@@ -343,12 +363,18 @@ class SiblingParity(Rule):
     def _flag_finding(self, ctx, feature, names, items, points):
         """One finding for one difference: the flags of one feature this recipe disagrees on
         with the same siblings.  A default is named with the releases it was judged at (this
-        recipe's, or the siblings' when they are the ones left at it)."""
+        recipe's, or the siblings' when they are the ones left at it).  The headline says what
+        differs and what to do; the notes, what the difference changes and the release judged."""
         spec, my = items[0][1], items[0][2]
         why = spec.get(f"why_{my.use.launch.engine}") or spec["why"]
         label = _sibling_label(names)
         theirs_text = ", ".join(f"`{i[3][0][1].text}`" for i in items if i[3][0][1].text)
         mine_text = ", ".join(f"`{i[2].text}`" for i in items if i[2].text and not _defaulted(i[2]))
+        notes: list[str] = []
+        fix = None
+        defects: tuple = ()
+        severity = None
+        anchor = self._flag_anchor(items)
         if _defaulted(my):
             if not theirs_text:
                 return None
@@ -357,19 +383,48 @@ class SiblingParity(Rule):
             # "passes X, the default" only when X is the default at every point (not a value some points pass)
             spelled = [f"`{i[2].text}`" for i in items if i[2].flag is not None and i[2].all_default]
             if len(spelled) == len(items):
-                mine = f"passes {', '.join(spelled)}, {version}'s default"
+                msg = f"this recipe passes {', '.join(spelled)}, {version}'s default, but {label} {_verb(names)} {theirs_text}"
+                msg += f": pass {theirs_text} as well, or name the difference in a comment"
             else:
-                mine = f"does not ({version} default: {shown_default})"
-            msg = f"{label} {_verb(names)} {theirs_text} but this recipe {mine}"
+                launch = my.use.launch
+                absent = [i for i in items if i[2].flag is None and "." not in i[0]]  # (a JSON key: in its flag)
+                texts = [flag_source(ctx.source_text, i[3][0][1].flag) for i in absent if i[3][0][1].flag is not None]
+                edit, where = (None, "")
+                whole = len(absent) == len(items)
+                if whole and texts and all(texts) and not any("$" in t or "`" in t for t in texts) and len(texts) == len(absent):
+                    edit, where = flag_insertion(ctx, launch, texts, self._neighbours(absent[0]))
+                shown = " ".join(texts) if whole and texts and all(texts) else theirs_text.replace("`", "")
+                them = "them" if len(items) > 1 else "it"
+                msg = f"this recipe lacks `{shown}`, which {label} {_verb(names)}: add {them}" + (f" {where}" if where else "")
+                if not absent and all("." in i[0] for i in items):  # keys inside a JSON flag it passes
+                    keys = ", ".join(f"`{i[0].partition('.')[2]}`" for i in items)
+                    base = items[0][0].partition(".")[0]
+                    msg = f"this recipe's `{base}` lacks {keys}, which {label} {_verb(names, 'sets', 'set')}: add {them} to its JSON"
+                if edit is not None:
+                    fix = Fix(f"add `{shown}` {where}, as {names[0]} does", [edit], "unsafe", follows=names[0])
+                if absent:
+                    anchor = launch_home(launch)
+                    defects = tuple(missing_defect(launch, i[0]) for i in absent)
+                notes.append(f"{version} default: {shown_default}")
         elif all(_defaulted(i[3][0][1]) for i in items):
             version = _labels(i[3][0][1].dflt for i in items)
             shown_default = ", ".join(f"`{_written(i)}` {i[3][0][1].dflt.shown}" for i in items)
-            msg = f"this recipe passes {mine_text} but {label} {_verb(names, 'does', 'do')} not ({version} default: {shown_default})"
+            msg = (
+                f"this recipe passes {mine_text} but {label} {_verb(names, 'does', 'do')} not: "
+                "make them agree, or name the difference in a comment"
+            )
+            notes.append(f"{version} default: {shown_default}")
         else:
-            msg = f"this recipe passes {mine_text} but {label} {_verb(names)} {theirs_text}"
+            msg = f"this recipe passes {mine_text} but {label} {_verb(names)} {theirs_text}: make them agree, or name the difference in a comment"
             why = spec.get("why_value") or why
-        msg += f": {' '.join(why.split())}"
-        anchor = self._flag_anchor(items)
+        claim = ctx.tools_claim(my.use) if feature == "tool calling" and _defaulted(my) else None
+        if claim is not None and claim[2] is not None:
+            who, sev, (does, provenance) = claim
+            notes[:0] = [f"{who}; {does}"]
+            notes.append(provenance)
+            severity = "info" if sev == "info" else None
+        else:
+            notes[:0] = [" ".join(why.split())]
         related = []
         for k, _, _, against, _ in items:
             for sib, v in against:
@@ -387,7 +442,28 @@ class SiblingParity(Rule):
             for _sib, v in i[3]:
                 if documented is None and v.flag is not None:
                     documented = ctx.documented([v.flag.word.loc], [*sorted(written), ctx.name])
-        return ctx.finding(anchor, msg, points, related, key=f"flags|{feature}|{'|'.join(names)}", documented=documented)
+        return ctx.finding(
+            anchor,
+            msg,
+            points,
+            related,
+            key=f"flags|{feature}|{'|'.join(names)}",
+            documented=documented,
+            fix=fix,
+            defects=defects,
+            notes=notes,
+            severity=severity,
+        )
+
+    @staticmethod
+    def _neighbours(item) -> list:
+        """The flags the sibling writes before the missing one, nearest first: where it goes."""
+        v = item[3][0][1]
+        if v.flag is None:
+            return []
+        sib_flags = v.use.launch.flags
+        i = next((n for n, f in enumerate(sib_flags) if f is v.flag), None)
+        return [] if i is None else [sib_flags[j].key for j in range(i - 1, -1, -1)]
 
     def _flag_anchor(self, items):
         """Where the fix goes: this recipe's flag when it passes one; else next to the flag the
@@ -407,10 +483,10 @@ class SiblingParity(Rule):
             sib_flags = v.use.launch.flags
             i = next((n for n, f in enumerate(sib_flags) if f is v.flag), None)
             if i is not None:
-                home = _main_list(launch)
+                home = main_list(launch)
                 for j in [*range(i - 1, -1, -1), *range(i + 1, len(sib_flags))]:
                     mine = launch.get(sib_flags[j].key)
-                    if mine is not None and _same_source(mine.word.loc, launch.loc):
+                    if mine is not None and same_source(mine.word.loc, launch.loc):
                         if mine.word.loc.real().span.line in home:
                             return mine.word.loc
         return launch.loc
@@ -480,7 +556,7 @@ class SiblingParity(Rule):
                 else:
                     msg = f"this recipe sets `{my.text}` but {label} {_verb(names, 'sets', 'set')} {theirs_text}"
                 msg += f": {' '.join(spec['why'].split())}"
-                anchor = my.loc if my.loc is not None and _same_source(my.loc, my.use.launch.loc) else None
+                anchor = my.loc if my.loc is not None and same_source(my.loc, my.use.launch.loc) else None
                 if anchor is None:
                     anchor = self._env_anchor(my.use.launch) or my.use.launch.loc
                 related = [
@@ -507,7 +583,7 @@ class SiblingParity(Rule):
         for name, value in launch.env.items():
             if name in single or name.startswith(prefixes):
                 loc = first_loc(value)
-                if loc is not None and _same_source(loc, launch.loc):
+                if loc is not None and same_source(loc, launch.loc):
                     if best is None or loc.real().span.line > best.real().span.line:
                         best = loc
         return best
@@ -530,13 +606,12 @@ class SiblingParity(Rule):
                     entry[2].extend(p for p in group.points if p not in entry[2])
         for norm, (by_sib, use, points) in found.items():
             names = tuple(sorted(by_sib))
-            _, g = by_sib[names[0]]
+            sib, g = by_sib[names[0]]
             lines = ", ".join(f"{n} line {by_sib[n][1].loc.real().span.line}" for n in names)
             where = f"line {g.loc.real().span.line}" if len(names) == 1 else lines
-            msg = (
-                f"{_sibling_label(names)} {_verb(names, 'stops', 'stop')} the run when `{g.text}` ({where}); "
-                f"this recipe has no such check"
-            )
+            fix = _guard_fix(ctx, sib, g, use.launch)
+            msg = f"{_sibling_label(names)} {_verb(names, 'stops', 'stop')} the run when `{g.text}` ({where}), this recipe does not: "
+            msg += fix.title if fix is not None else "add the same check before the launch"
             yield ctx.finding(
                 use.launch.loc,
                 msg,
@@ -544,7 +619,41 @@ class SiblingParity(Rule):
                 [(by_sib[n][1].loc, f"{n} guards with an exit here") for n in names],
                 key=f"guard|{'|'.join(names)}|{norm}",
                 documented=ctx.documented([use.launch.loc], list(names)),
+                fix=fix,
             )
+
+
+def _guard_fix(ctx, sib, guard, launch):
+    """The sibling's guard statement (with the comment lines just above it) copied into this
+    recipe, as an unsafe fix: before the line that follows it in the sibling when this recipe
+    has that line too (the family's place for it), else before the launch's command; None when
+    the guard is not a statement of the sibling's own file."""
+    real = guard.loc.real()
+    if getattr(real.source, "path", None) != getattr(getattr(sib, "source", None), "path", None):
+        return None
+    line = real.span.line
+    enc = enclosing_statement(sib, line) or (line, line)
+    src = sib.source
+    first = enc[0]
+    while first > 1 and src.line_text(first - 1).lstrip().startswith("#"):
+        first -= 1
+    block = statement_text(sib, first, enc[1])
+    mine = ctx.result.source
+    after = next((src.line_text(n).strip() for n in range(enc[1] + 1, src.line_count + 1) if src.line_text(n).strip()), "")
+    at = None
+    if after and not after.startswith("#"):
+        at = next((n for n in range(1, mine.line_count + 1) if mine.line_text(n).strip() == after), None)
+    if at is None:
+        lreal = launch_home(launch).real()
+        if getattr(lreal.source, "path", None) != mine.path:
+            return None
+        home = enclosing_statement(ctx.result, lreal.span.line)
+        at = home[0] if home else lreal.span.line
+    start = mine.line_start(at)
+    edit = ctx.replace(Loc(mine, start, start), block + "\n")
+    if edit is None:
+        return None
+    return Fix(f"add the same check before line {at}", [edit], "unsafe", follows=sib.path.name)
 
 
 # ---- helpers ------------------------------------------------------------------------------------
@@ -753,30 +862,6 @@ def _show_default(default: dict) -> str:
     if d is False:
         return "off"
     return f"`{d}`"
-
-
-def _main_list(launch) -> set:
-    """The lines of the launch's main flag list: the largest run of nearby lines (an array's
-    elements, a continued command's lines) its flags are written on, in the launch's file."""
-    lines = sorted(
-        {f.word.loc.real().span.line for f in launch.flags if f.word.loc is not None and _same_source(f.word.loc, launch.loc)}
-    )
-    best: list = []
-    run: list = []
-    for ln in lines:
-        if run and ln - run[-1] > 4:
-            run = []
-        run.append(ln)
-        if len(run) > len(best):
-            best = list(run)
-    return set(range(best[0], best[-1] + 1)) if best else set()
-
-
-def _same_source(a, b) -> bool:
-    try:
-        return a.real().source.path == b.real().source.path
-    except AttributeError:
-        return False
 
 
 @functools.lru_cache(maxsize=4096)

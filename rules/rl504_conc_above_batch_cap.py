@@ -75,11 +75,15 @@ class ConcAboveBatchCap(Rule):
                 if cap is None or conc <= cap:
                     continue
                 if cap <= 0:  # (TensorRT-LLM: `max_batch_size` computed down to 0)
-                    msg = f"the engine's batch cap is {cap} at CONC={conc} ({how}): no request can be scheduled"
-                    yield ctx.finding(loc, msg, pr.point, key=f"{cap}|{key}", severity="error")
+                    msg = f"the engine's batch cap is {cap} at CONC={conc}: no request can be scheduled; size it at least 1"
+                    yield ctx.finding(loc, msg, pr.point, key=f"{cap}|{key}", severity="error", notes=[f"the cap: {how}"])
                     continue
-                msg = f"CONC={conc} is above the engine's batch cap of {cap} ({how}{scope}): requests beyond {cap} wait in the queue"
-                yield ctx.finding(loc, msg, pr.point, key=f"{cap}|{key}")
+                msg = f"CONC={conc} is above the engine's batch cap of {cap}: raise the cap to CONC, or lower CONC"
+                notes = [
+                    f"the cap: {how}{scope}",
+                    f"requests beyond {cap} wait in the queue, so the point measures {cap} concurrent requests",
+                ]
+                yield ctx.finding(loc, msg, pr.point, key=f"{cap}|{key}", notes=notes)
 
     @staticmethod
     def _sglang_default(ctx, lc, point, conc):

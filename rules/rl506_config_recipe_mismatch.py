@@ -53,7 +53,9 @@ class ConfigRecipeMismatch(Rule):
                 continue
             by = f" (composed by {_named(e.read_from)})" if e.read_from else ""
             for missing in e.missing:
-                yield self._at(e, f"config entry `{e.key}` runs `{missing}`{by}, which does not exist")
+                yield self._at(
+                    e, f"config entry `{e.key}` runs `{missing}`{by}, which does not exist: add the recipe or fix the entry"
+                )
         # a launcher that ignores the scenario's folder: the entry runs another scenario's recipe
         for e in project.entries():
             by_run: dict = {}  # (one defect: the launchers of the entry's nodes that do it, named together)

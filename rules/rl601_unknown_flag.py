@@ -216,11 +216,14 @@ class UnknownFlag(Rule):
                 if lc.engine in OTHER and key in engine_flags(OTHER[lc.engine]):
                     continue  # RL202
                 severity = None  # (the rule's)
+                notes: list[str] = []
                 if candidates:
                     msg = (
-                        f"`{key}` is ambiguous in {ev.label}: it abbreviates {', '.join(f'`{c}`' for c in candidates[:4])}"
-                        f"{' …' if len(candidates) > 4 else ''}; argparse stops with `ambiguous option`"
+                        f"`{key}` is ambiguous in {ev.short}: it abbreviates {', '.join(f'`{c}`' for c in candidates[:4])}"
+                        f"{' …' if len(candidates) > 4 else ''}; write the flag in full"
                     )
+                    notes.append("argparse stops with `ambiguous option`")
+                    notes.append(f"{ev.short}: {ev.provenance}" if ev.provenance else "")
                 else:
                     life = describe_lifetime(lc.engine, key, ev.versions)
                     if ev.any_release and life is None:
@@ -230,27 +233,33 @@ class UnknownFlag(Rule):
                         hint = ctx.did_you_mean(key, _alive(lc, ev, tree))
                         msg = (
                             f"no {ENGINE_NAMES.get(lc.engine, lc.engine)} release from {known[0]} to {known[-1]} has a "
-                            f"flag `{key}`{_nor(lc)}: the server stops with `unrecognized arguments`{hint} (no image is known "
-                            f"for this script{' and ' + ev.note if ev.note else ''}; older releases are not catalogued)"
+                            f"flag `{key}`{_nor(lc)}: drop it{hint or ''}"
+                        )
+                        notes.append(
+                            "the server stops with `unrecognized arguments`; no image is known for this script"
+                            f"{' and ' + ev.note if ev.note else ''}, and older releases are not catalogued"
                         )
                         severity = "warning"
                     elif life is None:
                         hint = ctx.did_you_mean(key, _alive(lc, ev, tree))
-                        msg = f"{ev.label} has no flag `{key}`{_nor(lc)}: the server stops with `unrecognized arguments`{hint}"
+                        msg = f"{ev.short} has no flag `{key}`{_nor(lc)}: the server stops with `unrecognized arguments`{hint}"
+                        notes.append(f"{ev.short}: {ev.provenance}" if ev.provenance else "")
                     else:
                         # the flag exists in other releases: its lifetime is the fix (pin an image, or
                         # drop it); a "did you mean" among today's flags would guess at a rename
                         msg = (
-                            f"`{key}` {life}; {ev.label} has no such flag{_nor(lc)}: the server stops with "
-                            "`unrecognized arguments`"
+                            f"`{key}` is not a flag of {ev.short}{_nor(lc)}: the server stops with `unrecognized "
+                            "arguments`; drop it, or run an image whose release has it"
                         )
+                        notes.append(f"`{key}` {life}")
+                        notes.append(f"{ev.short}: {ev.provenance}" if ev.provenance else "")
                 if tree is not None:
-                    msg += f" (nor does the engine's own tree at `{tree.where}`, whose parser files were read)"
+                    notes.append(f"nor does the engine's own tree at `{tree.where}`, whose parser files were read")
                 if signs is not None:
                     # a fork or a plugin may define it: said, not asserted
-                    msg += f"; not asserted, as a fork or a plugin may define it: {signs}"
+                    notes.append(f"not asserted, as a fork or a plugin may define it: {signs}")
                     severity = "info"
-                yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label, severity=severity)
+                yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label, severity=severity, notes=notes)
             if ev.any_release and use.point.origin != "default matrix":
                 # (a benchmark repository's recipe that no master config runs, `deprecated/`: not
                 # launched with any image, so what a newer release removed is not its concern)

@@ -74,19 +74,19 @@ class UnknownConfigKey(Rule):
                     life = describe_lifetime("vllm", key, ev.versions, kind="json:" + f.base)
                     if life is None:
                         hint = ctx.did_you_mean(key, keys)
-                        msg = f"`{f.base}` has no key `{key}` in {ev.label}: vLLM stops at startup (unexpected keyword){hint}"
+                        msg = f"`{f.base}` has no key `{key}` in {ev.short}: drop it{hint}"
+                        notes = ["vLLM stops at startup (unexpected keyword)"]
                     else:
-                        msg = (
-                            f"`{f.base}` key `{key}` {life}; {ev.label} does not have it: vLLM stops at startup "
-                            "(unexpected keyword)"
-                        )
+                        msg = f"`{f.base}` key `{key}` is not in {ev.short}: drop it, or run a release that has it"
+                        notes = [f"`{key}` {life}", "vLLM stops at startup (unexpected keyword)"]
+                    notes.append(f"{ev.short}: {ev.provenance}" if ev.provenance else "")
                     if ev.any_release:
                         # no image: no catalogued release has the key (older ones are not catalogued)
                         first = catalogued_from("vllm", "json:" + f.base) or ev.versions[0]
-                        msg += f" (no release from {first} on has it; older releases are not catalogued)"
-                        yield ctx.finding(loc, msg, use.point, key=f"{f.base}|{key}", severity="warning")
+                        notes.append(f"no release from {first} on has it; older releases are not catalogued")
+                        yield ctx.finding(loc, msg, use.point, key=f"{f.base}|{key}", severity="warning", notes=notes)
                         continue
-                    yield ctx.finding(loc, msg, use.point, key=f"{f.base}|{key}")
+                    yield ctx.finding(loc, msg, use.point, key=f"{f.base}|{key}", notes=notes)
 
     def _trtllm(self, ctx, use):
         opts = ctx.llm_api(use).options
@@ -94,16 +94,18 @@ class UnknownConfigKey(Rule):
             return
         passed = [(opts.flag.word.loc, f"the options file is passed here (`{opts.flag.name.split('=', 1)[0]}`)")]
         release = llmapi.image_release(use.point)
-        for loc, msg, severity, key in verdicts(llmapi.catalog().check(opts.root), release, ctx.did_you_mean):
-            yield ctx.finding(loc, msg, use.point, related=passed, key=key, severity=severity)
+        for loc, msg, severity, key, notes in verdicts(llmapi.catalog().check(opts.root), release, ctx.did_you_mean):
+            yield ctx.finding(loc, msg, use.point, related=passed, key=key, severity=severity, notes=notes)
 
     def check_project(self, project):
         """The LLM-API options of the multi-node engine configurations the master config's
         entries name (`CONFIG_FILE=…`: srt-slurm recipes' `backend.trtllm_config.<role>`)."""
         for cfg in project.engine_configs():
             for role, mapping in cfg.roles.items():
-                for loc, msg, severity, _ in verdicts(llmapi.catalog().check(mapping), cfg.release, _did_you_mean, f"{role}."):
-                    yield self.project_finding(span_of(loc), msg, cfg.related(), severity)
+                for loc, msg, severity, _, notes in verdicts(
+                    llmapi.catalog().check(mapping), cfg.release, _did_you_mean, f"{role}."
+                ):
+                    yield self.project_finding(span_of(loc), msg, cfg.related(), severity, notes=notes)
 
 
 def _did_you_mean(word, candidates) -> str:
@@ -112,7 +114,7 @@ def _did_you_mean(word, candidates) -> str:
 
 
 def verdicts(problems, release, did_you_mean, prefix: str = ""):
-    """(location, message, severity, key) of each key problem that is RL606's: a key no model of
+    """(location, message, severity, key, notes) of each key problem that is RL606's: a key no model of
     the mapping has — an error when it is a misspelling (a close key) or misplaced (the key of
     another mapping), a warning otherwise (a newer or older release may have it); a key of other
     releases (``renames``): judged by the image's release when the change is pinned to one."""
@@ -130,42 +132,37 @@ def verdicts(problems, release, did_you_mean, prefix: str = ""):
             first = r.get("changed_in")
             if release and first:
                 if llmapi.at_or_after(release, str(first)):
-                    msg = f"{head}: the image runs TensorRT-LLM {release}, which stops at startup on it (changed in {first})"
-                    yield p.node.loc, msg, "warning", fkey
+                    msg = f"{head}: the image's TensorRT-LLM {release} stops at startup on it; use the new key"
+                    yield p.node.loc, msg, "warning", fkey, [f"changed in {first}"]
                 else:
-                    msg = f"{head}: right for the image's TensorRT-LLM {release}; releases from {first} on stop at startup on it"
-                    yield p.node.loc, msg, "info", fkey
+                    msg = f"{head}: right for the image's TensorRT-LLM {release}; switch when the image moves"
+                    yield p.node.loc, msg, "info", fkey, [f"releases from {first} on stop at startup on it"]
                 continue
             scope = r.get("scope")
-            yield p.node.loc, (f"{head}: {scope}" if scope else head), "info", fkey
+            yield p.node.loc, f"{head}: pin the release the image runs", "info", fkey, [str(scope)] if scope else []
             continue
         hint = did_you_mean(key, p.allowed)
+        stops = f"TensorRT-LLM stops at startup (`Extra inputs are not permitted`; {cat.source})"
         if p.kind == "ignored":
-            msg = f"`{path}`: {where} has no key `{key}` and ignores it ({cat.source}): the setting has no effect{hint}"
-            yield p.node.loc, msg, "warning", fkey
+            msg = f"`{path}`: {where} has no key `{key}`, so the setting has no effect: drop it{hint}"
+            yield p.node.loc, msg, "warning", fkey, [f"the model ignores unknown keys ({cat.source})"]
             continue
         parent = p.path.rpartition(".")[0]
         elsewhere = [x for x in cat.places(key) if x != parent]
         if elsewhere:
             at = "the top level" if elsewhere[0] == "" else f"`{elsewhere[0]}`"
-            msg = (
-                f"`{path}`: `{key}` belongs at {at}, not under `{parent or 'the top level'}` ({where} has no such "
-                f"key): TensorRT-LLM stops at startup (`Extra inputs are not permitted`; {cat.source})"
-            )
-            yield p.node.loc, msg, "error", fkey
+            msg = f"`{path}`: `{key}` belongs at {at}, not under `{parent or 'the top level'}`: move it"
+            yield p.node.loc, msg, "error", fkey, [f"{where} has no such key: {stops}"]
             continue
         if hint:
-            msg = (
-                f"`{path}`: {where} has no key `{key}`: TensorRT-LLM stops at startup (`Extra inputs are "
-                f"not permitted`; {cat.source}){hint}"
-            )
-            yield p.node.loc, msg, "error", fkey
+            msg = f"`{path}`: {where} has no key `{key}`{hint}"
+            yield p.node.loc, msg, "error", fkey, [stops]
             continue
         # no close key and nowhere else: a key of a release newer or older than the source read
         # is as likely as a mistake — said, not asserted
-        msg = (
-            f"`{path}`: {where} has no key `{key}` in {cat.source} (the newest source recipelint read; "
-            "the release this image runs is not known): a release without it stops at startup (`Extra inputs "
-            "are not permitted`)"
-        )
-        yield p.node.loc, msg, "warning", fkey
+        msg = f"`{path}`: {where} has no key `{key}` in the newest source read: check it against the image's release"
+        notes = [
+            f"{cat.source} is the newest source recipelint read; the release this image runs is not known",
+            "a release without the key stops at startup (`Extra inputs are not permitted`)",
+        ]
+        yield p.node.loc, msg, "warning", fkey, notes

@@ -86,6 +86,7 @@ class OptionsFileNotRead(Rule):
             names = ", ".join(f"`{n}`" for n, _ in items[:2]) + (f" and {len(items) - 2} more" if len(items) > 2 else "")
             msg = (
                 f"{len(items)} TensorRT-LLM engine configuration file{'s' if len(items) > 1 else ''} of "
-                f"{len(entries)} multi-node entr{'ies' if len(entries) > 1 else 'y'} ({names}) not checked: {why}"
+                f"{len(entries)} multi-node entr{'ies' if len(entries) > 1 else 'y'} not checked: check them where they are"
             )
-            yield self.project_finding(Span(str(e.path), ref.line, 1, ref.line, 2), msg)
+            notes = [f"why: {why}", f"the files: {names}"]
+            yield self.project_finding(Span(str(e.path), ref.line, 1, ref.line, 2), msg, notes=notes)

@@ -57,8 +57,8 @@ class DeprecatedConfigKey(Rule):
             cat = llmapi.catalog()
             release = llmapi.image_release(use.point)
             on = f" (the image runs TensorRT-LLM {release})" if release else ""
-            for loc, msg, related, key in notes(cat.check(opts.root), cat, on):
-                yield ctx.finding(loc, msg, use.point, related, key=key)
+            for loc, msg, related, key, more in notes(cat.check(opts.root), cat, on):
+                yield ctx.finding(loc, msg, use.point, related, key=key, notes=more)
 
     def check_project(self, project):
         """The multi-node engine configurations' LLM-API mappings (srt-slurm recipes)."""
@@ -68,13 +68,15 @@ class DeprecatedConfigKey(Rule):
             cat = llmapi.catalog()  # (read only when there is something to judge)
             on = f" (the image runs TensorRT-LLM {cfg.release})" if cfg.release else ""
             for role, mapping in cfg.roles.items():
-                for loc, msg, related, _ in notes(cat.check(mapping), cat, on, f"{role}."):
+                for loc, msg, related, _, more in notes(cat.check(mapping), cat, on, f"{role}."):
                     rel = [(span_of(x), m) for x, m in related if x is not None] + cfg.related()
-                    yield self.project_finding(span_of(loc), msg, rel)
+                    yield self.project_finding(span_of(loc), msg, rel, notes=more)
 
 
 def notes(problems, cat, on: str, prefix: str = ""):
-    """(location, message, related, key): one note per mapping that holds deprecated keys."""
+    """(location, headline, related, key, notes): one finding per mapping that holds deprecated
+    keys — the headline names the first and the fix, the notes the others and which releases take
+    which spelling."""
     found: dict = {}  # parent mapping -> [(problem, head, scope)]
     for p in problems:
         if p.kind != "deprecated":
@@ -93,9 +95,9 @@ def notes(problems, cat, on: str, prefix: str = ""):
     for parent, items in found.items():
         first = items[0][0]
         scopes = list(dict.fromkeys(sc for _, _, sc in items))
-        if len(scopes) == 1:
-            msg = "; ".join(h for _, h, _ in items) + (f": {scopes[0]}" if scopes[0] else "")
-        else:
-            msg = "; ".join(f"{h}: {sc}" if sc else h for _, h, sc in items)
+        more = f" (and {len(items) - 1} more older spelling{'s' if len(items) > 2 else ''})" if len(items) > 1 else ""
+        it = "them" if len(items) > 1 else "it"
+        msg = f"{items[0][1]}{more}: switch to the new key once every image the recipe runs takes {it}"
+        extra = [h for _, h, _ in items[1:]] + [sc for sc in scopes if sc] + ([on.strip(" ()")] if on else [])
         related = [(p.node.loc, f"`{prefix}{p.path}` is here") for p, _, _ in items[1:]]
-        yield first.node.loc, msg + on, related, f"llm_api|{parent}|{prefix}{first.path}"
+        yield first.node.loc, msg, related, f"llm_api|{parent}|{prefix}{first.path}", extra

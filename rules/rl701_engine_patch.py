@@ -53,8 +53,6 @@ class EnginePatch(Rule):
                     names = {ctx.result.path.name, Path(ev.loc.real().source.path).name}
                     if any(n in text for _, text in waivers for n in names):
                         continue
-                    msg = (
-                        f"{ev.detail} — the pinned image must run as shipped; add a waiver under "
-                        f"docs/waiver/ naming this recipe, or drop the change"
-                    )
-                    yield ctx.finding(ev.loc, msg, pr.point, key=ev.detail)
+                    msg = f"{ev.detail}: drop the change, or add a waiver under docs/waiver/ naming this recipe"
+                    notes = ["the pinned image must run as shipped"]
+                    yield ctx.finding(ev.loc, msg, pr.point, key=ev.detail, notes=notes)

@@ -59,7 +59,7 @@ class NonUpstreamImage(Rule):
                 continue
             line, col = e.image_line, e.image_col
             msg = (
-                f"`{e.key}` runs {engine} from `{image}`, not from the upstream image repository "
-                f"({', '.join(p + '…' for p in prefixes)})"
+                f"`{e.key}` runs {engine} from `{image}`, not an upstream image: use one of "
+                f"{', '.join(p + '…' for p in prefixes)}, or document why"
             )
             yield self.project_finding(Span(str(e.path), line, col, line, col + len(image)), msg)

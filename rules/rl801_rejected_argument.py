@@ -76,16 +76,14 @@ class RejectedArgument(Rule):
                 then += "; the script then exits under `set -e`"
             hint = ctx.did_you_mean(word, ev.accepted) if ev.accepted and word.startswith("-") else ""
             what = "" if word.startswith("-") else " (a word that is no option: left over, or its `--option` is missing)"
-            msg = (
-                f"`{function}` does not accept `{word}`{what}: the argument reaches its option loop's catch-all arm "
-                f"({where}), which {verb} {ev.status}, {then}{hint}"
-            )
+            msg = f"`{function}` does not accept `{word}`{what}: {'drop it or give its option' if what else 'drop it'}{hint}"
+            notes = [f"the argument reaches its option loop's catch-all arm ({where}), which {verb} {ev.status}, {then}"]
             related = [(ev.arm, f"`{function}`'s catch-all arm rejects `{word}` here")]
             call = _call_site(ev, script)
             if call is not None and call is not anchor:
                 related.append((call, f"`{function}` is called here"))
             # (no documented choice: an argument the function rejects is never one)
-            yield ctx.finding(anchor, msg, points, related, key=f"{function}|{word}")
+            yield ctx.finding(anchor, msg, points, related, key=f"{function}|{word}", notes=notes)
 
 
 def _anchor(ev: Rejected, script: str):

@@ -1,3 +1,5 @@
+from recipelint.bash.source import Loc
+from recipelint.lint.findings import Fix
 from recipelint.lint.rulebase import Rule
 
 
@@ -30,6 +32,10 @@ class DroppedContinuation(Rule):
         --block-size 64 \\
         --disable-log-requests > "$SERVER_LOG" 2>&1 &
     ```
+
+    ## Fix
+    Safe for a blank after the line's final `\\`: the blank is deleted.  A blank line, a comment
+    line or a missing `\\` is left to you (which lines belong to the command is a choice).
 
     ## Exceptions
     Only commands whose name is a literal option word (`--name`, `--name=value`, `-tp`) are
@@ -67,7 +73,7 @@ class DroppedContinuation(Rule):
             msg = f"`{s.word}` starts a command of its own: {cause} and {lost}; bash runs `{s.word}` as a command (command not found)"
             if s.background:
                 msg += "; the `&` at its end now backgrounds this line, so the command above runs in the foreground"
-            yield ctx.finding(s.loc, msg, None, related, key=f"{s.word}|{s.why}")
+            yield ctx.finding(s.loc, msg, None, related, key=f"{s.word}|{s.why}", fix=_blank_fix(ctx, s))
 
     @staticmethod
     def _launch_at(ctx, s) -> bool:
@@ -80,3 +86,20 @@ class DroppedContinuation(Rule):
                 if real.span.line == s.above_line and real.source.path == s.loc.real().source.path:
                     return True
         return False
+
+
+def _blank_fix(ctx, s):
+    """The one unambiguous mend: the blanks after a line's final `\\` deleted (the `\\` then
+    continues the command, as it was meant to); None for the other causes (a line to join or a
+    `\\` to add is a choice)."""
+    if s.why != "space":
+        return None
+    src = s.line_loc.real().source
+    data = getattr(src, "data", b"")
+    end = s.line_loc.real().end
+    nl = data.find(b"\n", end)
+    nl = len(data) if nl < 0 else nl
+    if data[end - 1 : end] != b"\\" or data[end:nl].strip(b" \t\r"):
+        return None
+    edit = ctx.replace(Loc(src, end, nl - (1 if data[nl - 1 : nl] == b"\r" else 0)), "")
+    return Fix(f"delete the blanks after the `\\` of line {s.line}", [edit], "safe") if edit is not None else None

@@ -514,8 +514,8 @@ def test_sarif_file_is_the_sarif_report_written_beside_the_annotations(tmp_path,
     assert r.output == (SEED / "expected.github.txt").read_text()  # the report is as without the options
     assert sarif.read_text() == (SEED / "expected.sarif.json").read_text()
     text = summary.read_text()
-    assert text.startswith("## recipelint\n\n**4 findings** (3 warnings, 1 info) in 3 files checked.\n")
-    assert text.count("\n| `benchmarks/") == 4 and "The whole tree" not in text
+    assert text.startswith("## recipelint\n\n**3 findings** (2 warnings, 1 info) in 3 files checked.\n")
+    assert text.count("\n| `benchmarks/") == 3 and "The whole tree" not in text
 
 
 def test_sarif_file_holds_all_findings_and_the_summary_the_reported_ones(tmp_path, monkeypatch):

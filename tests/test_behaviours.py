@@ -111,12 +111,20 @@ def test_what_is_known_from_reports_names_the_report():
 
 
 def _queried() -> dict[str, set[str]]:
-    """behaviour id -> the rules whose source names it."""
+    """behaviour id -> the rules whose source names it, or calls the query helper that does
+    (``FileContext.tools_claim``: ``rulebase.TOOLS_EFFECTS``)."""
+    from recipelint.lint import rulebase
+
     out: dict[str, set[str]] = {}
+    helper = {bid for effects in rulebase.TOOLS_EFFECTS.values() for bid, _ in effects}
     for path in RULE_SRC.glob("rl*.py"):
         code = "RL" + path.name[2:5]
-        for bid in re.findall(r'"((?:vllm|sglang)\.[a-z0-9-]+)"', path.read_text()):
+        text = path.read_text()
+        for bid in re.findall(r'"((?:vllm|sglang)\.[a-z0-9-]+)"', text):
             out.setdefault(bid, set()).add(code)
+        if "tools_claim(" in text:
+            for bid in helper:
+                out.setdefault(bid, set()).add(code)
     return out
 
 
@@ -136,15 +144,15 @@ def test_rules_query_only_behaviours_that_exist_and_the_data_says_which():
 def test_rl301_fires_on_the_last_affected_release_and_not_on_the_first_fixed():
     got = _by_file(RULES / "RL301", "RL301")
     (last,) = got["eager_last_affected_release.sh"]
-    assert "vLLM 0.21.0" in last.message and "0.22.0 or later" in last.message
-    assert "(the default is also eager)" in last.message
+    assert "vLLM 0.21.0" in last.text and "0.22.0 or later" in last.text
+    assert "(the default is also eager)" in last.text
     assert "eager_fixed_release.sh" not in got  # 0.22.0, 0.25.1, nightly 426e59f
 
 
 def test_rl305_names_the_release_and_is_silent_without_the_connector():
     got = _by_file(RULES / "RL305", "RL305")
     assert got["double_divided_in_range.sh"] and all(
-        "vLLM 0.20.1 divides it again" in f.message for f in got["double_divided_in_range.sh"]
+        "vLLM 0.20.1 divides `cpu_bytes_to_use` by the world size" in f.text for f in got["double_divided_in_range.sh"]
     )
     assert "connector_absent_release.sh" not in got  # vLLM 0.18.1
 
@@ -152,24 +160,24 @@ def test_rl305_names_the_release_and_is_silent_without_the_connector():
 def test_rl102_is_silent_before_sglang_divided_the_flag():
     got = _by_file(RULES / "RL102", "RL102")
     (f,) = got["divided_in_range.sh"]
-    assert "SGLang 0.5.9 already divides it" in f.message
+    assert "SGLang 0.5.9 already divides it" in f.text
     assert "not_divided_before_0_4_1_post7.sh" not in got
 
 
 def test_rl201_says_what_the_judged_sglang_release_does():
     got = _by_file(RULES / "RL201" / "agentic", "RL201")
     (old,) = got["sglang_rejects_before_0_5_2.sh"]
-    assert "SGLang 0.5.1.post3 fails every request with tools" in old.message and "Unsupported tool_call_parser" in old.message
+    assert "SGLang 0.5.1.post3 fails every request with tools" in old.text and "Unsupported tool_call_parser" in old.text
     assert "sglang_before_tool_parsers.sh" not in got  # 0.4.1: no tool-call parser at all
     (v,) = got["vllm_first_release.sh"]
-    assert "vLLM 0.8.0 answers every `tool_choice: auto` request with HTTP 400" in v.message
+    assert "vLLM 0.8.0 answers every `tool_choice: auto` request with HTTP 400" in v.text
     assert "vllm_older_than_history.sh" not in got
 
 
 def test_rl607_names_the_release_and_is_silent_before_the_history():
     got = _by_file(RULES / "RL607", "RL607")
     assert sorted(f.span.line for f in got["startup_in_range.sh"]) == [4, 6]
-    assert all("vLLM 0.8.0 stops at startup" in f.message for f in got["startup_in_range.sh"])
+    assert all("vLLM 0.8.0 stops at startup" in f.text for f in got["startup_in_range.sh"])
     assert "older_than_history.sh" not in got
 
 
@@ -178,11 +186,11 @@ def test_rl504_sglang_defaults_per_release():
     got.pop("trta_fp4_b200_trt.sh", None)  # (TensorRT-LLM: test_rl504_trtllm_per_rank_cap)
     assert set(got) == {"spb_fp8_b200_mtp.sh", "spd_fp8_b200_mtp.sh", "dsvb_fp8_b200_mtp.sh", "dsvc_fp8_b200_mtp.sh"}
     (spb,) = got["spb_fp8_b200_mtp.sh"]
-    assert "batch cap of 32" in spb.message and "SGLang 0.4.3.post3" in spb.message
+    assert "batch cap of 32" in spb.text and "SGLang 0.4.3.post3" in spb.text
     (dsvb,) = got["dsvb_fp8_b200_mtp.sh"]  # DeepSeek-V4 with EAGLE: the model's 256 wins over 48
-    assert "batch cap of 256" in dsvb.message and "DeepSeek-V4" in dsvb.message and "SGLang 0.5.23" in dsvb.message
+    assert "batch cap of 256" in dsvb.text and "DeepSeek-V4" in dsvb.text and "SGLang 0.5.23" in dsvb.text
     (dsvc,) = got["dsvc_fp8_b200_mtp.sh"]  # 0.5.10: no DeepSeek-V4 default yet
-    assert "batch cap of 48" in dsvc.message and "SGLang 0.5.10" in dsvc.message
+    assert "batch cap of 48" in dsvc.text and "SGLang 0.5.10" in dsvc.text
 
 
 def test_rl504_trtllm_per_rank_cap():
@@ -190,12 +198,12 @@ def test_rl504_trtllm_per_rank_cap():
     # at CONC=64 (none); without DP a fixed 32 is below CONC=64 (a warning)
     got = sorted(_by_file(RULES / "RL504", "RL504")["trta_fp4_b200_trt.sh"], key=lambda f: f.span.line)
     assert [(f.span.line, f.severity) for f in got] == [(6, "error"), (8, "warning")]
-    assert "batch cap is 0 at CONC=4" in got[0].message and "× 8 attention-DP ranks" in got[0].message
-    assert "batch cap of 32" in got[1].message
+    assert "batch cap is 0 at CONC=4" in got[0].text and "× 8 attention-DP ranks" in got[0].text
+    assert "batch cap of 32" in got[1].text
 
 
 def test_rl607_capture_sizes_are_judged_from_0_11_1():
     got = _by_file(RULES / "RL607", "RL607")
     (f,) = got["capture_sizes_by_release.sh"]
-    assert "vLLM 0.11.1 stops at startup" in f.message
+    assert "vLLM 0.11.1 stops at startup" in f.text
     assert "capture_sizes_before_the_check.sh" not in got  # 0.11.0

@@ -37,11 +37,11 @@ def _by_file(path: Path, code: str, show_documented: bool = False) -> dict:
 def test_rl301_names_the_release_it_judged_and_is_quiet_after_the_change():
     got = _by_file(RULES / "RL301", "RL301", show_documented=True)
     (err,) = got["eager_affected_release.sh"]
-    assert err.severity == "error" and "vLLM 0.20.1" in err.message and "0.19.0–0.21.0" in err.message
-    assert "0.22.0 or later" in err.message
+    assert err.severity == "error" and "vLLM 0.20.1" in err.text and "0.19.0–0.21.0" in err.text
+    assert "0.22.0 or later" in err.text
     assert "eager_fixed_release.sh" not in got  # 0.25.1 and nightly 426e59f: no finding at all
     (warn,) = got["eager_unknown_release.sh"]
-    assert warn.severity == "warning" and "on vLLM 0.20.0" in warn.message and "not known" in warn.message
+    assert warn.severity == "warning" and "on vLLM 0.20.0" in warn.text and "not known" in warn.text
     (doc,) = got["eager_documented.sh"]
     assert doc.severity == "info" and "eager mode" in doc.documented
 
@@ -81,7 +81,7 @@ def test_rl302_corrections_only_for_slips():
 
 def test_rl302_messages():
     got = _by_file(RULES / "RL302", "RL302")
-    msgs = {f.span.line: f.message for f in got["suggestions.sh"]}
+    msgs = {f.span.line: f.text for f in got["suggestions.sh"]}
     assert msgs[5].endswith("did you mean `cpu_bytes_to_use`?")
     assert all("did you mean" not in msgs[ln] for ln in (7, 9, 11))
     assert msgs[13].endswith("did you mean `lazy_offload`?")
@@ -96,11 +96,11 @@ def test_rl302_messages():
 
 def test_rl306_names_the_parser_and_its_file_for_the_release():
     got = _by_file(RULES / "RL306", "RL306")
-    (seg,) = [f for f in got["byte_units.sh"] if "global_segment_size" in f.message]
-    assert "vLLM's MooncakeStoreConnector config loader" in seg.message and "_parse_size" in seg.message
-    assert "mooncake/store/worker.py" in seg.message  # a point with no image: every release's file
+    (seg,) = [f for f in got["byte_units.sh"] if "global_segment_size" in f.text]
+    assert "vLLM's MooncakeStoreConnector config loader" in seg.text and "_parse_size" in seg.text
+    assert "mooncake/store/worker.py" in seg.text  # a point with no image: every release's file
     (sg,) = got["mooncake_sglang.sh"]
-    assert "SGLang's HiCache Mooncake config loader" in sg.message and "SGLang 0.5.16" in sg.message
+    assert "SGLang's HiCache Mooncake config loader" in sg.text and "SGLang 0.5.16" in sg.text
     assert "mooncake_readers.sh" not in got
 
 
@@ -117,7 +117,7 @@ def test_rl306_judged_release_picks_the_loader_file(tmp_path):
         "vllm serve org/model --kv-transfer-config '{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}' &\n"
     )
     (f,) = _findings(recipe, "RL306")
-    assert "vllm/distributed/mooncake_store.py; vLLM 0.33.0" in f.message and "worker.py" not in f.message
+    assert "vllm/distributed/mooncake_store.py; vLLM 0.33.0" in f.text and "worker.py" not in f.text
 
 
 # ---- RL505 -------------------------------------------------------------------------------
@@ -126,13 +126,13 @@ def test_rl306_judged_release_picks_the_loader_file(tmp_path):
 def test_rl505_reads_drafting_turned_off_above_a_concurrency():
     got = _by_file(RULES / "RL505", "RL505", show_documented=True)
     (gate,) = got["gate_fp8_b300_vllm_mtp.sh"]
-    assert gate.severity == "warning" and "turns drafting off above CONC=8" in gate.message
-    assert "labelled spec-decoding: mtp but measured without speculative decoding" in gate.message
+    assert gate.severity == "warning" and "turns drafting off above CONC=8" in gate.text
+    assert "labelled spec-decoding: mtp but measured without speculative decoding" in gate.text
     assert any(r.span.line == 7 for r in gate.related)  # where --speculative-config is passed
     (note,) = got["note_fp8_b300_vllm_mtp.sh"]
     assert note.severity == "info" and "no drafting" in note.documented  # a header below `set` lines
     (mix,) = got["mix_fp8_b300_vllm_mtp.sh"]
-    assert mix.severity == "error" and "has no --speculative-config" in mix.message
+    assert mix.severity == "error" and "has no --speculative-config" in mix.text
     hidden = _by_file(RULES / "RL505", "RL505")
     assert "note_fp8_b300_vllm_mtp.sh" not in hidden
 
@@ -174,9 +174,7 @@ def test_rl201_names_the_client_whose_requests_carry_tools():
     sends `tools` only on turns that carry them (a warning saying so), `vllm bench serve` none."""
     found = sorted(_by_file(RULES / "RL201" / "agentic", "RL201")["by_client.sh"], key=lambda f: f.span.line)
     aiperf, bench, unknown = found
-    assert aiperf.severity == "warning" and "its client `aiperf`" in aiperf.message
-    assert "whose trace turn carries them" in aiperf.message and "HTTP 400" in aiperf.message
-    assert (
-        bench.severity == "info" and "`vllm-bench-serve` sends no `tools`" in bench.message and "an agent eval" in bench.message
-    )
-    assert unknown.severity == "warning" and "whether requests carry `tools` is not known" in unknown.message
+    assert aiperf.severity == "warning" and "its client `aiperf`" in aiperf.text
+    assert "whose trace turn carries them" in aiperf.text and "HTTP 400" in aiperf.text
+    assert bench.severity == "info" and "`vllm-bench-serve` sends no `tools`" in bench.text and "an agent eval" in bench.text
+    assert unknown.severity == "warning" and "whether requests carry `tools` is not known" in unknown.text

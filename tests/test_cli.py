@@ -93,7 +93,7 @@ def test_the_installed_command_exits_with_the_status_and_complete_output():
         return subprocess.run([sys.executable, "-m", "recipelint", *args], cwd=ROOT, capture_output=True, text=True)
 
     r = run("check", "fixtures/seed")
-    assert r.returncode == 1 and r.stdout.rstrip().endswith("Found 4 findings (3 warnings, 1 info) in 3 files.")
+    assert r.returncode == 1 and "\nFound 3 findings (2 warnings, 1 info) in 3 files.\n" in r.stdout
     r = run("--version")
     assert r.returncode == 0 and r.stdout.startswith("recipelint ")
     r = run("check", "no/such/recipe.sh")

@@ -75,7 +75,7 @@ def test_documented_findings_are_dropped_or_shown_as_info():
     assert kept == [plain] and n == 1
     shown, n = _documented([plain, doc], show=True)
     assert n == 0 and shown[1].severity == "info" and shown[0].severity == "warning"
-    assert shown[1].message == "m (documented: `kept at CONC: the router pins 'sessions'`)"
+    assert shown[1].text == "m (documented: `kept at CONC: the router pins 'sessions'`)"
     assert shown[1].to_dict()["documented"] == doc.documented and "documented" not in plain.to_dict()
 
 

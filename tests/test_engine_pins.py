@@ -36,13 +36,30 @@ def repo(tmp_path, monkeypatch) -> Path:
 
 
 def _check(*args: str):
-    return runner.invoke(app, ["check", *(args or (".",)), "-o", "concise", "--no-cache"])
+    return runner.invoke(app, ["check", *(args or (".",)), "-o", "json-lines", "--no-cache"])
+
+
+def _lines(r) -> list[str]:
+    """Each finding as ``path:line:col: severity[CODE] headline | note | note`` (the version judged
+    and its provenance are notes)."""
+    import json
+
+    out = []
+    for raw in r.stdout.splitlines():
+        if raw.strip().startswith("{"):
+            f = json.loads(raw)
+            loc = f["location"]
+            out.append(
+                f"{loc['path']}:{loc['line']}:{loc['col']}: {f['severity']}[{f['code']}] {f['message']}"
+                + "".join(f" | {n}" for n in f.get("notes", []))
+            )
+    return out
 
 
 def _rl601(r) -> dict[str, str]:
     """flag -> the RL601 line about it."""
     out = {}
-    for line in r.stdout.splitlines():
+    for line in _lines(r):
         if "[RL601]" in line:
             for flag in ("--num-scheduler-steps", "--max-seq-len-to-capture", "--no-such-flag-xyz"):
                 if f"`{flag}`" in line:
@@ -70,13 +87,14 @@ def test_declared_0_10_1_rejects_num_scheduler_steps_naming_the_declaration(repo
     assert set(got) == {"--num-scheduler-steps"}, got
     line = got["--num-scheduler-steps"]
     assert "error[RL601]" in line
-    assert "removed in vLLM 0.10.1 (last in 0.10.0); vLLM 0.10.1 (declared in .recipelint.yaml) has no such flag" in line
+    assert "is not a flag of vLLM 0.10.1" in line and "was removed in vLLM 0.10.1 (last in 0.10.0)" in line
+    assert "vLLM 0.10.1: declared in .recipelint.yaml" in line
 
 
 def test_declared_in_pyproject_names_the_table(repo):
     (repo / "pyproject.toml").write_text('[tool.recipelint]\nengine-versions = {vllm = "0.11.0"}\n')
     got = _rl601(_check())
-    assert "vLLM 0.11.0 (declared in pyproject.toml [tool.recipelint])" in got["--max-seq-len-to-capture"]
+    assert "vLLM 0.11.0: declared in pyproject.toml [tool.recipelint]" in got["--max-seq-len-to-capture"]
 
 
 def test_an_environments_entry_scopes_its_own_version(repo):
@@ -84,9 +102,9 @@ def test_an_environments_entry_scopes_its_own_version(repo):
     (repo / "old" / "serve.sh").write_text(SERVE)
     _settings(repo, "engine-versions: {vllm: '0.11.0'}\nenvironments: [{files: 'old/*', engine-versions: {vllm: '0.10.0'}}]\n")
     r = _check()
-    lines = [x for x in r.stdout.splitlines() if "[RL601]" in x]
+    lines = [x for x in _lines(r) if "[RL601]" in x]
     assert lines and all(x.startswith("serve.sh:") for x in lines), lines
-    assert all("declared in .recipelint.yaml)" in x for x in lines)
+    assert all("declared in .recipelint.yaml" in x for x in lines)
 
 
 @pytest.mark.parametrize(
@@ -134,28 +152,28 @@ def test_requirements_pin_is_used_and_named(repo):
     )
     r = _check()
     assert _rl601(r) == {"--num-scheduler-steps": _rl601(r)["--num-scheduler-steps"]}
-    assert "vLLM 0.10.2 (pinned in requirements.txt:3) has no such flag" in _rl601(r)["--num-scheduler-steps"]
+    assert "vLLM 0.10.2: pinned in requirements.txt:3" in _rl601(r)["--num-scheduler-steps"]
 
 
 def test_max_seq_len_to_capture_is_an_error_naming_the_pin_on_0_11_0(repo):
     (repo / "requirements-serve.txt").write_text("vllm==0.11.0+cu128\n")
     line = _rl601(_check())["--max-seq-len-to-capture"]
     assert "error[RL601]" in line
-    assert "removed in vLLM 0.11.0 (last in 0.10.2); vLLM 0.11.0 (pinned in requirements-serve.txt:1)" in line
+    assert "removed in vLLM 0.11.0 (last in 0.10.2)" in line and "vLLM 0.11.0: pinned in requirements-serve.txt:1" in line
 
 
 def test_pyproject_dependency_pin(repo):
     (repo / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = [\n  "numpy",\n  "vllm==0.10.1.1",\n]\n')
     line = _rl601(_check())["--num-scheduler-steps"]
-    assert "vLLM 0.10.1.1 (pinned in pyproject.toml:5)" in line
+    assert "vLLM 0.10.1.1: pinned in pyproject.toml:5" in line
 
 
 def test_dockerfile_from_pin(repo):
     (repo / "Dockerfile").write_text("ARG X=1\nFROM --platform=linux/amd64 vllm/vllm-openai:v0.11.0 AS base\nRUN true\n")
     got = _rl601(_check())
     assert set(got) == {"--num-scheduler-steps", "--max-seq-len-to-capture"}
-    assert "vLLM 0.11.0 (pinned in Dockerfile:2, `FROM --platform" not in got["--num-scheduler-steps"]
-    assert "vLLM 0.11.0 (pinned in Dockerfile:2, `FROM vllm/vllm-openai:v0.11.0`)" in got["--num-scheduler-steps"]
+    assert "vLLM 0.11.0: pinned in Dockerfile:2, `FROM --platform" not in got["--num-scheduler-steps"]
+    assert "vLLM 0.11.0: pinned in Dockerfile:2, `FROM vllm/vllm-openai:v0.11.0`" in got["--num-scheduler-steps"]
 
 
 def test_agreeing_pins_are_used(repo):
@@ -202,7 +220,7 @@ def test_an_image_beats_settings_and_pins(repo):
     )
     got = _rl601(_check())
     line = got["--max-seq-len-to-capture"]
-    assert "vLLM 0.11.0 has no such flag" in line and "pinned" not in line and "declared" not in line
+    assert "is not a flag of vLLM 0.11.0" in line and "pinned" not in line and "declared" not in line
 
 
 def test_pins_in_a_subfolder_apply_when_it_is_checked(repo):
@@ -212,7 +230,7 @@ def test_pins_in_a_subfolder_apply_when_it_is_checked(repo):
     sub = _rl601(_check("examples/old"))
     assert "pinned in examples/old/requirements.txt:1" in sub["--max-seq-len-to-capture"]
     # from the root, only the root's folder is looked in (no walk of the tree)
-    top = [x for x in _check().stdout.splitlines() if "[RL601]" in x]
+    top = [x for x in _lines(_check()) if "[RL601]" in x]
     assert top and not any("pinned" in x for x in top)
 
 
@@ -221,7 +239,7 @@ def test_the_result_cache_sees_a_pin_change(repo, tmp_path_factory, monkeypatch)
     (repo / "requirements.txt").write_text("vllm==0.10.0\n")
 
     def warm():
-        return runner.invoke(app, ["check", ".", "-o", "concise"])
+        return runner.invoke(app, ["check", ".", "-o", "json-lines"])
 
     first = warm()
     assert first.exit_code == 0 and _rl601(first) == {}, first.output

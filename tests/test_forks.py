@@ -67,7 +67,7 @@ def test_a_script_in_a_fork_tree_is_judged_with_its_parser(tmp_path, monkeypatch
     assert [(f["location"]["line"], f["severity"]) for f in got] == [(2, "warning")]
     assert "--enable-split-prefil`" in got[0]["message"]
     assert "did you mean `--enable-split-prefill`" in got[0]["message"]
-    assert "engine's own tree at `python`" in got[0]["message"]
+    assert any("engine's own tree at `python`" in n for n in got[0]["notes"])
 
 
 def test_without_the_tree_both_flags_are_reported(tmp_path, monkeypatch):
@@ -88,7 +88,7 @@ def test_the_settings_name_a_tree_elsewhere(tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text('[tool.recipelint]\nengine-trees = {sglang = "3rdparty/sglang/python"}\n')
     monkeypatch.chdir(tmp_path)
     got = _findings([str(s.relative_to(tmp_path))])
-    assert len(got) == 1 and "`3rdparty/sglang/python`" in got[0]["message"]
+    assert len(got) == 1 and any("`3rdparty/sglang/python`" in n for n in got[0]["notes"])
 
 
 @pytest.mark.parametrize(

@@ -244,3 +244,29 @@ def test_hostile_settings_are_a_one_line_error(tmp_path, text, what):
     recipe(tmp_path, "echo hi\n")
     code, out = run("r.sh", cwd=tmp_path)
     assert code == 2 and what in out and ".recipelint.yaml:" in out, out
+
+
+@pytest.mark.parametrize("table", [True, False])
+def test_a_pyproject_nested_5000_deep_is_a_one_line_error_or_ignored(tmp_path, table):
+    """Issue 49: a pyproject.toml with an array nested 5,000 deep made every run exit 2 with
+    "internal error" (tomllib recurses once per level).  With a [tool.recipelint] table it is a
+    settings error naming the file; without one it is not settings, and the run goes on (the
+    engine-pins scan skips it with a note)."""
+    head = "[tool.recipelint]\n" if table else '[project]\nname = "x"\n[tool.other]\n'
+    (tmp_path / "pyproject.toml").write_text(head + "x = " + "[" * 5000 + "]" * 5000 + "\n")
+    (tmp_path / "a.sh").write_text("#!/bin/bash\nvllm serve m\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "recipelint", "check", "a.sh", "--no-cache"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+    )
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr
+    if table:
+        assert r.returncode == 2 and r.stderr.strip() == (
+            f"recipelint: {tmp_path / 'pyproject.toml'}: invalid TOML: nested too deeply "
+            "(it has a [tool.recipelint] table, which cannot be read)"
+        ), r.stderr
+    else:
+        assert r.returncode in (0, 1), r.stderr

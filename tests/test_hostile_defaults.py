@@ -48,7 +48,7 @@ def _limit():
 def _run(root: Path) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).with_name("recipelint")
     return subprocess.run(
-        [str(exe), "check", "benchmarks", "configs", "-o", "concise", "--no-cache", "--select", "RL504,RL401"],
+        [str(exe), "check", "benchmarks", "configs", "-o", "full", "--color", "never", "--no-cache", "--select", "RL504,RL401"],
         cwd=root,
         capture_output=True,
         text=True,

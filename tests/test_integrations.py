@@ -119,12 +119,20 @@ def test_sarif_validates_against_the_official_schema():
     jsonschema.validate(doc, json.loads(SCHEMA.read_text()))
     run = doc["runs"][0]
     assert {r["id"] for r in run["tool"]["driver"]["rules"]} >= {"RL101", "RL201", "RL401"}
-    res = {r["ruleId"]: r for r in run["results"]}
-    loc = res["RL201"]["locations"][0]["physicalLocation"]
+    # the dropped tool-calling flags: one result (RL401, with RL201's view as a related location),
+    # on the command's first word in its array, with the fix (the sibling's flags) as a SARIF fix
+    (tools,) = [r for r in run["results"] if r["ruleId"] == "RL401" and r["level"] == "note"]
+    loc = tools["locations"][0]["physicalLocation"]
     assert loc["artifactLocation"]["uri"] == "benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh"
-    assert loc["region"]["startLine"] == 83 and loc["region"]["startColumn"] == 1
+    assert loc["region"]["startLine"] == 68 and loc["region"]["startColumn"] == 5
     assert any(
-        r["physicalLocation"]["artifactLocation"]["uri"] == "configs/nvidia-master.yaml" for r in res["RL201"]["relatedLocations"]
+        r["physicalLocation"]["artifactLocation"]["uri"] == "configs/nvidia-master.yaml" for r in tools["relatedLocations"]
+    )
+    assert any(r["message"]["text"].startswith("also RL201 ") for r in tools["relatedLocations"])
+    (change,) = tools["fixes"][0]["artifactChanges"]
+    assert (
+        change["replacements"][0]["insertedContent"]["text"]
+        == "    --tool-call-parser deepseek_v4\n    --enable-auto-tool-choice\n"
     )
     rule = next(r for r in run["tool"]["driver"]["rules"] if r["id"] == "RL201")
     assert "## Why is this bad?" in rule["help"]["markdown"] and rule["defaultConfiguration"]["level"] == "error"

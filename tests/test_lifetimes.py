@@ -18,7 +18,7 @@ def messages():
     for code in ("RL601", "RL602", "RL606"):
         for f in lint([FIXTURES / "rules" / code], points_for=fixture_points).findings:
             if f.code == code:
-                out[(Path(f.span.path).name, f.span.line)] = (f.severity, f.message)
+                out[(Path(f.span.path).name, f.span.line)] = (f.severity, f.text)  # (headline; notes)
     return out
 
 
@@ -28,18 +28,30 @@ def messages():
         (
             ("removed_flag.sh", 6),
             "error",
-            "`--num-scheduler-steps` was removed in vLLM 0.10.1 (last in 0.10.0); vLLM 0.25.1 has no such flag",
+            "`--num-scheduler-steps` is not a flag of vLLM 0.25.1: the server stops with `unrecognized arguments`; drop it, or run an image whose release has it; `--num-scheduler-steps` was removed in vLLM 0.10.1 (last in 0.10.0)",
         ),
-        (("removed_flag.sh", 7), "error", "`--max-seq-len-to-capture` was removed in vLLM 0.11.0 (last in 0.10.2); vLLM 0.25.1"),
-        (("added_flag.sh", 5), "error", "`--attention-config` exists only from vLLM 0.13.0 on; vLLM 0.10.2 has no such flag"),
-        (("newer_release.sh", 5), "error", "vLLM 9.1.0 (newer than every catalogued release: judged against 0.34.0, the newest)"),
+        (
+            ("removed_flag.sh", 7),
+            "error",
+            "is not a flag of vLLM 0.25.1: the server stops with `unrecognized arguments`; drop it, or run an image whose release has it; `--max-seq-len-to-capture` was removed in vLLM 0.11.0 (last in 0.10.2)",
+        ),
+        (
+            ("added_flag.sh", 5),
+            "error",
+            "`--attention-config` is not a flag of vLLM 0.10.2: the server stops with `unrecognized arguments`; drop it, or run an image whose release has it; `--attention-config` exists only from vLLM 0.13.0 on",
+        ),
+        (("newer_release.sh", 5), "error", "vLLM 9.1.0: newer than every catalogued release: judged against 0.34.0, the newest"),
         (
             ("no_image.sh", 6),
             "info",
             "`--max-seq-len-to-capture` was removed in vLLM 0.11.0 (last in 0.10.2): no engine version is known",
         ),
         (("no_image.sh", 7), "warning", "no vLLM release from 0.8.0 to 0.34.0 has a flag `--no-such-flag-anywhere`"),
-        (("key_lifetime.sh", 5), "error", "key `use_fp4_indexer_cache` was removed in vLLM 0.30.0 (last in 0.29.0); vLLM 0.33.0"),
+        (
+            ("key_lifetime.sh", 5),
+            "error",
+            "key `use_fp4_indexer_cache` is not in vLLM 0.33.0: drop it, or run a release that has it; `use_fp4_indexer_cache` was removed in vLLM 0.30.0 (last in 0.29.0)",
+        ),
         (("parser_lifetime.sh", 4), "error", "tool-call parser `deepseek_v4` exists only from vLLM 0.20.0 on; vLLM 0.19.0"),
     ],
 )

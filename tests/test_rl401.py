@@ -98,7 +98,7 @@ def test_hardware_specific_flags_setting_makes_a_flag_tuning(tmp_path):
     (tmp_path / "m_b300_vllm.sh").write_text(RECIPE.format(extra=" --tokenizer org/other"))
     found = lint([tmp_path], options=Options(select=["RL401"], jobs=1)).findings
     assert [Path(f.span.path).name for f in found] == ["m_b200_vllm.sh"]
-    assert "`--tokenizer org/other`" in found[0].message and "tokenizer turns every prompt" in found[0].message
+    assert "`--tokenizer org/other`" in found[0].text and "tokenizer turns every prompt" in found[0].text
     try:
         apply_facts(Settings(hardware_specific_flags=["--tokenizer"]))
         assert lint([tmp_path], options=Options(select=["RL401"], jobs=1)).findings == []
@@ -125,5 +125,5 @@ def test_a_value_some_points_pass_is_not_called_the_default(tmp_path):
     (tmp_path / "m_b200_vllm.sh").write_text(head + 'PP=1\n[ "$CONC" -gt 16 ] && PP=2\nvllm serve org/model -pp "$PP" &\n')
     (tmp_path / "m_b300_vllm.sh").write_text(head + "vllm serve org/model -pp 4 &\n")
     found = lint([tmp_path], options=Options(select=["RL401"], jobs=1, points_for=fixture_points)).findings
-    assert [Path(f.span.path).name for f in found] == ["m_b200_vllm.sh"], [f.message for f in found]
-    assert "default" in found[0].message and "'s default" not in found[0].message, found[0].message
+    assert [Path(f.span.path).name for f in found] == ["m_b200_vllm.sh"], [f.text for f in found]
+    assert "default" in found[0].text and "'s default" not in found[0].text, found[0].text

@@ -13,6 +13,8 @@ PACKAGES = [ROOT / "recipelint", ROOT / "rules"]
 #: (module path, dotted call) pairs that are allowed, with the reason
 ALLOWED = {
     ("recipelint/gitdiff.py", "subprocess.run"): "`--diff-base`: runs `git diff`/`git rev-parse` (fixed argv, no shell)",
+    ("recipelint/lint/fixes.py", "subprocess.run"): "`--fix`: `bash --norc --noprofile -n` parses a fixed text on stdin "
+    "(syntax only, nothing executed; empty environment, fixed argv, no shell)",
 }
 
 FORBIDDEN_MODULES = {"subprocess", "pty", "pexpect", "sh", "plumbum", "ctypes", "pickle", "marshal", "shelve"}
@@ -56,7 +58,11 @@ FORBIDDEN_CALLS = {
     "marshal.loads",
 }
 #: modules allowed to import a forbidden module (for the allowlisted calls above)
-ALLOWED_IMPORTS = {("recipelint/gitdiff.py", "subprocess"), ("recipelint/lint/check.py", "multiprocessing")}
+ALLOWED_IMPORTS = {
+    ("recipelint/gitdiff.py", "subprocess"),
+    ("recipelint/lint/fixes.py", "subprocess"),
+    ("recipelint/lint/check.py", "multiprocessing"),
+}
 
 
 def _dotted(node) -> str | None:

@@ -194,7 +194,7 @@ def _seed_check(monkeypatch, *args, env=None):
 def test_color_always_colours_and_is_the_plain_text_with_styles(monkeypatch, fmt):
     r = _seed_check(monkeypatch, "-o", fmt, "--color", "always", env={"NO_COLOR": "1", "TERM": "dumb"})
     assert r.exit_code == 1
-    assert "info[RL201]" in r.output and "\x1b[1;33mwarning[RL101]\x1b[0m" in r.output
+    assert "info[RL401]" in r.output and "\x1b[1;33mwarning[RL101]\x1b[0m" in r.output
     assert ANSI.sub("", r.output) == (SEED / f"expected.{fmt}.txt").read_text()
 
 

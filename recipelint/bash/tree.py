@@ -106,6 +106,9 @@ class ParseProblem:
     #: "syntax" (bash refuses it: RL001), or "substring" (``${X:word}``: bash parses it as a
     #: substring expansion where ``${X:-word}`` was meant: RL005)
     kind: str = "syntax"
+    #: the mend, when it is unambiguous: the byte range to replace and what to write there (a
+    #: here-document terminator's indentation, deleted)
+    mend: tuple[int, int, str] | None = None
 
 
 @dataclass(slots=True)

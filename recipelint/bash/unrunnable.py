@@ -142,8 +142,14 @@ def _problem(src, redirect, start, line: bytes, at: int, delimiter: bytes, dash:
     else:
         swallowed = f": line {last} is text of the document, never run" if last > line_no else ""
     op = next((c for c in redirect.children if c.type in ("<<", "<<-")), start)
+    mend = None
+    if line.strip(b" \t") == delimiter:  # (only blanks around the delimiter: delete them)
+        if lead:
+            mend = (at, at + len(lead), "")
+        if line.rstrip(b" \t") != line and not lead:
+            mend = (at + len(line.rstrip(b" \t")), at + len(line), "")
     msg = (
         f"this here-document does not end at line {line_no} (`{line.decode('utf-8', 'replace').rstrip(chr(13))}`): "
         f"{why}; bash {to}{swallowed}"
     )
-    return ParseProblem(Loc(src, op.start, start.end), msg, "heredoc-end")
+    return ParseProblem(Loc(src, op.start, start.end), msg, "heredoc-end", mend)

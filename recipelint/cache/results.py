@@ -262,6 +262,7 @@ def load(k: Key) -> Cached | None:
                     d.get("variant", ""),
                     d.get("documented", ""),
                     None if not d.get("fix") else Fix.from_dict(d["fix"], str),
+                    list(d.get("notes", ())),
                 )
             )
         return Cached(findings, int(data["files"]), int(data["suppressed"]), [str(u) for u in data.get("unrun", [])])
@@ -313,6 +314,7 @@ def store(
                 "documented": f.documented,
                 "related": [{"span": _span(r.span), "message": r.message} for r in f.related],
                 "fix": None if f.fix is None else f.fix.to_dict(),
+                "notes": list(f.notes),
             }
             for f in findings
         ],

@@ -213,6 +213,9 @@ def _pyproject(text: str, rel: str, packages, out: Scan) -> list[Pin]:
     except ValueError:
         out.notes.append(f"{rel}: not valid TOML: not read for engine pins")
         return []
+    except RecursionError:  # (tomllib recurses per nesting level: a 5,000-deep array)
+        out.notes.append(f"{rel}: TOML nested too deeply: not read for engine pins")
+        return []
     project = data.get("project")
     if not isinstance(project, dict):
         return []

@@ -56,6 +56,17 @@ class EngineVersion:
         head, sep, rest = label.partition(" (")
         return f"{head} ({self.source}; {rest}" if sep else f"{label} ({self.source})"
 
+    @property
+    def short(self) -> str:
+        """The label without its explanation: ``vLLM 0.23.0–0.27.0`` (for a headline)."""
+        return self.label.partition(" (")[0]
+
+    @property
+    def provenance(self) -> str:
+        """Why these releases (the label's explanation: the image's build, the pin), or ""."""
+        head, sep, rest = self.label.partition(" (")
+        return rest[:-1] if sep and rest.endswith(")") else ""
+
     def _label(self) -> str:
         name = ENGINE_NAMES.get(self.engine, self.engine)
         if self.exact:

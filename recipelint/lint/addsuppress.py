@@ -156,7 +156,7 @@ def _is_bash(path: str) -> bool:
     return not path.endswith((".yaml", ".yml", ".toml", ".json", ".md"))
 
 
-def _write(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
     """Replace ``path``'s text atomically, keeping its mode."""
     import os
     import tempfile
@@ -188,7 +188,7 @@ def add(findings: list, reason: str = REASON) -> Outcome:
         by_file.setdefault(f.span.path, []).append(f)
     for path, fs in by_file.items():
         p = Path(path)
-        target, why = _edit_target(p)
+        target, why = edit_target(p)
         if target is None:
             out.refused.append((path, why))
             out.unplaced.extend(fs)
@@ -204,12 +204,12 @@ def add(findings: list, reason: str = REASON) -> Outcome:
         edit = plan(data, targets, reason)
         out.unplaced.extend(f for f in fs if f.span.line in edit.unplaced)
         if edit.placed:
-            _write(target, edit.data)
+            write_atomic(target, edit.data)
             out.edits[path] = (data, edit)
     return out
 
 
-def _edit_target(p: Path) -> tuple[Path | None, str]:
+def edit_target(p: Path) -> tuple[Path | None, str]:
     """The file to write a recipe's comments into: the recipe, or — for a link — the file it
     points to when that is a regular file inside the same repository (the link is kept: replacing
     it would turn it into a copy of its target); else None and why."""
@@ -242,7 +242,7 @@ def verify(out: Outcome, before: list, after: list) -> None:
         aimed = {identity(f, path) for f in before if f.span.path == path and f.span.line in edit.placed}
         now = {identity(f, path) for f in after if f.span.path == path}
         if now & aimed or now - was:
-            _write(_edit_target(Path(path))[0] or Path(path), data)
+            write_atomic(edit_target(Path(path))[0] or Path(path), data)
             out.reverted.append(path)
             out.unplaced.extend(f for f in before if f.span.path == path and f.code not in NEVER)
             del out.edits[path]

@@ -229,8 +229,7 @@ class Analyzer:
         if sites_mod.may_hold_sites(res.source.data):
             res.sites = sites_mod.scan(_site_texts(parsed.root, res.source))
         res.strays = stray_options(parsed)
-        if b"recipelint" in res.source.data:  # only suppression comments need statement extents
-            res.blocks = _blocks(parsed.root, res.source)
+        res.blocks = _blocks(parsed.root, res.source)  # (suppression comments' reach; fixes' statements)
         return res, parsed
 
     def roots_for(self, path: Path) -> list[Path]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from recipelint.cache.results import skipped_dir  # (one test for the walk and the cache key)
 from recipelint.files import has_no_suffix, shell_script_by_shebang
-from recipelint.lint.findings import Finding, Related, group
+from recipelint.lint.findings import Finding, Related, group, merge_defects
 from recipelint.lint.scope import SIBLING, Only, back_rel
 from recipelint.lint.scope import rel_to as _rel_to
 from recipelint.lint.settings import Settings
@@ -511,6 +511,7 @@ def lint(
     raw.extend(found)
     grouped = group([_display(f) for f in raw])
     grouped = _overrides(grouped, st)
+    grouped = merge_defects(grouped)  # (one finding per defect; a suppression of any of its rules there suppresses it)
     if opt.use_suppressions:
         grouped, result.suppressed, unused = _suppress(grouped, result.files)
         active = {r.code for r in rules}
@@ -1036,6 +1037,12 @@ def _display(f: Finding) -> Finding:
     """Findings carry the path as the user named it (relative when possible)."""
     f.span = replace(f.span, path=display_path(Path(f.span.path)))
     f.related = [Related(replace(r.span, path=display_path(Path(r.span.path))), r.message) for r in f.related]
+    if f.fix is not None:
+        edits = [
+            replace(e, path=display_path(Path(e.path)), span=replace(e.span, path=display_path(Path(e.span.path))))
+            for e in f.fix.edits
+        ]
+        f.fix = replace(f.fix, edits=edits)
     return f
 
 
@@ -1063,7 +1070,12 @@ def _suppress(findings: list[Finding], files: list[FileResult]):
     n = 0
     for f in findings:
         s = sups.get(f.span.path)
-        hit = s.match(f.code, f.span.line) if s is not None else None
+        hit = None
+        if s is not None:  # (a finding that stands for several rules' findings: any of them suppressed)
+            for code, line in ((f.code, f.span.line), *f.merged):
+                hit = s.match(code, line)
+                if hit is not None:
+                    break
         if hit is not None:
             hit.used = True
             n += 1

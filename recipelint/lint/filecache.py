@@ -361,6 +361,8 @@ class FileCache:
             "variant": f.variant,
             "documented": f.documented,
             "related": [{"span": self._span(r.span), "message": r.message} for r in f.related],
+            "defects": list(f.defects),
+            "notes": list(f.notes),
             "fix": None
             if f.fix is None
             else dict(f.fix.to_dict(), edits=[dict(e.to_dict(), location=self._span(e.span)) for e in f.fix.edits]),
@@ -379,6 +381,8 @@ class FileCache:
             d.get("variant", ""),
             d.get("documented", ""),
             None if not d.get("fix") else Fix.from_dict(d["fix"], lambda p: p if str(p).startswith("/") else str(self.root / p)),
+            list(d.get("notes", ())),
+            tuple(d.get("defects", ())),
         )
 
 

@@ -55,15 +55,21 @@ class Fix:
     title: str
     edits: list[Edit]
     applicability: str = "safe"
+    #: the sibling recipe whose form it follows ("" for none): of two fixes for one defect, the
+    #: family's own form wins
+    follows: str = ""
 
     def to_dict(self) -> dict:
-        return {"title": self.title, "applicability": self.applicability, "edits": [e.to_dict() for e in self.edits]}
+        d = {"title": self.title, "applicability": self.applicability, "edits": [e.to_dict() for e in self.edits]}
+        if self.follows:
+            d["follows"] = self.follows
+        return d
 
     @classmethod
     def from_dict(cls, d: dict, path_of) -> Fix:
         """``path_of``: a stored edit's path (relative in the cache) → the path the run uses."""
         edits = [Edit.from_dict(e, path_of(e["location"]["path"])) for e in d["edits"]]
-        return cls(str(d["title"]), edits, str(d.get("applicability", "safe")))
+        return cls(str(d["title"]), edits, str(d.get("applicability", "safe")), str(d.get("follows", "")))
 
 
 @dataclass(slots=True)
@@ -87,15 +93,32 @@ class Finding:
     documented: str = ""
     #: the edits that remove it, when recipelint knows them (``--fix``, an editor's code action)
     fix: Fix | None = None
+    #: what follows the headline (``message``: what is wrong and what to do): the consequence in
+    #: full, the engine version judged and where it comes from, the evidence — a line each
+    notes: list[str] = field(default_factory=list)
+    #: the defects it is evidence of (``missing|<launch>|--flag``): findings of one file that share
+    #: one are one defect, reported once (``merge_defects``)
+    defects: tuple[str, ...] = ()
+    #: the (code, line) of the findings ``merge_defects`` made notes of (a suppression of one of
+    #: them suppresses this one)
+    merged: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self):
         # one line per finding in every format: values quoted from a recipe may hold newlines
         if "\n" in self.message or "\r" in self.message:
-            self.message = self.message.replace("\r\n", "\n").replace("\r", "\n").strip("\n").replace("\n", "\\n")
+            self.message = _one_line(self.message)
+        if any("\n" in n or "\r" in n for n in self.notes):
+            self.notes = [_one_line(n) for n in self.notes]
 
     @property
     def path(self) -> str:
         return self.span.path
+
+    @property
+    def text(self) -> str:
+        """The headline and its notes as one text (formats with one message field: the github
+        annotation, SARIF's ``message.text``)."""
+        return "; ".join([self.message, *self.notes]) if self.notes else self.message
 
     def sort_key(self):
         return (self.span.path, self.span.line, self.span.col, self.code, self.message)
@@ -110,11 +133,17 @@ class Finding:
             "points": list(self.points),
             "related": [r.to_dict() for r in self.related],
         }
+        if self.notes:
+            d["notes"] = list(self.notes)
         if self.documented:
             d["documented"] = self.documented
         if self.fix is not None:
             d["fix"] = self.fix.to_dict()
         return d
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n").strip("\n").replace("\n", "\\n")
 
 
 def span_of(loc: Loc | Span | None) -> Span | None:
@@ -141,3 +170,54 @@ def group(findings: list[Finding]) -> list[Finding]:
             if all((r.span, r.message) != (x.span, x.message) for x in have.related):
                 have.related.append(r)
     return sorted(out.values(), key=Finding.sort_key)
+
+
+def merge_defects(findings: list[Finding]) -> list[Finding]:
+    """One finding per defect: findings of one file that name a common defect (two rules that see
+    one dropped flag) become one — the highest severity (the strongest consequence that holds),
+    then the one whose fix follows a sibling's form (the family's own), then one with a fix,
+    then the lower code — and the others become its notes (their code, name and headline, at
+    their place); the sweep points are merged."""
+    by_defect: dict[tuple[str, str], int] = {}
+    parent = list(range(len(findings)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, f in enumerate(findings):
+        for d in f.defects:
+            j = by_defect.setdefault((f.span.path, d), i)
+            if j != i:
+                parent[root(i)] = root(j)
+    groups: dict[int, list[Finding]] = {}
+    for i, f in enumerate(findings):
+        groups.setdefault(root(i), []).append(f)
+    out = []
+    for members in groups.values():
+        if len(members) == 1:
+            out.append(members[0])
+            continue
+        members.sort(
+            key=lambda f: (
+                -SEVERITY_RANK.get(f.severity, 0),
+                f.fix is None or not f.fix.follows,
+                f.fix is None,
+                f.code,
+                f.sort_key(),
+            )
+        )
+        first = members[0]
+        for other in members[1:]:
+            first.related.append(Related(other.span, f"also {other.code} {other.name}: {other.message}"))
+            first.merged = (*first.merged, (other.code, other.span.line), *other.merged)
+            for p in other.points:
+                if p not in first.points:
+                    first.points.append(p)
+            if first.fix is None:
+                first.fix = other.fix
+            first.defects = tuple(dict.fromkeys((*first.defects, *other.defects)))
+        out.append(first)
+    return sorted(out, key=Finding.sort_key)

@@ -62,9 +62,15 @@ class Rule:
         """Findings about the run as a whole (master-config entries); called once."""
         return ()
 
-    def project_finding(self, span, message: str, related=(), severity: str | None = None) -> Finding:
+    def project_finding(self, span, message: str, related=(), severity: str | None = None, notes=()) -> Finding:
         return Finding(
-            self.code, self.name, severity or self.severity, message, span, related=[Related(s, m) for s, m in related]
+            self.code,
+            self.name,
+            severity or self.severity,
+            message,
+            span,
+            related=[Related(s, m) for s, m in related],
+            notes=[n for n in notes if n],
         )
 
     @classmethod
@@ -418,6 +424,22 @@ class FileContext:
         events, i = self._path_events(use)
         return [e for e in events[i + 1 :] if isinstance(e, ClientCall) and not e.proxy] if i >= 0 else []
 
+    def tools_claim(self, use: Use) -> tuple[str, str | None, str | None]:
+        """What a launch without tool calling does to this path's requests: (who: which requests
+        carry `tools`, from the clients run after the launch — ``clients.yaml`` ``tools`` —; the
+        severity that supports: None for the rule's own, "warning", or "info" when every client is
+        known to send none; the engine's effect on the releases judged, or None when no behaviour
+        is known to hold).  A path that stops before its client is judged by the clients the
+        launch's other paths run."""
+        by = self.__dict__.setdefault("_clients_by_launch", None)
+        if by is None:
+            by = {}
+            for u in self.uses():
+                by.setdefault(_launch_key(u.launch), []).extend(self.clients_after(u))
+            self.__dict__["_clients_by_launch"] = by
+        who, severity = _tools_run(self.clients_after(use) or by.get(_launch_key(use.launch), []))
+        return who, severity, _tools_effect(use, use.launch.engine)
+
     def config_points(self):
         """(PointResult) for the sweep points that came from a master config."""
         return [pr for pr in self.result.points if pr.point.config_key]
@@ -590,6 +612,8 @@ class FileContext:
         severity: str | None = None,
         variant: str = "",
         fix: Fix | None = None,
+        defects: tuple[str, ...] = (),
+        notes: list[str] | tuple = (),
         documented: str | None = None,
     ) -> Finding:
         """``documented``: the comment :meth:`documented` found (the finding is then reported
@@ -614,6 +638,8 @@ class FileContext:
             variant=variant,
             documented=documented or "",
             fix=fix,
+            defects=defects,
+            notes=[n for n in notes if n],
         )
 
 
@@ -878,6 +904,17 @@ def behaviour_scope(judged, ev) -> str:
     return f"{name} (on releases {judged.where} of {ev.label})"
 
 
+def behaviour_scope_parts(judged, ev) -> tuple[str, str]:
+    """``behaviour_scope`` in two parts: the releases, short, for a headline ("vLLM 0.23.0–0.27.0",
+    "vLLM 0.19.0–0.21.0 of 0.19.0–0.25.1"), and the provenance note ("vLLM 0.23.0–0.27.0: image
+    `…` is a vLLM build of commit …"), or "" when there is none to give."""
+    from recipelint.engines.catalog import ENGINE_NAMES
+
+    name = ENGINE_NAMES.get(ev.engine, ev.engine)
+    short = ev.short if judged.everywhere else f"{name} {judged.where} (of {ev.short.removeprefix(name + ' ')})"
+    return short, (f"{ev.short}: {ev.provenance}" if ev.provenance else "")
+
+
 def vllm_world_size(launch: Launch) -> int | None:
     """TP × PP × PCP of one vLLM engine (DP does not count)."""
     total = 1
@@ -1062,3 +1099,170 @@ __all__ = [
     "vllm_dp_size",
     "vllm_world_size",
 ]
+
+
+# -- a flag that is missing: where it goes ---------------------------------------------------------
+def missing_defect(launch: Launch, key: str) -> str:
+    """The defect "``key`` is not passed to this launch" (``Finding.defects``): every rule that
+    sees it names the same one, and the driver reports it once."""
+    real = launch.loc.real()
+    return f"missing|{getattr(real.source, 'path', '')}:{real.start}|{key}"
+
+
+def same_source(a: Loc | None, b: Loc | None) -> bool:
+    try:
+        return a.real().source.path == b.real().source.path  # type: ignore[union-attr]
+    except AttributeError:
+        return False
+
+
+def main_list(launch: Launch) -> set[int]:
+    """The lines of the launch's main flag list: the largest run of nearby lines (an array's
+    elements, a continued command's lines) its flags are written on, in the launch's file."""
+    lines = sorted(
+        {f.word.loc.real().span.line for f in launch.flags if f.word.loc is not None and same_source(f.word.loc, launch.loc)}
+    )
+    best: list = []
+    run: list = []
+    for ln in lines:
+        if run and ln - run[-1] > 4:
+            run = []
+        run.append(ln)
+        if len(run) > len(best):
+            best = list(run)
+    return set(range(best[0], best[-1] + 1)) if best else set()
+
+
+def launch_home(launch: Launch) -> Loc:
+    """Where a finding about something the launch lacks points: the engine command's first word
+    (`vllm` of `vllm serve`, in the array or the continued command that builds it) when it is
+    written in the launch's file, else the command that runs it."""
+    if launch.start < len(launch.argv):
+        loc = launch.argv[launch.start].loc
+        if loc is not None and same_source(loc, launch.loc):
+            return loc
+    return launch.loc
+
+
+def flag_source(ctx_source_text, flag) -> str:
+    """How a flag is written (``--tool-call-parser deepseek_v4``, ``--max-num-seqs "$N"``) when
+    its words stand on one line of one file, else its value quoted for bash."""
+    import shlex
+
+    w, v = flag.word.loc, (flag.value.loc if flag.value is not None else None)
+    if w is not None and (v is None or (same_source(w, v) and w.real().span.line == v.real().span.line)):
+        end = v.real().end if v is not None else w.real().end
+        text = ctx_source_text(Loc(w.real().source, w.real().start, end))
+        if text and "\n" not in text and not flag.inline:
+            return text
+    if flag.value is None:
+        return flag.name
+    t = flag.value.text
+    return f"{flag.name} {shlex.quote(t)}" if t is not None else ""
+
+
+def flag_insertion(ctx, launch: Launch, texts: list[str], after_keys=()) -> tuple[Edit | None, str]:
+    """The edit that adds the flags ``texts`` (as written) to the launch's main flag list, after
+    the first of ``after_keys`` it passes there (the neighbour a sibling writes them next to), else
+    after its last flag; and where, in words ("after `--tokenizer-mode` (line 74)").
+    A flag alone on its line gets new lines in the same form (indent, continuation); else the
+    flags go on the same line, after it.  (None, "") when the list is not in a file."""
+    home = main_list(launch)
+    mine = [
+        f
+        for f in launch.flags
+        if f.word.loc is not None and same_source(f.word.loc, launch.loc) and f.word.loc.real().span.line in home
+    ]
+    if not mine:
+        return None, ""
+    anchor = next((f for k in after_keys for f in reversed(mine) if f.key == k), None) or mine[-1]
+    last = anchor.value.loc if anchor.value is not None and anchor.value.loc is not None else anchor.word.loc
+    if last is None or not same_source(last, anchor.word.loc):
+        return None, ""
+    written = flag_source(ctx.source_text, anchor)
+    src = last.real().source
+    line = last.real().span.line
+    text = src.line_text(line)
+    nxt = src.line_text(line + 1).strip() if line < src.line_count else ""
+    alone = text.strip().rstrip("\\").strip() == written
+    where = f"after `{anchor.name}` (line {line})"
+    # a line of its own, in a statement that goes on after it: an array's element, a string's line
+    enc = enclosing_statement(ctx.result, line) if getattr(src, "path", None) == ctx.result.source.path else None
+    if alone and (text.rstrip().endswith("\\") or nxt.startswith(")") or (enc is not None and enc[1] > line)):
+        return ctx.insert_lines_after(last, texts), where
+    return ctx.replace(Loc(src, last.real().end, last.real().end), " " + " ".join(texts)), where
+
+
+def _launch_key(launch: Launch) -> tuple:
+    return (launch.loc.source.path, launch.loc.start)
+
+
+#: what an engine does with requests that carry tools when tool calling is off
+#: (rules/data/behaviours.yaml ids): (id, what it does)
+TOOLS_EFFECTS = {
+    "vllm": (("vllm.auto-tool-choice-rejected", "answers every `tool_choice: auto` request with HTTP 400"),),
+    "sglang": (
+        ("sglang.tools-unparsed-without-parser", "returns tool calls as plain text"),
+        ("sglang.tools-rejected-without-parser", "fails every request with tools (`Unsupported tool_call_parser: None`)"),
+    ),
+}
+
+
+def _tools_run(calls) -> tuple[str, str | None]:
+    from recipelint.engines.clients import tools_mode
+
+    modes = [(c, tools_mode(c.client)) for c in calls]
+    always = [c for c, m in modes if m == "always"]
+    if always:
+        return f"its client `{always[0].client}` sends `tools` with every request", None
+    trace = [c for c, m in modes if m == "trace"]
+    if trace:
+        return (
+            f"its client `{trace[0].client}` sends `tools` only on the requests whose trace turn carries them, "
+            "without `tool_choice` (the server's default: `auto`)",
+            "warning",
+        )
+    if modes and all(m == "never" for _, m in modes):
+        return (
+            f"its client `{modes[0][0].client}` sends no `tools`, so the benchmark's own requests are not affected; "
+            "a client that sends them (an agent eval run against this server)",
+            "info",
+        )
+    return "no benchmark client recipelint knows runs after it, so whether requests carry `tools` is not known", "warning"
+
+
+def _tools_effect(use: Use, engine: str) -> tuple[str, str] | None:
+    """(what the engine does, on which releases; the releases' provenance note)."""
+    from recipelint.engines.behaviours import span
+
+    parts = []
+    for bid, does in TOOLS_EFFECTS.get(engine, ()):
+        got = use.behaviour(bid)
+        if got is None or not got[0].somewhere:
+            continue
+        parts.append((got, does))
+    if not parts:
+        return None
+    if len(parts) == 1:
+        got, does = parts[0]
+        short, note = behaviour_scope_parts(*got)
+        return f"{short} {does}", note
+    (_, ev) = parts[0][0]
+    each = "; ".join(f"{does} on releases {span(j.held)}" for (j, _ev), does in parts)
+    return f"{ev.short}: {each}", (f"{ev.short}: {ev.provenance}" if ev.provenance else "")
+
+
+def enclosing_statement(result, line: int) -> tuple[int, int] | None:
+    """The lines (first, last) of the smallest statement of ``result`` (a ``FileResult``) that
+    holds ``line`` and spans more than one line (the `if … fi` around an assignment), or None."""
+    best = None
+    for a, b in (getattr(result, "blocks", None) or {}).items():
+        if a <= line <= b and b > a and (best is None or b - a < best[1] - best[0]):
+            best = (a, b)
+    return best
+
+
+def statement_text(result, first: int, last: int) -> str:
+    """The source lines ``first``–``last`` of ``result`` (a ``FileResult``), newline-terminated."""
+    src = result.source
+    return "".join(src.line_text(n) + "\n" for n in range(first, last + 1))

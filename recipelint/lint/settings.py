@@ -215,9 +215,13 @@ def _has_table(path: Path) -> bool:
         return False
     try:
         data = tomllib.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         if _TABLE.search(raw):
-            why = "not UTF-8" if isinstance(e, UnicodeDecodeError) else f"invalid TOML: {e}"
+            why = (
+                "not UTF-8"
+                if isinstance(e, UnicodeDecodeError)
+                else ("invalid TOML: nested too deeply" if isinstance(e, RecursionError) else f"invalid TOML: {e}")
+            )
             raise SettingsError(f"{path}: {why} (it has a [tool.recipelint] table, which cannot be read)") from None
         return False
     return "recipelint" in (data.get("tool") or {})
@@ -241,6 +245,8 @@ def load(path: Path | None) -> Settings:
             data = tomllib.loads(text)
         except ValueError as e:
             raise SettingsError(f"{name}: invalid TOML: {e}") from None
+        except RecursionError:  # (tomllib recurses per nesting level)
+            raise SettingsError(f"{name}: invalid TOML: nested too deeply") from None
         raw = (data.get("tool") or {}).get("recipelint")
         if raw is None:
             raise SettingsError(f"{name}: no [tool.recipelint] table")

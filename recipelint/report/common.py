@@ -72,5 +72,24 @@ def summary_segments(findings: list[Finding], files: int) -> Segments:
     return out
 
 
+def fixable_line(findings: list[Finding]) -> Segments | None:
+    """The line after the summary when fixes are known: ``3 fixable with `--fix` (2 more with
+    `--fix --unsafe-fixes`).`` (ruff's), else None."""
+    safe = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "safe")
+    unsafe = sum(1 for f in findings if f.fix is not None and f.fix.applicability != "safe")
+    if not (safe or unsafe):
+        return None
+    if safe:
+        text = f"{safe} fixable with `--fix`" + (f" ({unsafe} more with `--fix --unsafe-fixes`)" if unsafe else "") + "."
+    else:
+        text = f"{unsafe} fixable with `--fix --unsafe-fixes`."
+    return [(text, None)]
+
+
+def fix_hint(f: Finding) -> str:
+    """How to apply a finding's fix: ``--fix``, or ``--fix --unsafe-fixes``."""
+    return "--fix" if f.fix is not None and f.fix.applicability == "safe" else "--fix --unsafe-fixes"
+
+
 def summary(findings: list[Finding], files: int) -> str:
     return "".join(t for t, _ in summary_segments(findings, files))

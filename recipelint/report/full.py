@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from recipelint.lint.findings import Finding
-from recipelint.report.common import headline, rule_url, summary, summary_segments
+from recipelint.report.common import fix_hint, fixable_line, headline, rule_url, summary, summary_segments
 from recipelint.report.points import compact_points
 from recipelint.report.style import SEVERITY_STYLE, Segments, paint, printable
 
@@ -41,6 +41,9 @@ def render_full(findings: list[Finding], files: int | None = None, color: bool =
     lines = _full_lines(findings)
     if files is not None:
         lines.append(summary_segments(findings, files))
+        fixable = fixable_line(findings)
+        if fixable is not None:
+            lines.append(fixable)
     return paint(lines, color)
 
 
@@ -65,6 +68,8 @@ def _full_lines(findings: list[Finding]) -> list[Segments]:
             start, end = len(printable(raw[: start - 1])) + 1, len(printable(raw[: end - 1])) + 1
             caret = " " * (start - 1) + "^" * max(1, end - start)
             out.append([(f"{' ' * width} | ", "blue"), (caret, sev_style)])
+        for n in f.notes:
+            out.append([(f"{' ' * width} = ", "blue"), ("note: ", "bold"), (printable(n), None)])
         if f.points:
             out.extend(_point_lines(f.points, width))
         for r in f.related:
@@ -75,6 +80,8 @@ def _full_lines(findings: list[Finding]) -> list[Segments]:
                     (f"{r.span.path}:{r.span.line}:{r.span.col}: {r.message}", None),
                 ]
             )
+        if f.fix is not None:
+            out.append([(f"{' ' * width} = ", "blue"), ("fix: ", "bold"), (f"{printable(f.fix.title)} ({fix_hint(f)})", None)])
         if urls.get(f.code):
             out.append([(f"{' ' * width} = ", "blue"), ("help: ", "bold"), (urls[f.code] or "", "cyan")])
         out.append([])

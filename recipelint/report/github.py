@@ -58,7 +58,7 @@ def render_github(findings: list[Finding]) -> str:
         if sp.end_line >= sp.line:
             props += [f"endLine={sp.end_line}", f"endColumn={sp.end_col}"]
         props.append(f"title={_esc_prop(f'recipelint ({f.code})')}")
-        msg = f"{f.code} [{f.name}] {f.message}"
+        msg = f"{f.code} [{f.name}] {f.message}" + "".join(f"\n{n}" for n in f.notes)
         if f.points:
             msg += f"\nsweep points: {', '.join(f.points[:6])}" + (f" (+{len(f.points) - 6} more)" if len(f.points) > 6 else "")
         for r in f.related:

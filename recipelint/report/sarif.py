@@ -97,7 +97,7 @@ def render_sarif(findings: list[Finding], rules=None, root: Path | None = None) 
             "ruleId": f.code,
             "level": SARIF_LEVEL.get(f.severity, "warning"),
             "message": {
-                "text": f.message
+                "text": f.text
                 + (
                     f" (sweep points: {', '.join(f.points[:6])}"
                     + (f", +{len(f.points) - 6} more" if len(f.points) > 6 else "")
@@ -118,6 +118,8 @@ def render_sarif(findings: list[Finding], rules=None, root: Path | None = None) 
         }
         if f.code in index:
             res["ruleIndex"] = index[f.code]
+        if f.fix is not None:
+            res["fixes"] = [_fix(f.fix, root)]
         if f.related:
             res["relatedLocations"] = [
                 {
@@ -148,3 +150,15 @@ def render_sarif(findings: list[Finding], rules=None, root: Path | None = None) 
         ],
     }
     return json.dumps(doc, indent=2) + "\n"
+
+
+def _fix(fix, root) -> dict:
+    """A SARIF ``fix``: the edits as replacements of regions (SARIF 2.1.0 §3.55–3.57)."""
+    changes: dict[str, list] = {}
+    for e in fix.edits:
+        region = {"startLine": e.span.line, "startColumn": e.span.col, "endLine": e.span.end_line, "endColumn": e.span.end_col}
+        changes.setdefault(e.path, []).append({"deletedRegion": region, "insertedContent": {"text": e.new}})
+    return {
+        "description": {"text": fix.title + (" (unsafe: it chooses a value)" if fix.applicability == "unsafe" else "")},
+        "artifactChanges": [{"artifactLocation": _location(p, root), "replacements": r} for p, r in changes.items()],
+    }
