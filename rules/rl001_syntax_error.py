@@ -44,5 +44,6 @@ class SyntaxError_(Rule):
         # bash stops at the first: what follows it never runs, and the later errors are often
         # its cascade (a missing quote or `fi` makes the rest of the file mean something else)
         first, more = found[0], len(found) - 1
-        note = f" (bash stops here; {more} more syntax problem{'s' if more != 1 else ''} after it)" if more else ""
-        yield ctx.finding(first.loc, first.message + note, key=first.message)
+        notes = [f"bash stops here; {more} more syntax problem{'s' if more != 1 else ''} after it"] if more else []
+        msg = first.message + ": fix the syntax here (bash runs nothing of the file)"
+        yield ctx.finding(first.loc, msg, key=first.message, notes=notes)

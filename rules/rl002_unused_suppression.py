@@ -40,6 +40,6 @@ class UnusedSuppression(Rule):
             if s.kind == "file-ignore"
             else (f"on line {s.first}" if s.first == s.last else f"on lines {s.first}-{s.last}")
         )
-        msg = f"this suppression of {what} suppresses nothing {where}"
+        msg = f"this suppression of {what} suppresses nothing {where}: remove it"
         span = Span(path, s.line, s.col, s.line, s.col + 1)
         return Finding(self.code, self.name, self.severity, msg, span, key=f"{s.kind}[{','.join(s.codes)}]")

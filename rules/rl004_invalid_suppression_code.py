@@ -65,7 +65,7 @@ class InvalidSuppressionCode(Rule):
                     hint = f"; did you mean `{lookalike}`?"
                 else:
                     hint = ctx.did_you_mean(code, known, cutoff=0.6)
-                msg = f"`{written}` is not a recipelint rule code or prefix: this suppression does not apply to it{hint}"
+                msg = f"`{written}` is not a recipelint rule code or prefix: this suppression does not apply to it{hint or '; name a code (`recipelint rule --all`)'}"
                 span = Span(str(ctx.result.path), s.line, col, s.line, col + len(code))
                 yield ctx.finding(span, msg, key=f"{s.kind}[{code}]")
 

@@ -63,7 +63,7 @@ class FileNotFollowed(Rule):
                     seen.add((span.path, span.line, word))
                     # the reason without the path it repeats (the word names the file)
                     _, sep, short = why.partition(": ")
-                    msg = f"`{word}` is not followed: {short if sep else why}; what it sets is unknown from here on"
+                    msg = f"`{word}` is not followed: {short if sep else why}; what it sets is unknown from here on (name its folder with `--search-root` if it is yours)"
                     kind = _kind(short or why)
                     # (past a nesting limit: mostly code running itself again, whose deeper levels
                     # repeat what was followed — said, as info)

@@ -51,9 +51,7 @@ class ForeignEngineFlag(Rule):
                     continue
                 for other, label in ENGINE_NAMES.items():
                     if other != lc.engine and key in engine_flags(other):
-                        msg = (
-                            f"`{key}` is a {label} flag; {ENGINE_NAMES[lc.engine]} has no such flag "
-                            f"and stops at startup with `unrecognized arguments`"
-                        )
-                        yield ctx.finding(f.word.loc, msg, use.point, key=key)
+                        msg = f"`{key}` is a {label} flag, not {ENGINE_NAMES[lc.engine]}'s: drop it or use {ENGINE_NAMES[lc.engine]}'s own"
+                        notes = [f"{ENGINE_NAMES[lc.engine]} stops at startup with `unrecognized arguments`"]
+                        yield ctx.finding(f.word.loc, msg, use.point, key=key, notes=notes)
                         break

@@ -111,18 +111,24 @@ class SimpleCpuEagerOffloadDsv4(Rule):
                 if conn.form == "shortcut"
                 else 'set `"lazy_offload": true`'
             )
+            provenance = f"{ev.short}: {ev.provenance}" if ev.provenance else ""
             if judged.everywhere:
-                msg = (
-                    f"{how}, and {ev.label} has the eager store path (releases {lo}–{hi}) on which DeepSeek-V4 was reported "
-                    f"to crash with {spec['symptom']} ({spec['reported']}); {fix} or use an image with vLLM {spec['changed_in']} or later"
-                )
+                msg = f"{how} on {ev.short}'s eager store path, reported to crash DeepSeek-V4: {fix} or use vLLM {spec['changed_in']}+"
+                notes = [
+                    f"releases {lo}–{hi} have the eager store path; DeepSeek-V4 was reported to crash on it with "
+                    f"{spec['symptom']} ({spec['reported']})",
+                    provenance,
+                ]
                 severity = None
             else:
-                msg = (
-                    f"{how}: eager SimpleCPU offload was reported to crash DeepSeek-V4 with {spec['symptom']} on "
-                    f"{spec['reported']}; releases {lo}–{hi} have that eager store path and {spec['changed_in']} changed it "
-                    f"({spec['change']}); this point's release is not known: {ev.label}"
-                )
+                msg = f"{how}: eager SimpleCPU offload was reported to crash DeepSeek-V4: {fix}, or pin an image with vLLM {spec['changed_in']}+"
+                notes = [
+                    f"reported with {spec['symptom']} on {spec['reported']}; releases {lo}–{hi} have that eager store path "
+                    f"and {spec['changed_in']} changed it ({spec['change']})",
+                    f"this point's release is not known: {ev.label}",
+                ]
                 severity = "warning"
             doc = ctx.documented([where, conn.flag.value_loc, conn.flag.word.loc], DOC_NAMES)
-            yield ctx.finding(where, msg, use.point, conn.related(), severity=severity, variant=ev.label, documented=doc)
+            yield ctx.finding(
+                where, msg, use.point, conn.related(), severity=severity, variant=ev.label, documented=doc, notes=notes
+            )

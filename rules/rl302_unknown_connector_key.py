@@ -90,8 +90,8 @@ class UnknownConnectorKey(Rule):
                         continue
                     span = f"{lo}–{hi}" if hi else f"{lo} and later"
                     msg = (
-                        f"{name} reads `{key}` only in vLLM {span}, not in {ev.label}: vLLM ignores unknown "
-                        f"kv_connector_extra_config keys silently, so this setting has no effect"
+                        f"{name} reads `{key}` only in vLLM {span}, not in {ev.short}: the setting has no effect; drop it "
+                        f"or run a release that reads it"
                     )
                     yield ctx.finding(key_node.loc, msg, use.point, key=key, variant=ev.label)
                     continue
@@ -106,9 +106,8 @@ class UnknownConnectorKey(Rule):
                     continue
                 readable = {k: v for k, v in known.items() if _reads(*key_ranges(v, since), ev.versions)}
                 hint = suggestion(key, value, readable, data.get("suggestions", {}))
-                msg = (
-                    f"{name} does not read `{key}` from kv_connector_extra_config ({ev.label}): vLLM ignores "
-                    f"unknown keys silently, so this setting has no effect" + (f"; did you mean `{hint}`?" if hint else "")
+                msg = f"{name} does not read `{key}` from kv_connector_extra_config ({ev.short}): the setting has no effect" + (
+                    f"; did you mean `{hint}`?" if hint else "; drop it"
                 )
                 yield ctx.finding(key_node.loc, msg, use.point, key=key)
 

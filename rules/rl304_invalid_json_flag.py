@@ -40,5 +40,5 @@ class InvalidJsonFlag(Rule):
             for f in use.launch.flags:
                 if f.json_error is not None:
                     loc = f.json_error.loc or f.value_loc
-                    msg = f"`{f.name}` is not valid JSON: {f.json_error.message}"
+                    msg = f"`{f.name}` is not valid JSON: {f.json_error.message}; correct the JSON here"
                     yield ctx.finding(loc, msg, use.point, [(f.word.loc, f"{f.name} is passed here")], key=f.name)

@@ -41,4 +41,4 @@ class ConfigError(Rule):
     def check_project(self, project):
         cs = project.configs
         for p in getattr(cs, "problems", []):
-            yield self.project_finding(p.span, p.message)
+            yield self.project_finding(p.span, p.message + ": correct the config here (its entries are not run until it reads)")

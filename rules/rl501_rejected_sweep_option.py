@@ -58,6 +58,9 @@ class RejectedSweepOption(Rule):
             )
             why = f" (“{ex.message}”)" if ex.message else ""
             where = f"`{text}`" if not text.startswith("require") else f"`{text}`"
-            msg = f"the recipe rejects the sweep point's {values or 'options'}: {where} exits {ex.code}{why}"
+            msg = (
+                f"the recipe rejects the sweep point's {values or 'options'}: {where} exits {ex.code}{why}; "
+                "support the option in the recipe, or drop it from the config entry"
+            )
             related = [] if ctx.exit_anchor(ex) is ex.loc else [(ex.loc, "the exit is here")]
             yield ctx.finding(ctx.exit_anchor(ex), msg, pr.point, related, key=f"{text}|{values}")

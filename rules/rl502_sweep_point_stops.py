@@ -57,7 +57,10 @@ class SweepPointStops(Rule):
             ex = path.exit
             why = f" (“{ex.message}”)" if ex.message else ""
             cond = f"at `{text}`" if text else f"at line {ex.loc.real().span.line}"
-            msg = f"sweep point {pr.point.describe()} stops {cond} with exit status {ex.code}{why}"
+            msg = (
+                f"sweep point {pr.point.describe()} stops {cond} with exit status {ex.code}{why}; "
+                "drop the point from the config entry, or let the recipe run it"
+            )
             related = [] if ctx.exit_anchor(ex) is ex.loc else [(ex.loc, "the exit is here")]
             yield ctx.finding(
                 ctx.exit_anchor(ex), msg, pr.point, related, key=f"{text or ctx.source_text(ex.loc)}|{ex.code}|{ex.message}"
@@ -77,7 +80,7 @@ class SweepPointStops(Rule):
             if f.key in PER_RANK_KEYS and f.text is not None and f.text.strip() == "0":
                 yield ctx.finding(
                     f.value_loc,
-                    f"`{f.name}` is 0 at sweep point {pr.point.describe()}",
+                    f"`{f.name}` is 0 at sweep point {pr.point.describe()}: size it at least 1 (or drop the point)",
                     pr.point,
                     [(f.word.loc, f"{f.name} is passed here")],
                     key=f"zero|{f.name}",
@@ -87,7 +90,7 @@ class SweepPointStops(Rule):
                 shown = f"{float(exact):g}" if exact is not None else f"{hit.dividend}/{hit.divisor}"
                 msg = (
                     f"`{hit.text}` is {shown} at sweep point {pr.point.describe()}, not a whole number: bash "
-                    f"truncates it to {hit.value} for `{f.name}`"
+                    f"truncates it to {hit.value} for `{f.name}`; choose points it divides, or round on purpose"
                 )
                 yield ctx.finding(hit.loc, msg, pr.point, [(f.word.loc, f"{f.name} is passed here")], key=f"inexact|{f.name}")
 

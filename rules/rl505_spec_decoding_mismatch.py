@@ -79,11 +79,11 @@ class SpecDecodingMismatch(Rule):
                     if gate is not None:
                         yield self._gated(ctx, pr, lc, sd, flags, gate)
                         continue
-                    msg = f"the sweep point sets spec-decoding: {sd} but the {lc.engine} launch has no {flags[0]}"
+                    msg = f"the sweep point sets spec-decoding: {sd} but the {lc.engine} launch has no {flags[0]}: pass it, or label the point none"
                     yield ctx.finding(lc.loc, msg, pr.point, key=f"missing|{sd}")
                 elif sd == "none" and has:
                     f = next(lc.get(k) for k in flags if lc.has(k))
-                    msg = f"the sweep point sets spec-decoding: none but the launch passes {f.name}"
+                    msg = f"the sweep point sets spec-decoding: none but the launch passes {f.name}: drop it there, or label the point"
                     yield ctx.finding(f.word.loc, msg, pr.point, key="extra")
 
     def _gated(self, ctx, pr, lc, sd, flags, gate):

@@ -111,8 +111,9 @@ class UnboundVariable(Rule):
             # (`*) echo "unsupported $OLD_NAME" >&2; exit 1`: the point was being rejected anyway)
             also += f", in the exit branch of `{site['guard']}`, which rejects these points anyway"
             fix = f"read a variable that is set in the message (`${{{name}:-}}` at least)"
-        msg = f"`{shown}` is unset here under `set -u`{where}: {what} {_describe(points)}{also}; {fix}"
-        return ctx.finding(anchor, msg, points, related, key=name)
+        msg = f"`{shown}` is unset here under `set -u`: {fix}"
+        notes = [f"{what} {_describe(points)}{also}", where.strip(" ()")]
+        return ctx.finding(anchor, msg, points, related, key=name, notes=notes)
 
 
 def _stops(path) -> list:

@@ -51,8 +51,6 @@ class PromptAboveTokenBudget(Rule):
                 value, loc, how = 8192, use.launch.loc, "max_num_tokens absent: the default 8192"
             if value is None or value >= isl:
                 continue
-            msg = (
-                f"ISL={isl} is above {how} ({value}) with chunked prefill off: a prompt this long does not fit "
-                "one prefill step, and TensorRT-LLM rejects it (or cannot schedule it)"
-            )
-            yield ctx.finding(loc, msg, use.point, key=f"{value}|{isl}")
+            msg = f"ISL={isl} is above {how} ({value}) with chunked prefill off: raise it to ISL, or turn chunked prefill on"
+            notes = ["a prompt this long does not fit one prefill step, and TensorRT-LLM rejects it (or cannot schedule it)"]
+            yield ctx.finding(loc, msg, use.point, key=f"{value}|{isl}", notes=notes)

@@ -62,8 +62,12 @@ class UnknownParser(Rule):
                 same = [n for n in sorted(known) if _squash(n) == _squash(f.text)]
                 hint = f"; {ev.label.split(' (')[0].split(' ')[0]} calls it `{same[0]}`" if same else ""
                 life = describe_lifetime(lc.engine, f.text, ev.versions, kind=kind)
+                notes = [f"{ev.short}: {ev.provenance}" if ev.provenance else ""]
                 if life is not None:  # other releases have it: its lifetime is the fix
-                    msg = f"{label} parser `{f.text}` {life}; {ev.label} has no such parser: the server stops at startup"
+                    msg = f"{ev.short} has no {label} parser `{f.text}`: the server stops at startup; run a release that has it"
+                    notes.insert(0, f"{label} parser `{f.text}` {life}")
                 else:
-                    msg = f"{ev.label} has no {label} parser `{f.text}`: the server stops at startup{hint}"
-                yield ctx.finding(f.value_loc, msg, use.point, [(f.word.loc, f"{flag} is passed here")], key=f"{flag}|{f.text}")
+                    msg = f"{ev.short} has no {label} parser `{f.text}`: the server stops at startup{hint or '; name a registered one'}"
+                yield ctx.finding(
+                    f.value_loc, msg, use.point, [(f.word.loc, f"{flag} is passed here")], key=f"{flag}|{f.text}", notes=notes
+                )

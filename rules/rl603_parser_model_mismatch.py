@@ -51,7 +51,7 @@ class ParserModelMismatch(Rule):
                 if owner is None:
                     continue
                 msg = (
-                    f"the `{f.text}` {kind.replace('_', ' ')} is for {owner} models, but this launch serves a {fam} model "
-                    f"(expected `{expected[kind]}`)"
+                    f"the `{f.text}` {kind.replace('_', ' ')} is for {owner} models, but this launch serves a {fam} model: "
+                    f"use `{expected[kind]}`"
                 )
                 yield ctx.finding(f.value_loc, msg, use.point, [(f.word.loc, f"{flag} is passed here")], key=f"{flag}|{f.text}")

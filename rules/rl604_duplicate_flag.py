@@ -56,7 +56,7 @@ class DuplicateFlag(Rule):
                         continue
                     msg = (
                         f"`{full}` is given more than once: {_shown(o.text)} here is overridden by {_shown(last.text)} "
-                        f"at line {last.word.loc.real().span.line} (the last one wins)"
+                        f"at line {last.word.loc.real().span.line} (the last one wins): keep one"
                     )
                     yield ctx.finding(
                         o.word.loc,
@@ -91,9 +91,7 @@ class DuplicateFlag(Rule):
                 last = keys[-1]
                 line = last.loc.real().span.line if last.loc is not None else "?"
                 for k in keys[:-1]:
-                    msg = (
-                        f"`{prefix}{name}` is given twice in the options file: the one at line {line} wins (YAML keeps the last)"
-                    )
+                    msg = f"`{prefix}{name}` is given twice in the options file: the one at line {line} wins (YAML keeps the last); keep one"
                     yield ctx.finding(k.loc, msg, use.point, [(last.loc, "this value wins")], key=f"llm_api|{prefix}{name}")
 
 

@@ -56,7 +56,7 @@ class StartupRejection(Rule):
                 yield ctx.finding(
                     auto.word.loc,
                     f"`--enable-auto-tool-choice` without `--tool-call-parser`: {behaviour_scope(*got)} stops "
-                    "at startup (`--enable-auto-tool-choice requires --tool-call-parser`)",
+                    "at startup (`--enable-auto-tool-choice requires --tool-call-parser`); add the model's `--tool-call-parser`",
                     use.point,
                     key="auto",
                 )
@@ -74,7 +74,8 @@ class StartupRejection(Rule):
                 yield ctx.finding(
                     kv.json.key_node("kv_connector").loc,
                     f"`--kv-transfer-config` names `{name}` but no "
-                    f"`kv_role`: {behaviour_scope(*got)} stops at startup (kv_role is required with kv_connector)",
+                    f"`kv_role`: {behaviour_scope(*got)} stops at startup (kv_role is required with kv_connector); "
+                    "add `\"kv_role\": \"kv_both\"` (or the role this server plays)",
                     use.point,
                     key="role",
                 )
@@ -114,7 +115,7 @@ class StartupRejection(Rule):
             if value != max(kept):
                 msg = (
                     f"max_cudagraph_capture_size is {value} but the largest kept cudagraph_capture_sizes entry is "
-                    f"{max(kept)}: {behaviour_scope(*got)} stops at startup (they must be consistent)"
+                    f"{max(kept)}: {behaviour_scope(*got)} stops at startup (they must be consistent); make them agree"
                 )
                 yield ctx.finding(loc, msg, use.point, key=f"capture|{value}|{max(kept)}")
 
@@ -155,6 +156,6 @@ def graph_mismatch(cg, prefix: str = ""):
 
     msg = (
         f"`{prefix}cuda_graph_config.max_batch_size` is {top.integer} but the largest `batch_sizes` entry is {largest}: "
-        f"TensorRT-LLM stops at startup (they must be equal when both are given; {catalog().source})"
+        f"TensorRT-LLM stops at startup (they must be equal when both are given; {catalog().source}); make them equal"
     )
     return top.loc, msg, [(sizes.loc, "batch_sizes are listed here")], f"trtllm-graphs|{top.integer}|{largest}"

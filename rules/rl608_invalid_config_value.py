@@ -124,7 +124,7 @@ class InvalidConfigValue(Rule):
                 shown = f"`{name}` is given no value (`{written}` is set nowhere: not by the script, the sweep point or a runner)"
             else:
                 shown = f"`{name} {text}` is not {want}"
-            msg = f"{shown}: trtllm-serve stops at startup (click: the option takes {want})"
+            msg = f"{shown}: trtllm-serve stops at startup (click: the option takes {want}); give it one of those"
             yield ctx.finding(f.value_loc or f.word.loc, msg, use.point, key=f"cli|{name}|{text}")
 
 
@@ -137,6 +137,6 @@ def _values(root, prefix: str = ""):
         shown = p.node.raw.strip() or str(p.node.value)
         msg = (
             f"`{prefix}{p.path}: {shown}`: the field takes {p.expected}; TensorRT-LLM stops at startup "
-            f"(pydantic `ValidationError`; {cat.source})"
+            f"(pydantic `ValidationError`; {cat.source}); give it {p.expected}"
         )
         yield p.node.loc, msg, f"llm_api|{prefix}{p.path}|{shown}"

@@ -82,13 +82,15 @@ class InvalidFlagValue(Rule):
             choices = sorted(set().union(*(s.choices for s in specs)))
             shown = ", ".join(f"`{c}`" for c in choices[:8]) + (" …" if len(choices) > 8 else "")
             hint = ctx.did_you_mean(value, choices, cutoff=0.6)
-            msg = f"`{full} {value}` is no choice of {where} ({shown}): the server stops with `invalid choice`{hint}"
+            msg = f"`{full} {value}` is no choice of {where} ({shown}): the server stops with `invalid choice`{hint or '; use one of them'}"
             yield ctx.finding(f.value_loc, msg, use.point, key=f"choice|{full}|{value}", severity=severity)
             return
         typed = [s.type for s in specs]
         if typed and all(t == "int" for t in typed) and not _INT.fullmatch(value):
-            msg = f"`{full}` takes an integer in {where}, not `{value}`: the server stops with `invalid int value`"
+            msg = f"`{full}` takes an integer in {where}, not `{value}`: the server stops with `invalid int value`; write an integer"
             yield ctx.finding(f.value_loc, msg, use.point, key=f"int|{full}|{value}", severity=severity)
         elif typed and all(t == "float" for t in typed) and not _FLOAT.fullmatch(value):
-            msg = f"`{full}` takes a number in {where}, not `{value}`: the server stops with `invalid float value`"
+            msg = (
+                f"`{full}` takes a number in {where}, not `{value}`: the server stops with `invalid float value`; write a number"
+            )
             yield ctx.finding(f.value_loc, msg, use.point, key=f"float|{full}|{value}", severity=severity)

@@ -54,7 +54,7 @@ class HfOverridesArchitecture(Rule):
                     hits = [(k, loc) for k, loc in items if k in keys or any(fnmatch.fnmatchcase(k, p) for p in patterns)]
                     if hits:
                         names = ", ".join(f"`{k}`" for k, _ in hits)
-                        msg = f"`{flag}` changes the model architecture ({names}): not allowed for benchmark submissions"
+                        msg = f"`{flag}` changes the model architecture ({names}): not allowed for benchmark submissions; drop those keys"
                         yield ctx.finding(hits[0][1], msg, use.point, key=f"{flag}|{names}")
 
 

@@ -70,10 +70,16 @@ class DroppedContinuation(Rule):
                 related = [(s.line_loc, "a `\\` is missing at the end of this line")]
             launch = self._launch_at(ctx, s)
             lost = "its options from here on never reach the server" if launch else "it loses its options from here on"
-            msg = f"`{s.word}` starts a command of its own: {cause} and {lost}; bash runs `{s.word}` as a command (command not found)"
+            todo = {
+                "space": f"delete the blank after the `\\` of line {s.line}",
+                "blank": f"delete the blank line {s.line}",
+                "comment": f"move the comment line {s.line} out of the command",
+            }.get(s.why, f"end line {s.line} with `\\`")
+            msg = f"`{s.word}` starts a command of its own: {todo}"
+            notes = [f"{cause} and {lost}; bash runs `{s.word}` as a command (command not found)"]
             if s.background:
-                msg += "; the `&` at its end now backgrounds this line, so the command above runs in the foreground"
-            yield ctx.finding(s.loc, msg, None, related, key=f"{s.word}|{s.why}", fix=_blank_fix(ctx, s))
+                notes.append("the `&` at its end now backgrounds this line, so the command above runs in the foreground")
+            yield ctx.finding(s.loc, msg, None, related, key=f"{s.word}|{s.why}", fix=_blank_fix(ctx, s), notes=notes)
 
     @staticmethod
     def _launch_at(ctx, s) -> bool:

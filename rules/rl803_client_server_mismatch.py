@@ -75,7 +75,8 @@ class ClientServerMismatch(Rule):
             if got is not None and got[0] and not got[0].isdigit():
                 # `--base-url http://0.0.0.0:\$PORT`: the port is the text `$PORT`
                 msg = (
-                    f"the benchmark client's base URL `{url[1].text.strip()}` has `{got[0]}` for its port, not a number"
+                    f"the benchmark client's base URL `{url[1].text.strip()}` has `{got[0]}` for its port, not a number; "
+                    "give the server's port"
                     + (" (a `$` kept literally: an escaped or single-quoted variable)" if "$" in got[0] else "")
                     + ": the client cannot connect and the sweep point has no result"
                 )
@@ -96,7 +97,7 @@ class ClientServerMismatch(Rule):
             msg = (
                 f"the benchmark client connects to port {got[0]}, but the {lc.engine} server it benchmarks listens on "
                 f"port {server_port.text.strip()} (line {lc.loc.real().span.line}): every request fails and the sweep "
-                "point has no result"
+                "point has no result; connect to the server's port"
             )
             yield (
                 f"port|{client.client}",
@@ -115,7 +116,7 @@ class ClientServerMismatch(Rule):
         shown = ", ".join(f"`{n}`" for n in names)
         msg = (
             f"the benchmark client asks for model `{sent[1].text}`, but the vLLM server (line {lc.loc.real().span.line}) "
-            f"serves only {shown}: vLLM answers every request with 404 “The model does not exist”"
+            f"serves only {shown}: vLLM answers every request with 404 “The model does not exist”; ask for a name it serves"
         )
         flag = lc.get("--served-model-name")
         where = flag.value_loc if flag is not None else (lc.model.value_loc if lc.model is not None else lc.loc)

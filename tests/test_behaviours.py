@@ -144,7 +144,7 @@ def test_rules_query_only_behaviours_that_exist_and_the_data_says_which():
 def test_rl301_fires_on_the_last_affected_release_and_not_on_the_first_fixed():
     got = _by_file(RULES / "RL301", "RL301")
     (last,) = got["eager_last_affected_release.sh"]
-    assert "vLLM 0.21.0" in last.text and "0.22.0 or later" in last.text
+    assert "vLLM 0.21.0" in last.text and "vLLM 0.22.0+" in last.text
     assert "(the default is also eager)" in last.text
     assert "eager_fixed_release.sh" not in got  # 0.22.0, 0.25.1, nightly 426e59f
 

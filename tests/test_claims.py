@@ -38,7 +38,7 @@ def test_rl301_names_the_release_it_judged_and_is_quiet_after_the_change():
     got = _by_file(RULES / "RL301", "RL301", show_documented=True)
     (err,) = got["eager_affected_release.sh"]
     assert err.severity == "error" and "vLLM 0.20.1" in err.text and "0.19.0–0.21.0" in err.text
-    assert "0.22.0 or later" in err.text
+    assert "vLLM 0.22.0+" in err.text
     assert "eager_fixed_release.sh" not in got  # 0.25.1 and nightly 426e59f: no finding at all
     (warn,) = got["eager_unknown_release.sh"]
     assert warn.severity == "warning" and "on vLLM 0.20.0" in warn.text and "not known" in warn.text

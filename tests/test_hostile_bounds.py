@@ -270,3 +270,34 @@ def test_a_pyproject_nested_5000_deep_is_a_one_line_error_or_ignored(tmp_path, t
         ), r.stderr
     else:
         assert r.returncode in (0, 1), r.stderr
+
+
+def test_a_files_step_budget_cuts_its_points_and_says_so(tmp_path, monkeypatch):
+    """Issue 49 item 6: the steps of a file's sweep points are charged to one budget; past it the
+    points left are not evaluated, and RL011 names how many (the rest of the run goes on)."""
+    from recipelint.evaluate.state import Limits
+    from recipelint.lint import analysis
+    from recipelint.lint.check import lint
+    from recipelint.sweep.points import SweepPoint
+
+    (tmp_path / ".git").mkdir()
+    heavy = tmp_path / "heavy.sh"
+    heavy.write_text(
+        "#!/bin/bash\nN=0\nfor ((i = 0; i < 200; i++)); do N=$((N + CONC)); done\nvllm serve m --max-num-seqs \"$CONC\" &\n"
+    )
+    light = tmp_path / "light.sh"
+    light.write_text('#!/bin/bash\nvllm serve m --max-num-seqs "$CONC" &\n')
+    monkeypatch.setattr(analysis, "Limits", lambda: Limits(file_steps=2000))
+
+    def points(display, text):
+        return [SweepPoint(env={"CONC": str(c), "TP": "8"}, label=f"conc {c}") for c in range(1, 11)]
+
+    result = lint([tmp_path], points_for=points)
+    budget = [f for f in result.findings if f.code == "RL011"]
+    assert len(budget) == 1 and budget[0].span.path.endswith("heavy.sh")
+    m = budget[0].message
+    assert "was spent after" in m and "of 10 sweep points" in m and "are not checked" in m
+    res = {r.path.name: r for r in result.files}
+    done, total, spent = res["heavy.sh"].budget_cut
+    assert 0 < done < total == 10 and spent > 2000
+    assert res["light.sh"].budget_cut is None and len(res["light.sh"].points) == 10

@@ -52,7 +52,12 @@ def messages():
             "error",
             "key `use_fp4_indexer_cache` is not in vLLM 0.33.0: drop it, or run a release that has it; `use_fp4_indexer_cache` was removed in vLLM 0.30.0 (last in 0.29.0)",
         ),
-        (("parser_lifetime.sh", 4), "error", "tool-call parser `deepseek_v4` exists only from vLLM 0.20.0 on; vLLM 0.19.0"),
+        (
+            ("parser_lifetime.sh", 4),
+            "error",
+            "vLLM 0.19.0 has no tool-call parser `deepseek_v4`: the server stops at startup; run a release that has it; "
+            "tool-call parser `deepseek_v4` exists only from vLLM 0.20.0 on",
+        ),
     ],
 )
 def test_lifetime_messages(messages, where, severity, text):

@@ -106,6 +106,8 @@ class Launch:
     #: `docker run IMAGE ARGS` of an image whose entrypoint is the server: the image (its tag names
     #: the release the launch runs, over the sweep point's)
     image: str | None = None
+    #: the words after the first ``MAX_FLAGS`` flags, not read (the work budget: RL011)
+    cut: int = 0
 
     # -- queries ---------------------------------------------------------------------------
     def all(self, key: str) -> list[Flag]:
@@ -462,6 +464,11 @@ def _match_entry(entry: _Entry, texts, i, cat) -> int | None:
     return j
 
 
+#: the flags of one launch that are read (InferenceX's longest launch passes ~40; a launch of
+#: 100,000 flags took 203 s of rule work): past them the launch is incomplete and RL011 says so
+MAX_FLAGS = 4096
+
+
 def _build(entry, argv, i, j, launcher, env, prefix_env, loc, cat) -> Launch:
     words = argv[j:]
     positionals: list[Word] = []
@@ -471,7 +478,11 @@ def _build(entry, argv, i, j, launcher, env, prefix_env, loc, cat) -> Launch:
     k = 0
     n = len(words)
     want_pos = entry.positionals
+    cut = 0
     while k < n:
+        if len(flags) >= MAX_FLAGS:  # (the work budget: the rest is not read, and said: RL011)
+            cut, complete = n - k, False
+            break
         w = words[k]
         t = w.text
         if t is None:
@@ -541,6 +552,7 @@ def _build(entry, argv, i, j, launcher, env, prefix_env, loc, cat) -> Launch:
         loc=loc,
         complete=complete,
         wrapper=entry.wrapper,
+        cut=cut,
     )
 
 

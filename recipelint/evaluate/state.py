@@ -119,6 +119,9 @@ class Limits:
     quiet_loop: int = 3
     quiet_loop_max: int = 1024  # ... and a quiet loop with known values at most this many times
     max_steps: int = 100_000  # ~10x the most any InferenceX sweep point needs
+    #: the steps one file's sweep points may take in all (InferenceX's most: ~70,000 over 72
+    #: points): past it the points left are not evaluated, and RL011 says so
+    file_steps: int = 2_000_000
     max_launches: int = 512  # per sweep point (InferenceX's most: 16, a SPEED-Bench loop)
     max_call_depth: int = 48
     max_recursion: int = 8  # calls of one function inside itself (one that may launch)

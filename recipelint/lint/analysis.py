@@ -52,6 +52,8 @@ class FileResult:
     #: statement extents: first line -> last line of the largest statement starting there
     #: (suppression comments above a compound block cover the whole block)
     blocks: dict = field(default_factory=dict)
+    #: the file's work budget was spent: (points evaluated, points in all, steps taken) — RL011
+    budget_cut: tuple | None = None
     #: whether a sweep point reached a launch (kept when a worker slims the result down)
     has_launch: bool | None = None
     #: where the file's text launches a server, read without evaluating it (engines.sites)
@@ -262,7 +264,11 @@ class Analyzer:
         lean: Evaluator | None = None
         followed: set = set()
         done: dict = {}
-        for pt in points:
+        spent, points = 0, list(points)
+        for n, pt in enumerate(points):
+            if spent > self.limits.file_steps:  # (the file's work budget: the rest is said, not judged)
+                res.budget_cut = (n, len(points), spent)
+                break
             # two sweep points with the same environment (one job on two clusters) evaluate the
             # same: the second takes the first's paths, its events bound to the second point
             key = _env_key(pt.env)
@@ -274,9 +280,11 @@ class Analyzer:
             if shape in followed:  # the clients were followed at a point of this shape
                 lean = lean or self.evaluator(path, follow_clients=False)
                 pr = done[key] = self.evaluate(parsed, path, pt, lean)
+                spent += lean.steps
             else:
                 followed.add(shape)
                 pr = done[key] = self.evaluate(parsed, path, pt, ev)
+                spent += ev.steps
             res.points.append(pr)
         return res
 

@@ -157,6 +157,10 @@ def _expansion_operators(tree, data: bytes):
     at = []
     matches = list(_EXPANSION_OPERATOR.finditer(data))
     ends = _expansion_ends(data, [m.end() for m in matches])
+    # the bytes the scans of nested words may read in all: each expansion's word holds the ones
+    # nested in it, so `${A:-${A:-…}}` n deep would scan n²/2 bytes; past the budget the words
+    # left are not mended (bash's reading of them is then not known: a syntax finding at worst)
+    budget = 8 * len(data) + (1 << 20)
     for m in matches:
         end = ends[m.end()]
         if end is None:
@@ -169,18 +173,25 @@ def _expansion_operators(tree, data: bytes):
             # expansions; a word that also holds quotes or escapes is left as it is)
             if re.search(rb"[\"\\]", word):
                 continue
-            blank = [m.end() + i for i in _outside_nested(word, b";&|<>")]
+            budget -= len(word)
+            blank = [m.end() + i for i in _outside_nested(word, b";&|<>")] if budget >= 0 else []
         elif re.search(rb"[\"\\]", word):
             # (quotes: the first `}` may be quoted, so that the word runs on; the `{`s before it
             # are the word's all the same)
             blank = [m.end() + i.start() for i in _BRACE_BEFORE_QUOTE.finditer(word)]
         elif b"${" in word:  # (`${A:-${B:-x};y}`: the operators outside the nested expansions)
-            blank = [m.end() + i for i in _outside_nested(word, b";&|<>()")]
+            if _OPERATOR_CHAR.search(word) is None:
+                continue  # (none anywhere in it: nothing to mend, and no scan)
+            budget -= len(word)
+            blank = [m.end() + i for i in _outside_nested(word, b";&|<>()")] if budget >= 0 else []
         else:
             blank = [m.end() + i for i, ch in enumerate(word) if ch in b";&|<>(){"]
         if blank and _error_over(tree, m.start(), end + 1):
             at += blank
     return _reparse(data, at, b"_") if at else (tree, data)
+
+
+_OPERATOR_CHAR = re.compile(rb"[;&|<>()]")
 
 
 def _outside_nested(word: bytes, chars: bytes) -> list[int]:
