@@ -144,47 +144,44 @@ def _edit(path: Path, start: int, end: int, old: str, new: str) -> Edit:
     return Edit(str(path), start, end, old, new, Span(str(path), 1, start + 1, 1, end + 1))
 
 
-def test_a_stale_edit_is_not_applied(tmp_path):
-    p = tmp_path / "a.sh"
+def _plan(p: Path, *found: Finding, unsafe: bool = False):
+    """``fixes.plan`` of ``found`` on a file ``p`` reading ``echo one``: (the plan, the outcome)."""
     p.write_text("echo one\n")
     out = fixes.Outcome()
-    plan = fixes.plan([_finding(p, [_edit(p, 5, 8, "two", "three")])], False, out)
+    return fixes.plan(list(found), unsafe, out), out
+
+
+def test_a_stale_edit_is_not_applied(tmp_path):
+    p = tmp_path / "a.sh"
+    plan, out = _plan(p, _finding(p, [_edit(p, 5, 8, "two", "three")]))
     assert plan == {} and out.skipped[0][1] == "the file changed since it was checked"
 
 
 def test_a_result_bash_rejects_is_not_applied(tmp_path):
     p = tmp_path / "a.sh"
-    p.write_text("echo one\n")
-    out = fixes.Outcome()
-    plan = fixes.plan([_finding(p, [_edit(p, 5, 8, "one", "'one")])], False, out)
+    plan, out = _plan(p, _finding(p, [_edit(p, 5, 8, "one", "'one")]))
     assert plan == {} and out.skipped[0][1] == "bash -n rejects the result"
 
 
 def test_overlapping_fixes_keep_the_first(tmp_path):
     p = tmp_path / "a.sh"
-    p.write_text("echo one\n")
-    out = fixes.Outcome()
     a = _finding(p, [_edit(p, 5, 8, "one", "two")])
     b = _finding(p, [_edit(p, 5, 8, "one", "three")], code="RL010")
-    plan = fixes.plan([a, b], False, out)
+    plan, out = _plan(p, a, b)
     assert [f.code for f, _ in plan[p][1]] == ["RL009"] and out.skipped == [(b, "another fix edits the same text")]
 
 
 def test_unsafe_fixes_wait_for_the_option(tmp_path):
     p = tmp_path / "a.sh"
-    p.write_text("echo one\n")
-    out = fixes.Outcome()
-    assert fixes.plan([_finding(p, [_edit(p, 5, 8, "one", "two")], applicability="unsafe")], False, out) == {}
-    assert out.needs_unsafe == 1
+    plan, out = _plan(p, _finding(p, [_edit(p, 5, 8, "one", "two")], applicability="unsafe"))
+    assert plan == {} and out.needs_unsafe == 1
 
 
 def test_two_insertions_at_one_place_are_both_made_in_order(tmp_path):
     p = tmp_path / "a.sh"
-    p.write_text("echo one\n")
-    out = fixes.Outcome()
     a = _finding(p, [_edit(p, 8, 8, "", " two")])
     b = _finding(p, [_edit(p, 8, 8, "", " three")], code="RL010")
-    plan = fixes.plan([a, b], False, out)
+    plan, out = _plan(p, a, b)
     assert plan[p][1][-1][1] == b"echo one two three\n" and out.skipped == []
 
 
