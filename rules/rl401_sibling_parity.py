@@ -152,7 +152,9 @@ class SiblingParity(Rule):
     added as the sibling writes it, after the flag the sibling writes before it (else after the
     last flag of the list); a guard this recipe lacks is copied from the sibling, with the
     comment lines above it, before the line that follows it in the sibling (else before the
-    launch's command).  Flags whose value is computed (`$VAR`) are not copied.
+    launch's command) — only a guard that tests and stops (`if [ … ]; then echo …; exit 1; fi`),
+    never one that does more (a `patch`, a download).  Flags whose value is computed (`$VAR`) are
+    not copied.
 
     ## Exceptions
     Only flags classified as behaviour in `rules/data/parity.yaml` (`behaviour_flags`, each with
@@ -623,6 +625,19 @@ class SiblingParity(Rule):
             )
 
 
+#: a guard that only tests and stops: `if [ … ]` / `[[ … ]]` / `(( … ))` whose body only says why
+#: and exits (comments, echo, printf, exit, fi, else)
+_GUARD_HEAD = re.compile(r"^\s*if\s+(\[\[?|\(\(|!\s*\[)")
+_GUARD_BODY = re.compile(r"^\s*(#.*|echo\b.*|printf\b.*|exit\b.*|fi|else|then|)\s*$")
+
+
+def _plain_guard(block: str) -> bool:
+    lines = [ln for ln in block.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines or not _GUARD_HEAD.match(lines[0]):
+        return False
+    return all(_GUARD_BODY.match(ln) for ln in lines[1:])
+
+
 def _guard_fix(ctx, sib, guard, launch):
     """The sibling's guard statement (with the comment lines just above it) copied into this
     recipe, as an unsafe fix: before the line that follows it in the sibling when this recipe
@@ -638,6 +653,8 @@ def _guard_fix(ctx, sib, guard, launch):
     while first > 1 and src.line_text(first - 1).lstrip().startswith("#"):
         first -= 1
     block = statement_text(sib, first, enc[1])
+    if not _plain_guard(block):
+        return None  # (a block that does more than test and stop — a patch, a download — is not copied)
     mine = ctx.result.source
     after = next((src.line_text(n).strip() for n in range(enc[1] + 1, src.line_count + 1) if src.line_text(n).strip()), "")
     at = None

@@ -96,7 +96,7 @@ class ConfigRecipeMismatch(Rule):
         if ctx.result.path.resolve().parent.name not in dirs:
             return
         unread = [str(u) for u in getattr(cs, "unread", ())]
-        msg = "no master-config entry runs this recipe"
+        msg = "no master-config entry runs this recipe: add an entry that runs it, or remove it if it is retired"
         if unread:
             # (a config that could not be read may well run it: said, not asserted)
             root = getattr(cs, "root", None)

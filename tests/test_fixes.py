@@ -245,3 +245,15 @@ def test_a_suppression_of_either_rule_suppresses_the_defect(tmp_path, monkeypatc
     p.write_text(text)
     r = runner.invoke(app, ["check", B200, "--no-cache", "-o", "concise"])
     assert "lacks `--tool-call-parser" not in r.stdout and "RL002" not in r.stdout, r.stdout
+
+
+def test_only_a_guard_that_tests_and_stops_is_copied():
+    """A sibling's "guard" that patches the engine (`patch … || exit 1`, PR 2124 of InferenceX) is
+    not copied into the recipe by the fix: copying it would apply the patch there too."""
+    from recipelint.rules.rl401_sibling_parity import _plain_guard
+
+    assert _plain_guard('# why\nif [ "$DP" = "true" ] && [ $((2 * CONC % TP)) -ne 0 ]; then\n    echo "no" >&2\n    exit 1\nfi\n')
+    assert _plain_guard("if (( N <= 0 )); then\n    printf 'bad\\n' >&2; exit 2\nfi\n")
+    assert not _plain_guard('if ! patch -p1 -d "$SITE" < "$PATCH"; then\n    exit 1\nfi\n')
+    assert not _plain_guard('if [ -z "$X" ]; then\n    curl -fsSL https://example.com/x.sh | bash\n    exit 1\nfi\n')
+    assert not _plain_guard('SITE_PACKAGES=$(python3 -c "import x")\n')
