@@ -140,59 +140,34 @@ def _rel(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-def _codes(values: list[str]) -> list[str]:
-    out = []
-    for v in values:
-        out.extend(x.strip() for x in v.split(",") if x.strip())
-    return out
-
-
 def _check_master_configs(paths: list[Path], where: str = "", cache: bool = True) -> None:
-    """A one-line error, exit 2, unless every path is a master config: an existing
-    ``*-master.yaml`` whose YAML, when it parses, is a mapping with entries (a syntax error in one,
-    or one malformed entry, is RL500, with its line).  The trap: ``--config pyproject.toml`` for recipelint's own settings."""
-    from recipelint.engines import yamlpos
+    """A one-line error, exit 2, unless every path is a master config (``lint.workspace.check_master_configs``)."""
+    from recipelint.lint.workspace import WorkspaceError, check_master_configs
 
-    for p in paths:
-        from recipelint.files import Refused, read_text
-        from recipelint.sweep.configs import MAX_CONFIG_BYTES
-
-        if not p.is_file():
-            _fail(f"{where}{p}: config file not found")
-        if not p.name.endswith(("-master.yaml", "-master.yml")):
-            _fail(f"{where}{p}: not a master config (configs/*-master.yaml); recipelint's own settings go to --settings")
-        try:
-            text = read_text(p, MAX_CONFIG_BYTES)
-        except Refused as r:
-            if r.kind in ("not-utf8",):
-                continue  # (RL500 says where)
-            _fail(f"{where}{r.reason}")
-        try:
-            if cache:
-                from recipelint.cache.store import cache_dir
-
-                data = yamlpos.load_cached(text, cache_dir())
-            else:
-                data = yamlpos.load(text)
-        except Exception:  # not YAML (or not UTF-8): RL500 says where
-            continue
-        entries = list(data.values()) if hasattr(data, "values") else None
-        if data is not None and (entries is None or (entries and not any(hasattr(e, "items") for e in entries))):
-            _fail(f"{where}{p}: not a master config: its YAML is not a mapping of entries")
+    try:
+        check_master_configs(paths, where, cache)
+    except WorkspaceError as e:
+        _fail(str(e))
 
 
-def _show_settings(st, settings_file, paths: list[Path], search_roots, sel, ign, fail_on, output_format, config) -> None:
+def _show_settings(ws, output_format: str | None, fail_on: str | None) -> None:
     """``--show-settings``: print the resolved settings with their sources, and the engine pins
     read from the repository; exit 0."""
     from recipelint.engines.catalog import ENGINE_NAMES
     from recipelint.lint.settings import show
 
-    first = paths[0]
+    st, first = ws.settings, ws.paths[0]
     from recipelint.sweep import configs as configs_mod
 
-    cli = {"select": sel, "ignore": ign, "fail-on": fail_on, "output-format": output_format, "configs": config}
+    cli = {
+        "select": ws.select,
+        "ignore": ws.ignore,
+        "fail-on": fail_on,
+        "output-format": output_format,
+        "configs": ws.master_configs,
+    }
     cli = {k: [str(x) for x in v] if isinstance(v, list) else v for k, v in cli.items() if v}
-    if settings_file is not None:
+    if ws.settings_file is not None:
         how = "--settings"
     else:
         how = f"found upward from {first}" if st.path is not None else f"none at or above {first}, up to the project root"
@@ -204,9 +179,7 @@ def _show_settings(st, settings_file, paths: list[Path], search_roots, sel, ign,
     if not st.engine_versions:
         notes["engine-versions"] = "the sweep point's image, else the repository's pins (below), else every release"
     _echo(show(st, cli, how, notes), nl=False)
-    from recipelint.lint.check import engine_pins, run_roots
-
-    lines = engine_pins(paths, run_roots(paths, search_roots)).messages()
+    lines = ws.engine_pins().messages()
     declared = set(st.engine_versions)
     for line in lines or ["none found"]:
         over = any(
@@ -216,11 +189,44 @@ def _show_settings(st, settings_file, paths: list[Path], search_roots, sel, ign,
     raise typer.Exit(0)
 
 
+def _stdin_path(paths, stdin_filename, diff_base, pre_commit, add_suppressions, fixing=False) -> Path | None:
+    """``check -``: the path the text read from standard input is checked at (``--stdin-filename``),
+    or None when the paths are files and folders."""
+    dash = [p for p in paths or [] if str(p) == "-"]
+    if not dash and stdin_filename is None:
+        return None
+    if stdin_filename is None:
+        _fail("check -: --stdin-filename PATH says where the text read from standard input is checked (its repository, its name)")
+    if len(paths or []) > len(dash) or len(dash) > 1:
+        _fail("--stdin-filename: the one input is standard input (`check -`): no other path")
+    if diff_base is not None or pre_commit or add_suppressions or fixing:
+        _fail(
+            "--stdin-filename: not with --diff-base, --pre-commit, --add-suppressions, --fix or --diff "
+            "(they read or write the files on disk)"
+        )
+    if str(stdin_filename) in ("", "-") or stdin_filename.is_dir():
+        _fail(f"--stdin-filename {stdin_filename}: a recipe's path, not a directory")
+    return stdin_filename
+
+
+def _read_stdin() -> bytes:
+    """Standard input, bounded as a recipe read from disk is."""
+    from recipelint.bash.source import MAX_RECIPE_BYTES
+    from recipelint.files import Refused, read_stream
+
+    try:
+        return read_stream(sys.stdin.buffer, MAX_RECIPE_BYTES)
+    except Refused as r:
+        _fail(r.reason)
+    return b""
+
+
 @app.command()
 def check(
     paths: list[Path] = typer.Argument(
         None,
-        help="Recipes or directories (walked for *.sh), and master configs (*-master.yaml). Default: the current directory.",
+        help="Recipes or directories (walked for *.sh), and master configs (*-master.yaml); `-`: standard input "
+        "(with --stdin-filename). Default: the current directory.",
         show_default=False,
     ),
     output_format: Optional[str] = typer.Option(
@@ -320,18 +326,17 @@ def check(
     show_diff: bool = typer.Option(
         False, "--diff", help="Print the diff of what --fix would write, write nothing (exit 1 when there is one)."
     ),
+    stdin_filename: Optional[Path] = typer.Option(
+        None,
+        "--stdin-filename",
+        help="With `-` as the path: check the text read from standard input as if it were this file "
+        "(its repository's master configs, sourced files and siblings are read from disk); findings name this path.",
+    ),
 ):
     """Lint recipes: rebuild each serve launch under every sweep point and check it with rules."""
-    from recipelint.gitdiff import DiffError
-    from recipelint.lint.check import Options, UsageError, lint
-    from recipelint.lint.registry import known_codes
-    from recipelint.lint.settings import (
-        SEVERITIES,
-        SettingsError,
-        apply_facts,
-        find,
-        load,
-    )
+    from recipelint.files import overlaid
+    from recipelint.lint.settings import SEVERITIES
+    from recipelint.lint.workspace import Workspace, WorkspaceError, plan
     from recipelint.report.common import FORMATS
     from recipelint.report.concise import render_concise
     from recipelint.report.full import render_full
@@ -340,18 +345,12 @@ def check(
     from recipelint.report.progress import Progress
     from recipelint.report.statistics import render_statistics
 
-    if diff_base is not None and not diff_base.strip():
-        # (an empty value would silently check the whole tree: a CI job's unset variable)
-        _fail("--diff-base: empty revision (leave the option out to check the whole tree)")
-    if pre_commit:
-        from recipelint.gitdiff import pre_commit_plan
-
-        try:
-            plan = pre_commit_plan(list(paths or []), Path.cwd())
-        except DiffError as e:
-            _fail(str(e).replace("--diff-base", "--pre-commit"))
-        paths, diff_base = plan.paths, diff_base or plan.diff_base
-    paths = list(paths or [Path(".")])
+    stdin = _stdin_path(paths, stdin_filename, diff_base, pre_commit, add_suppressions, fix or show_diff)
+    try:
+        paths, diff_base = plan(paths, diff_base, pre_commit, Path.cwd())
+    except WorkspaceError as e:
+        _fail(str(e))
+    paths = list(paths or [Path(".")]) if stdin is None else [stdin]
     if unsafe_fixes and not (fix or show_diff):
         _fail("--unsafe-fixes goes with --fix (apply them) or --diff (show them)")
     if (fix or show_diff) and (diff_base or write_baseline is not None or pre_commit or add_suppressions):
@@ -361,65 +360,42 @@ def check(
     if add_suppressions and (diff_base or write_baseline is not None or pre_commit):
         _fail("--add-suppressions takes the whole tree's findings: not with --diff-base, --pre-commit or --write-baseline")
     colour = _colour(color, to_file=output_file is not None)
-    if not no_cache:  # (finding the settings reads facts already: from their cached parse, as the run does)
-        from recipelint.cache.store import cache_dir
-        from recipelint.engines import facts
-
-        facts.cache_in(cache_dir())
     try:
-        st = load(settings_file if settings_file is not None else find(paths[0]))
-    except SettingsError as e:
+        ws = Workspace.open(
+            paths,
+            settings_file=settings_file,
+            master_configs=list(config),
+            use_configs=not no_config,
+            search_roots=list(search_root),
+            select=select,
+            ignore=ignore,
+            output_format=output_format,
+            formats=FORMATS,
+            fail_on=fail_on,
+            cache=not no_cache,
+            diff_base=diff_base,
+        )
+    except WorkspaceError as e:
         _fail(str(e))
-    if settings_file is not None and not settings_file.is_file():
-        _fail(f"{settings_file}: settings file not found")
-    fmt = output_format or st.output_format
-    if fmt not in FORMATS:
-        _fail(f"--output-format must be one of {', '.join(FORMATS)}, got '{fmt}'")
-    level = fail_on or st.fail_on
-    if level not in SEVERITIES:
-        _fail(f"--fail-on must be one of {', '.join(SEVERITIES)}, got '{level}'")
-    sel, ign = _codes(select), _codes(ignore)
-    known = known_codes()
-    for c in sel + ign:
-        if c.upper() != "ALL" and not any(k.startswith(c.upper()) for k in known):
-            _fail(f"unknown rule code or prefix '{c}' (see `recipelint rule --all`)")
-    from recipelint.lint.check import confined_configs, run_roots
-
-    for r in search_root:
-        if not r.is_dir():
-            _fail(f"--search-root {r}: not a directory")
-    _check_master_configs(config, cache=not no_cache)
-    try:  # (the settings file is part of the checked repository: what it names is confined)
-        confined_configs([st.base / c for c in st.configs], run_roots(paths, search_root), f"{st.path}: `configs`: ")
-    except UsageError as e:
-        _fail(str(e))
-    _check_master_configs([st.base / c for c in st.configs], f"{st.path}: `configs`: ", cache=not no_cache)
     if show_settings:
-        _show_settings(st, settings_file, paths, search_root, sel, ign, fail_on, output_format, config)
-    apply_facts(st)
+        _show_settings(ws, output_format, fail_on)
+    texts = {stdin: _read_stdin()} if stdin is not None else {}
+    ws.activate()
     progress = Progress(sys.stderr)  # "checked N/M files" on a terminal, for runs over ~2 s
-    opts = Options(
-        select=sel or None,
-        ignore=ign,
+    opts = ws.options(
         use_suppressions=not no_ignores,
         show_documented=show_documented,
-        config_paths=list(config) or None,
-        use_configs=not no_config,
         force_exclude=force_exclude,
-        diff_base=diff_base,
         baseline=baseline if write_baseline is None else None,
-        settings=st,
         jobs=jobs,
-        cache=not no_cache,
         progress=progress,
-        search_roots=list(search_root),
     )
     from recipelint.lint import baseline as baseline_mod
 
     try:
         with progress:
-            result = lint(paths, options=opts)
-    except (UsageError, DiffError, baseline_mod.BaselineError) as e:
+            result = ws.lint(opts, texts=texts)
+    except WorkspaceError as e:
         _fail(str(e))
     for p in result.skipped:
         _echo(f"recipelint: {p}: not a recipe, master config or dispatch workflow: skipped", err=True)
@@ -438,9 +414,9 @@ def check(
     for note in result.pin_notes:
         _echo(f"recipelint: engine pins: {note}", err=True)
     if fix or show_diff:
-        result = _fix(result, paths, opts, unsafe_fixes, show_diff)
+        result = _fix(ws, result, opts, unsafe_fixes, show_diff)
     if add_suppressions:
-        _add_suppressions(result, paths, opts)
+        _add_suppressions(ws, result, opts)
     if write_baseline is not None:
         try:
             n = baseline_mod.write(write_baseline, result.findings)
@@ -459,6 +435,7 @@ def check(
             _echo(f"  {f.span.path}:{f.span.line}: {f.code} {f.message}", err=True)
         if n > 20:
             _echo(f"  ... and {n - 20} more", err=True)
+    fmt = ws.output_format
     if result.scope_note and fmt in ("full", "concise", "github"):
         _echo(f"recipelint: {result.scope_note}", err=True)
     if result.unrun and fmt in ("full", "concise") and output_file is None:
@@ -471,22 +448,23 @@ def check(
             err=True,
         )
     findings = result.findings
-    if statistics:
-        text = render_statistics(findings)
-    elif fmt == "json":
-        text = render_json(findings)
-    elif fmt == "json-lines":
-        text = render_json_lines(findings)
-    elif fmt == "github":
-        text = render_github(findings)
-    elif fmt == "sarif":
-        from recipelint.report.sarif import render_sarif  # (its rule help imports every rule: only when asked)
+    with overlaid(texts):  # (a code frame quotes the text checked)
+        if statistics:
+            text = render_statistics(findings)
+        elif fmt == "json":
+            text = render_json(findings)
+        elif fmt == "json-lines":
+            text = render_json_lines(findings)
+        elif fmt == "github":
+            text = render_github(findings)
+        elif fmt == "sarif":
+            from recipelint.report.sarif import render_sarif  # (its rule help imports every rule: only when asked)
 
-        text = render_sarif(findings)
-    elif fmt == "concise":
-        text = render_concise(findings, result.file_count, color=colour)
-    else:
-        text = render_full(findings, result.file_count, color=colour)
+            text = render_sarif(findings)
+        elif fmt == "concise":
+            text = render_concise(findings, result.file_count, color=colour)
+        else:
+            text = render_full(findings, result.file_count, color=colour)
     if output_file is not None:
         try:
             write_output(output_file, text)
@@ -494,8 +472,8 @@ def check(
             _fail(f"{output_file}: {write_error(e)}")
     else:
         sys.stdout.write(text)  # (escaped by its format: `printable` would escape the colours too)
-    _write_ci_files(result, sarif_file, summary_file, diff_base, paths, opts)
-    rank = SEVERITIES.index(level)
+    _write_ci_files(ws, result, sarif_file, summary_file, opts)
+    rank = SEVERITIES.index(ws.fail_on)
     failing = [f for f in findings if SEVERITIES.index(f.severity) >= rank]
     raise typer.Exit(0 if exit_zero or not failing else 1)
 
@@ -517,18 +495,17 @@ def _unrun_note(unrun: list[str]) -> str:
     )
 
 
-def _add_suppressions(result, paths: list[Path], opts) -> None:
+def _add_suppressions(ws, result, opts) -> None:
     """``--add-suppressions``: write the comments, lint again to verify them (a file where they do
     not do exactly their job is put back), say what was done; exit 0."""
     from recipelint.lint import addsuppress
-    from recipelint.lint.check import lint
 
     try:
         out = addsuppress.add(result.findings)
     except OSError as e:
         _fail(f"cannot write a suppression comment: {e.strerror or e} ({e.filename})")
     if out.edits:
-        after = lint(paths, options=opts)
+        after = ws.lint(opts)
         addsuppress.verify(out, result.findings, after.findings)
     n, files = out.comments, len(out.edits)
     _echo(
@@ -550,16 +527,19 @@ def _add_suppressions(result, paths: list[Path], opts) -> None:
     raise typer.Exit(0)
 
 
-def _fix(result, paths, opts, unsafe: bool, preview: bool):
+def _fix(ws, result, opts, unsafe: bool, preview: bool):
     """``--fix`` / ``--diff``: apply (or show) the findings' fixes; after ``--fix``, the run's
     result linted again (what remains is reported)."""
     from dataclasses import replace
 
     from recipelint.lint import fixes
-    from recipelint.lint.check import lint
+    from recipelint.lint.workspace import WorkspaceError
 
     quiet = replace(opts, progress=None)
-    out = fixes.apply(result.findings, unsafe, write=not preview, relint=lambda ps: lint(ps, options=quiet).all_findings)
+    try:
+        out = fixes.apply(result.findings, unsafe, write=not preview, relint=lambda ps: ws.lint(quiet, paths=ps).all_findings)
+    except WorkspaceError as e:
+        _fail(str(e))
     more = f" ({out.needs_unsafe} more with --unsafe-fixes)" if out.needs_unsafe else ""
     for f, why in out.skipped:
         _echo(f"recipelint: {f.span.path}:{f.span.line}: {f.code} not fixed: {why}", err=True)
@@ -572,25 +552,30 @@ def _fix(result, paths, opts, unsafe: bool, preview: bool):
         raise typer.Exit(1 if text else 0)
     n, k = out.fixed, len(out.applied)
     _echo(f"recipelint: fixed {n} finding{'s' if n != 1 else ''} in {k} file{'s' if k != 1 else ''}{more}", err=True)
-    return lint(paths, options=opts) if n else result
+    if not n:
+        return result
+    try:
+        return ws.lint(opts)
+    except WorkspaceError as e:
+        _fail(str(e))
 
 
-def _write_ci_files(
-    result, sarif_file: Path | None, summary_file: Path | None, diff_base: str | None, paths: list[Path], opts
-) -> None:
+def _write_ci_files(ws, result, sarif_file: Path | None, summary_file: Path | None, opts) -> None:
     """``--sarif-file`` (the whole tree's findings: code scanning takes an upload as the whole
     state of a branch; with ``--diff-base`` that costs an analysis of the whole work tree, which
     the diff itself does not need) and ``--summary-file`` (appended: the reported findings and,
     with ``--diff-base``, what the change does to the serve commands, as ``recipelint changes``
     lists it, from the analyses the run made)."""
-    from dataclasses import replace
+    from recipelint.lint.workspace import WorkspaceError
 
+    diff_base = ws.diff_base
     everything = result.all_findings
     whole_count: int | None = len(everything)
     if diff_base and sarif_file is not None:
-        from recipelint.lint.check import lint
-
-        everything = lint(paths, options=replace(opts, diff_base=None, progress=None)).all_findings
+        try:
+            everything = ws.whole_tree(opts).all_findings
+        except WorkspaceError as e:
+            _fail(str(e))
         whole_count = len(everything)
     elif diff_base:
         whole_count = None  # (only what the change can affect was analysed)
@@ -606,14 +591,12 @@ def _write_ci_files(
 
         text = render_summary(result.findings, result.file_count, whole_count, diff_base, result.scope_note)
         if diff_base:
-            from recipelint.gitdiff import DiffError
-            from recipelint.lint.changes import changes
             from recipelint.report.changes import render_markdown
 
             analysed = {str(r.path.resolve()): r for r in [*result.files, *result.base_files]}
             try:
-                text += render_markdown(*changes(paths, diff_base, cache=opts.cache, analysed=analysed, options=opts))
-            except DiffError as e:  # the check itself compared with the base: this is not expected
+                text += render_markdown(*ws.changes(diff_base, analysed=analysed, options=opts))
+            except WorkspaceError as e:  # the check itself compared with the base: this is not expected
                 text += f"### Serve commands changed\n\nNot compared: {e}\n\n"
         try:
             write_output(summary_file, text, append=True)
@@ -703,17 +686,17 @@ def changes_cmd(
 ):
     """What a change does to the serve commands: per recipe and group of sweep points, the flags
     added, removed and changed between the merge base and the working tree."""
-    from recipelint.gitdiff import DiffError
-    from recipelint.lint.changes import changes
-    from recipelint.lint.check import UsageError
+    from recipelint.lint.workspace import Workspace, WorkspaceError
     from recipelint.report.changes import render
 
     if not base.strip():
         _fail("--base: empty revision")
+    # (the run's settings are not read: `changes` compares the launches as the master configs make them)
+    ws = Workspace.bare(list(paths or [Path(".")]), cache=not no_cache)
     try:
-        commit, found = changes(list(paths or [Path(".")]), base, cache=not no_cache)
-    except (DiffError, UsageError) as e:
-        _fail(str(e).replace("--diff-base", "--base"))
+        commit, found = ws.changes(base, option="--base")
+    except WorkspaceError as e:
+        _fail(str(e))
     sys.stdout.write(printable(render(commit, found)))
 
 

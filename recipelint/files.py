@@ -11,6 +11,12 @@ roots a run may read (the project root, a configured search root) and not under 
 ``/dev`` or ``/sys``.
 
 Failures are :class:`Refused`, whose message is one line meant for a finding or an error.
+
+A run may be given the text of some files instead of their bytes on disk (an editor's unsaved
+buffer, ``recipelint check -``): :func:`overlaid` puts it over those paths for the run, and
+:func:`read_regular` and :func:`read_head` return it — after the same bound, and after the
+confinement the caller asked for — so every reader (the recipe's analysis, a sibling's, the cache's
+digests, a code frame) sees the text as if the file held it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import errno
 import functools
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 #: trees no recipe has business reading (`source /proc/self/environ` would put the CI job's
@@ -106,12 +114,62 @@ def repository_root(start: Path | str) -> Path | None:
     return None
 
 
+#: real path → the text given for it (``overlaid``)
+_OVERLAY: dict[str, bytes] = {}
+
+
+@contextmanager
+def overlaid(texts: dict[Path, bytes] | dict[str, bytes]) -> Iterator[None]:
+    """Read ``texts`` (path → bytes) instead of those files' contents on disk until the block
+    ends (the paths' links resolved now; a path need not exist)."""
+    saved = dict(_OVERLAY)
+    try:
+        _OVERLAY.update({os.path.realpath(p): bytes(b) for p, b in texts.items()})
+        yield
+    finally:
+        _OVERLAY.clear()
+        _OVERLAY.update(saved)
+
+
+def overlay_of(path: Path | str) -> bytes | None:
+    """The text given for ``path`` (``overlaid``), or None (read it from disk)."""
+    if not _OVERLAY:
+        return None
+    try:
+        return _OVERLAY.get(os.path.realpath(path))
+    except (OSError, ValueError):
+        return None
+
+
+def read_stream(stream, limit: int, name: str = "standard input") -> bytes:
+    """At most ``limit`` bytes of a binary stream (standard input); :class:`Refused` when it holds
+    more (read no further than ``limit + 1`` bytes)."""
+    chunks, got = [], 0
+    try:
+        while got <= limit:
+            b = stream.read(min(1 << 20, limit + 1 - got))
+            if not b:
+                break
+            chunks.append(b)
+            got += len(b)
+    except OSError as exc:
+        raise Refused("unreadable", f"{name}: cannot read ({exc.strerror or exc})") from None
+    if got > limit:
+        raise Refused("too-large", f"{name}: over the {limit}-byte limit")
+    return b"".join(chunks)
+
+
 def read_regular(path: Path | str, limit: int) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes; else :class:`Refused`.  Never
     blocks on a FIFO and never reads more than ``limit + 1`` bytes.  A path that is not a
     regular file is refused before it is opened (opening a device or a FIFO can have effects:
     a tape rewinds, a FIFO's writer wakes); the descriptor is checked again after the open (a
-    path swapped in between changes nothing)."""
+    path swapped in between changes nothing).  A path given a text (``overlaid``) reads it."""
+    given = overlay_of(path) if _OVERLAY else None
+    if given is not None:
+        if len(given) > limit:
+            raise Refused("too-large", f"{path}: file is {len(given)} bytes, over the {limit}-byte limit")
+        return given
     fd, st = _open_regular(path)
     try:
         if st.st_size > limit:
@@ -134,7 +192,10 @@ def read_regular(path: Path | str, limit: int) -> bytes:
 
 def read_head(path: Path | str, n: int = 256) -> bytes:
     """The first ``n`` bytes (at most) of a regular file of any size, opened as
-    :func:`read_regular` opens one; else :class:`Refused`."""
+    :func:`read_regular` opens one (or the text given for it); else :class:`Refused`."""
+    given = overlay_of(path) if _OVERLAY else None
+    if given is not None:
+        return given[:n]
     fd, _ = _open_regular(path)
     try:
         return os.read(fd, n)

@@ -161,8 +161,12 @@ class Loc:
         return f"Loc({self.span})"
 
 
+#: the largest recipe read (from disk, or from standard input: ``check -``)
+MAX_RECIPE_BYTES = 16 * 1024 * 1024
+
+
 def read_source(
-    path: Path, display: str | None = None, max_bytes: int = 16 * 1024 * 1024, roots: list[Path] | None = None
+    path: Path, display: str | None = None, max_bytes: int = MAX_RECIPE_BYTES, roots: list[Path] | None = None
 ) -> SourceFile:
     """Read a recipe; raise :class:`InputError` with a one-line reason when it cannot be analysed.
     ``roots``: the folders it must resolve into (``recipelint.files.confine``: a recipe linked

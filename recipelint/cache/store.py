@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from recipelint.files import Refused, read_regular
+from recipelint.files import Refused, overlay_of, read_regular
 
 FORMAT = 2
 
@@ -197,7 +197,11 @@ class _StatIndex:
     def digest(self, path: str) -> tuple[int, bytes]:
         """(size, SHA-256) of a regular file; raises OSError when it cannot be read (a FIFO, a
         device, a directory are never opened).  A file over :data:`MAX_DIGEST` bytes is not
-        read: its digest is one of its size, mtime and inode."""
+        read: its digest is one of its size, mtime and inode.  A file given a text
+        (``files.overlaid``) has that text's digest (not kept in the index)."""
+        given = overlay_of(path)
+        if given is not None:
+            return len(given), hashlib.sha256(given).digest()
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):  # (a FIFO or a device: opening or reading it may never end)
             raise OSError(0, f"{path}: not a regular file")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recipelint.cache.results import skipped_dir  # (one test for the walk and the cache key)
-from recipelint.files import has_no_suffix, shell_script_by_shebang
+from recipelint.files import has_no_suffix, overlay_of, shell_script_by_shebang
 from recipelint.lint.findings import Finding, Related, group, merge_defects
 from recipelint.lint.scope import SIBLING, Only, back_rel
 from recipelint.lint.scope import rel_to as _rel_to
@@ -157,7 +157,7 @@ def collect(
     out: list[tuple[Path, str]] = []
     seen: set[str] = set()
     for p in paths:
-        if not p.exists() and not p.is_symlink():
+        if not p.exists() and not p.is_symlink() and overlay_of(p) is None:  # (a buffer not saved yet: its text is given)
             raise UsageError(f"{p}: no such file or directory")
         if p.is_dir():
             for root, dirs, files in os.walk(p, followlinks=False):
