@@ -700,6 +700,17 @@ def changes_cmd(
     sys.stdout.write(printable(render(commit, found)))
 
 
+@app.command("server")
+def server_cmd():
+    """Run the language server (LSP over stdin/stdout) for an editor: diagnostics of the unsaved
+    buffer, the value of a flag at each sweep point on hover, fixes and suppressions as code actions."""
+    try:
+        from recipelint.server import main as serve
+    except ImportError as e:  # (pygls is a dependency: a broken install)
+        _fail(f"server: cannot load the language server ({e}); pip install 'pygls>=2,<3'")
+    serve()
+
+
 @app.command("rule")
 def rule_doc(
     code: Optional[str] = typer.Argument(None, help="A rule code (RL101) or name (dp-attention-per-rank-limit)."),
@@ -735,7 +746,7 @@ def main() -> None:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except (BrokenPipeError, OSError):  # `recipelint check ... | head`
+    except (BrokenPipeError, OSError, ValueError):  # `recipelint check ... | head`; the language server closed stdout
         pass
     os._exit(code)
 

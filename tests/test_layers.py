@@ -26,6 +26,7 @@ STAGES = [  # (module prefix, rank)
     ("recipelint.rules", 6),
     ("recipelint.report", 7),
     ("recipelint.cli", 8),
+    ("recipelint.server", 8),  # (the language server: the command line's peer, over LSP)
     ("recipelint.__main__", 8),
     ("recipelint.entry", 8),  # (the console script: the CLI above it)
     ("recipelint", 0),  # the package itself: __version__
