@@ -131,6 +131,31 @@ def overlaid(texts: dict[Path, bytes] | dict[str, bytes]) -> Iterator[None]:
         _OVERLAY.update(saved)
 
 
+#: the sets the files read are noted in (``recording``)
+_RECORDING: list[set[str]] = []
+
+
+@contextmanager
+def recording() -> Iterator[set[str]]:
+    """Note the real path of every file read (or sniffed) until the block ends, in the set given
+    (a kept workspace checks them before it reuses what was computed from them)."""
+    read: set[str] = set()
+    _RECORDING.append(read)
+    try:
+        yield read
+    finally:
+        _RECORDING.remove(read)
+
+
+def _note(path: Path | str) -> None:
+    try:
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
+        return
+    for read in _RECORDING:
+        read.add(real)
+
+
 def overlay_of(path: Path | str) -> bytes | None:
     """The text given for ``path`` (``overlaid``), or None (read it from disk)."""
     if not _OVERLAY:
@@ -165,6 +190,8 @@ def read_regular(path: Path | str, limit: int) -> bytes:
     regular file is refused before it is opened (opening a device or a FIFO can have effects:
     a tape rewinds, a FIFO's writer wakes); the descriptor is checked again after the open (a
     path swapped in between changes nothing).  A path given a text (``overlaid``) reads it."""
+    if _RECORDING:
+        _note(path)
     given = overlay_of(path) if _OVERLAY else None
     if given is not None:
         if len(given) > limit:
@@ -193,6 +220,8 @@ def read_regular(path: Path | str, limit: int) -> bytes:
 def read_head(path: Path | str, n: int = 256) -> bytes:
     """The first ``n`` bytes (at most) of a regular file of any size, opened as
     :func:`read_regular` opens one (or the text given for it); else :class:`Refused`."""
+    if _RECORDING:
+        _note(path)
     given = overlay_of(path) if _OVERLAY else None
     if given is not None:
         return given[:n]

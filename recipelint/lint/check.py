@@ -19,6 +19,7 @@ from recipelint.lint.settings import Settings
 if TYPE_CHECKING:  # the analysis stack is imported when a run needs it (not on a cache hit)
     from recipelint.lint.analysis import Analyzer, FileResult
     from recipelint.lint.suppress import FileSuppressions
+    from recipelint.lint.workspace import Kept
 
 
 class UsageError(Exception):
@@ -96,6 +97,10 @@ class Options:
     #: the tree the ``reuse`` analyses were made in (they keep its paths; the findings made from
     #: them are matched as this tree's: ``_new_since_base``)
     reuse_top: Path | None = None
+    #: what a kept workspace remembers between runs (``lint.workspace.Kept``): the master configs
+    #: loaded (``configs(key, load)``) and the analyses of the siblings rules compare with
+    #: (``analysis(path, key, analyse)``), each until a file it read changes
+    kept: Kept | None = None
 
 
 def run_roots(paths: list[Path], search_roots: list[Path] | None = None) -> list[Path]:
@@ -403,6 +408,11 @@ def lint(
             load_key = _configs_key(root, config_list, roots, cache_at)
             if only is None and opt.preloaded is not None and load_key in opt.preloaded:
                 cs = opt.preloaded[load_key]  # (a diff's scope compared the same configs: loaded once)
+            elif opt.kept is not None:  # (a kept workspace: loaded again only when what it read changed)
+                sparse = tuple(str(p) for p in only) if only is not None else None
+                cs = opt.kept.configs(
+                    (load_key, sparse), lambda: configs.load(root, config_list or None, cache_at, recipes=only, roots=roots)
+                )
             else:
                 cs = configs.load(root, config_list or None, cache_at, recipes=only, roots=roots)
         if yaml_paths:
@@ -445,6 +455,8 @@ def lint(
             return homes.get(id(res), res.path)
 
     def analyze_other(path: Path) -> FileResult:
+        if opt.kept is not None:  # (a sibling of the recipe checked: analysed again only when what it read changed)
+            return opt.kept.analysis(path, (id(cs), pins.key()), lambda: analyze_file(path, display_path(path)))
         return analyze_file(path, display_path(path))
 
     fc = _file_cache(opt, st, sel, ign, pins, cs, roots) if cache_at is not None else None

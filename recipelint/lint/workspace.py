@@ -96,6 +96,64 @@ def check_master_configs(paths: list[Path], where: str = "", cache: bool = True)
             raise WorkspaceError(f"{where}{p}: not a master config: its YAML is not a mapping of entries")
 
 
+class Kept:
+    """What a kept workspace remembers between runs (``lint.check.Options.kept``): the master
+    configs loaded and the analyses of the siblings the rules compare the checked recipe with —
+    each reused while every file it read (and the folders holding them: a config added) has the
+    same stat, and the paths an analysis found no sourced file at still hold none.  Nothing
+    computed from a text given for the run (``files.overlaid``) is kept."""
+
+    #: configs sets kept (one per project root and set of recipes checked)
+    MAX_CONFIGS = 8
+
+    def __init__(self) -> None:
+        self._configs: dict[tuple, tuple[object, dict[str, tuple | None]]] = {}
+        self._analyses: dict[str, tuple[tuple, object, dict[str, tuple | None], set[str]]] = {}
+
+    def configs(self, key: tuple, load):
+        from recipelint.files import recording
+
+        hit = self._configs.get(key)
+        if hit is not None and _unchanged(hit[1]):
+            return hit[0]
+        with recording() as read:
+            cs = load()
+        self._analyses.clear()  # (their sweep points came from the configs)
+        if not _given(read):
+            if len(self._configs) >= self.MAX_CONFIGS:
+                self._configs.pop(next(iter(self._configs)))
+            self._configs[key] = (cs, _stats(read | {os.path.dirname(p) for p in read}))
+        return cs
+
+    def analysis(self, path: Path, key: tuple, analyse):
+        from recipelint.files import recording
+
+        real = os.path.realpath(path)
+        hit = self._analyses.get(real)
+        if hit is not None and hit[0] == key and _unchanged(hit[2]) and not any(os.path.lexists(p) for p in hit[3]):
+            return hit[1]
+        with recording() as read:
+            res = analyse()
+        used = {os.path.realpath(p) for p in getattr(res, "used", ())}
+        if not getattr(res, "error", None) and not _given(read | used | {real}):
+            self._analyses[real] = (key, res, _stats(read | used | {real}), set(getattr(res, "looked", ())))
+        return res
+
+
+def _given(paths: set[str]) -> bool:
+    from recipelint.files import overlay_of
+
+    return any(overlay_of(p) is not None for p in paths)
+
+
+def _stats(paths: set[str]) -> dict[str, tuple | None]:
+    return {p: _stat(p) for p in paths}
+
+
+def _unchanged(stats: dict[str, tuple | None]) -> bool:
+    return all(_stat(p) == sig for p, sig in stats.items())
+
+
 #: the workspace whose settings' facts are applied in this process (``Workspace.activate``)
 _ACTIVE: list[Workspace] = []
 
@@ -121,6 +179,7 @@ class Workspace:
     #: what a kept workspace reuses between runs (``analyzer``)
     _analyzer: Analyzer | None = None
     _read: dict = field(default_factory=dict)
+    _kept: Kept | None = None
 
     @classmethod
     def open(
@@ -230,6 +289,7 @@ class Workspace:
             settings=self.settings,
             cache=self.cache,
             search_roots=list(self.search_roots),
+            kept=self._kept,
         )
         return replace(opts, **changes) if changes else opts
 
@@ -284,11 +344,13 @@ class Workspace:
     # --- kept between runs (the language server) ---------------------------------------------
 
     def keep(self) -> Workspace:
-        """Keep an analyzer between this workspace's runs (its sourced libraries parsed once):
-        for a process that checks again and again (the language server)."""
+        """Keep an analyzer (its sourced libraries parsed once), the master configs loaded and the
+        siblings' analyses between this workspace's runs (``Kept``): for a process that checks
+        again and again (the language server)."""
         from recipelint.lint.analysis import Analyzer
 
         self._analyzer = Analyzer(roots=list(self.roots))
+        self._kept = Kept()
         return self
 
     def analyzer(self) -> Analyzer:
