@@ -257,3 +257,14 @@ def test_positions_are_utf16_code_units():
     assert lines.to_offset(types.Position(0, 8)) == at
     assert lines.to_offset(types.Position(1, 0)) == data.index(b"b")
     assert lines.to_offset(types.Position(0, 99)) == data.index(b"\n")  # (past the line's end: its end)
+
+
+def test_the_latency_bench_drives_a_server(seed):
+    # bench/lsp_latency.py measures; here it only has to run end to end and see the edits' diagnostics
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import lsp_latency
+
+    r = asyncio.run(lsp_latency.measure(seed, B200, 3, PATIENCE))
+    assert r["open_diagnostics"] == 4 and r["warm_n"] == 2
+    # (a flag dropped and a comment added: the recipe's four findings; a flag misspelt: one more)
+    assert r["diagnostics_per_change"] == [4, 5]
