@@ -135,14 +135,14 @@ class RecipeServer(LanguageServer):
             self.workspaces[key] = ws
         return ws
 
-    def check(self, uri: str, version: int | None, text: str) -> Checked | None:
+    def check(self, uri: str, version: int | None, text: str, language: str | None = None) -> Checked | None:
         """Check a document's text (in the worker thread); None when a newer text is wanted."""
         if self.wanted.get(uri, version) != version:
             return None
         fs = to_fs_path(uri)
         data = text.encode("utf-8")
         done = Checked(version, Lines(data))
-        if fs is None:
+        if fs is None or not checked_kind(Path(fs), language, data):
             return done
         path = Path(fs)
         try:
@@ -159,7 +159,7 @@ class RecipeServer(LanguageServer):
         doc = self.workspace.get_text_document(uri)
         self.wanted[uri] = doc.version
         loop = asyncio.get_running_loop()
-        done = await loop.run_in_executor(self.pool, self.check, uri, doc.version, doc.source)
+        done = await loop.run_in_executor(self.pool, self.check, uri, doc.version, doc.source, doc.language_id)
         if done is None:
             return
         self.checked[uri] = done
@@ -173,6 +173,23 @@ class RecipeServer(LanguageServer):
         if have is None or have.version != doc.version:
             await self.refresh(uri)
         return self.checked.get(uri)
+
+
+#: the editors' language ids of shell scripts (VS Code's, Neovim's filetypes)
+SHELL_LANGUAGES = frozenset({"shellscript", "sh", "bash"})
+
+
+def checked_kind(path: Path, language: str | None, data: bytes) -> bool:
+    """Whether a document is checked: a shell script by its language id, a recipe's or a master
+    config's name (as a directory walk takes them), or a name without suffix and a ``#!`` line
+    that runs bash or sh; an editor's other files (Python, Markdown) are not."""
+    from recipelint.files import WALKED_SHELLS, has_no_suffix, shebang_interpreter
+    from recipelint.lint.check import RECIPE_SUFFIXES
+
+    name = path.name
+    if language in SHELL_LANGUAGES or name.endswith((*RECIPE_SUFFIXES, "-master.yaml", "-master.yml")):
+        return True
+    return has_no_suffix(name) and shebang_interpreter(data[:256]) in WALKED_SHELLS
 
 
 def _problem(message: str, path: Path) -> Finding:

@@ -174,6 +174,13 @@ def test_the_server_end_to_end(seed):
         assert (seed / B300).read_text() == text
         # the buffer back as it was: no diagnostic
         assert await s.change(B300, text) == []
+        # a file of another kind the editor opens (its text a recipe's that has a finding): not checked
+        notes = f"{AGENTIC}/notes.txt"
+        uri = s.uri(notes)
+        s.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="plaintext", version=1, text=dropped))
+        )
+        assert await s.until(uri, 1) == []
 
         # the B200 recipe: its findings, with related locations in its sibling and the master config
         found = await s.open(B200)
