@@ -203,6 +203,11 @@ def test_the_server_end_to_end(seed):
         md60 = (await s.hover(B200, 59, 16)).contents.value
         assert "`--max-num-seqs`" in md60 and "`--max-cudagraph-capture-size`" in md60
         assert await s.hover(B200, 0, 0) is None  # (the #! line: no flag)
+        # the launch's environment (line 19: `export VLLM_ENGINE_READY_TIMEOUT_S=3600`) and its model (line 68)
+        env = (await s.hover(B200, 18, 40)).contents.value
+        assert env.startswith("`VLLM_ENGINE_READY_TIMEOUT_S` (environment, vllm, line 19): `3600` at every sweep point")
+        model = (await s.hover(B200, 67, 17)).contents.value
+        assert model.startswith("`argument 1` (vllm, line 68): `deepseek-ai/DeepSeek-V4-Pro` at every sweep point")
 
         # a suppression for RL101, placed as --add-suppressions places it; applied, RL101 is gone
         (suppress,) = [a for a in await s.actions(B200, rl101) if a.title == "Suppress RL101 here"]

@@ -1,7 +1,8 @@
 """An editor's hover over a recipe (``recipelint server``): the serve flags whose words are written
 at the place pointed at — the flag itself, its value, or a word its value came from (a variable's
 assignment, an array element, an arithmetic expansion) — with the value each flag has at every
-sweep point, as ``recipelint render`` shows the launch per point, in Markdown.
+sweep point, as ``recipelint render`` shows the launch per point, in Markdown; likewise a launch's
+positional arguments (the model) and the variables of its environment (``export VLLM_...``).
 
 Values are grouped: one line per value, with the sweep points that give it grouped as the
 terminal formats group them (``report.points.compact_points``)."""
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from recipelint.evaluate.values import display
 from recipelint.lint.analysis import FileResult
 from recipelint.report.points import compact_points
 
@@ -26,6 +28,8 @@ VALUE_CHARS = 120
 class FlagValues:
     name: str  # as written (the first occurrence met)
     line: int  # the line the flag word is written on (1-based)
+    #: what it is when not a flag: "argument 1", "environment"
+    kind: str = ""
     #: value shown → sweep point labels, in the order met
     values: dict[str, list[str]] = field(default_factory=dict)
     #: engines the launches holding it run
@@ -54,21 +58,32 @@ def flags_at(res: FileResult, offset: int) -> list[FlagValues]:
         return seen[k]
 
     found: dict[tuple[str, int], FlagValues] = {}
+
+    def add(key: str, name: str, where, shown: str, label: str, engine: str, kind: str = "") -> None:
+        written = where.real().span.line if where is not None else 0
+        fv = found.setdefault((key, written), FlagValues(name, written, kind))
+        labels = fv.values.setdefault(shown, [])
+        if label not in labels:
+            labels.append(label)
+        if engine not in fv.engines:
+            fv.engines.append(engine)
+
+    def hit(words) -> bool:
+        return any(_covers(w.loc, offset, same) or any(_covers(c.loc, offset, same) for c in w.chunks) for w in words)
+
     for pr in res.points:
+        label = pr.point.label
         for lc in pr.launches:
             for f in lc.flags:
-                words = [f.word, *([f.value] if f.value is not None else [])]
-                hit = any(_covers(w.loc, offset, same) or any(_covers(c.loc, offset, same) for c in w.chunks) for w in words)
-                if not hit:
-                    continue
-                written = f.word.loc.real().span.line if f.word.loc is not None else 0
-                fv = found.setdefault((f.key, written), FlagValues(f.name, written))
-                shown = "(no value)" if f.value is None else f.value.shown
-                labels = fv.values.setdefault(shown, [])
-                if pr.point.label not in labels:
-                    labels.append(pr.point.label)
-                if lc.engine not in fv.engines:
-                    fv.engines.append(lc.engine)
+                if hit([f.word, *([f.value] if f.value is not None else [])]):
+                    add(f.key, f.name, f.word.loc, "(no value)" if f.value is None else f.value.shown, label, lc.engine)
+            for i, w in enumerate(lc.positionals, 1):
+                if hit([w]):
+                    add(f"#{i}", f"argument {i}", w.loc, w.shown, label, lc.engine)
+            for name, value in lc.env.items():  # (the launch's environment: exported variables, prefix assignments)
+                if isinstance(value, tuple) and any(_covers(getattr(c, "loc", None), offset, same) for c in value):
+                    first = next((c.loc for c in value if getattr(c, "loc", None) is not None), None)
+                    add(f"${name}", name, first, display(value), label, lc.engine, "environment")
     return list(found.values())
 
 
@@ -91,7 +106,8 @@ def hover_markdown(res: FileResult, offset: int) -> str | None:
     out: list[str] = []
     for fv in flags[:FLAGS_MAX]:
         n = sum(len(v) for v in fv.values.values())
-        head = f"{_code(fv.name)} ({', '.join(fv.engines)}, line {fv.line}): "
+        what = ", ".join([*([fv.kind] if fv.kind else []), *fv.engines, f"line {fv.line}"])
+        head = f"{_code(fv.name)} ({what}): "
         if len(fv.values) == 1:
             (value, labels) = next(iter(fv.values.items()))
             out.append(f"{head}{_code(value)} at every sweep point that runs it ({n})")
