@@ -151,6 +151,12 @@ class RecipeServer(LanguageServer):
         except WorkspaceError as e:
             done.findings = [_problem(str(e), path)]
             return done
+        except RecursionError:
+            done.findings = [_problem("recipelint: internal error: input nested too deeply", path)]
+            return done
+        except Exception as e:  # (as the command line says it: one line, and the server goes on)
+            done.findings = [_problem(f"recipelint: internal error: {type(e).__name__}: {e}", path)]
+            return done
         done.findings = [f for f in result.findings if same_file(f.span.path, path)]
         done.analysis = next((r for r in result.files if same_file(r.path, path) and not r.slim), None)
         return done
