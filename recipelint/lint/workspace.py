@@ -118,7 +118,9 @@ class Kept:
             return hit[0]
         with recording() as read:
             cs = load()
-        self._analyses.clear()  # (their sweep points came from the configs)
+        # (the analyses kept are keyed by the identity of the set their points came from: a set
+        # loaded again, or a new one that may take an old one's identity, drops them)
+        self._analyses.clear()
         if not _given(read):
             if len(self._configs) >= self.MAX_CONFIGS:
                 self._configs.pop(next(iter(self._configs)))
