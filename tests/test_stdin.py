@@ -119,3 +119,19 @@ def test_overlay_reads_bounded_and_restored(tmp_path):
 
         assert file_digest(str(p)) == (6, hashlib.sha256(b"given\n").digest())
     assert read_regular(p, 100) == b"on disk\n"
+
+
+def test_a_master_config_given_runs_its_recipes(seed):
+    # the buffer of a master config: the recipes it runs are checked at the points its text makes
+    cfg = "configs/nvidia-master.yaml"
+    text = (seed / cfg).read_text()
+    edited = text.replace("conc-list: [8, 12, 16] }", "conc-list: [8, 12, 16, 20] }", 1)
+    assert edited != text
+    args = ["check", "-", "--stdin-filename", cfg, "-o", "json", "--no-cache"]
+
+    def points(output: str) -> dict:
+        return {(f["code"], f["location"]["line"]): len(f["points"]) for f in json.loads(output)}
+
+    before, after = points(runner.invoke(app, args, input=text).output), points(runner.invoke(app, args, input=edited).output)
+    assert before[("RL201", 83)] == 13 and after[("RL201", 83)] == 14
+    assert points(runner.invoke(app, ["check", cfg, "-o", "json"]).output) == before
