@@ -114,7 +114,10 @@ def hover_markdown(res: FileResult, offset: int) -> str | None:
             out.extend(f"- {_code(g)}" for g in compact_points(labels))
         else:
             out.append(f"{head}{len(fv.values)} values over {n} sweep points")
-            for value, labels in list(fv.values.items())[:VALUES_MAX]:
+            values = list(fv.values.items())
+            if all(v.lstrip("-").isdigit() for v, _ in values):  # (numbers in their order, else as met)
+                values.sort(key=lambda kv: int(kv[0]))
+            for value, labels in values[:VALUES_MAX]:
                 groups = compact_points(labels)
                 out.append(f"- {_code(value)} at " + ", ".join(_code(g) for g in groups))
             if len(fv.values) > VALUES_MAX:
