@@ -38,7 +38,7 @@ def test_the_text_of_a_file_checks_as_the_file(seed):
     assert given.exit_code == on_disk.exit_code == 1
     assert given.output == on_disk.output
     # the B200 recipe's parity findings need its sibling, read from disk beside the path named
-    assert ("RL401", B200, 74) in _codes(given.output)
+    assert ("RL401", B200, 83) in _codes(given.output)
 
 
 def test_the_text_given_is_checked_not_the_file(seed):
@@ -46,7 +46,7 @@ def test_the_text_given_is_checked_not_the_file(seed):
     edited = before.replace("    --enable-auto-tool-choice\n", "")
     assert edited != before
     r = runner.invoke(app, ["check", "-", "--stdin-filename", B300, "-o", "json", "--no-cache"], input=edited)
-    assert _codes(r.output) == [("RL201", B300, 104)], r.output
+    assert _codes(r.output) == [("RL201", B300, 88)], r.output
     assert (seed / B300).read_text() == before  # (nothing written)
     clean = runner.invoke(app, ["check", B300, "-o", "concise"])
     assert clean.exit_code == 0, clean.output
@@ -133,5 +133,5 @@ def test_a_master_config_given_runs_its_recipes(seed):
         return {(f["code"], f["location"]["line"]): len(f["points"]) for f in json.loads(output)}
 
     before, after = points(runner.invoke(app, args, input=text).output), points(runner.invoke(app, args, input=edited).output)
-    assert before[("RL201", 83)] == 13 and after[("RL201", 83)] == 14
+    assert before[("RL401", 83)] == 13 and after[("RL401", 83)] == 14
     assert points(runner.invoke(app, ["check", cfg, "-o", "json"]).output) == before
