@@ -45,5 +45,9 @@ class SyntaxError_(Rule):
         # its cascade (a missing quote or `fi` makes the rest of the file mean something else)
         first, more = found[0], len(found) - 1
         notes = [f"bash stops here; {more} more syntax problem{'s' if more != 1 else ''} after it"] if more else []
-        msg = first.message + ": fix the syntax here (bash runs nothing of the file)"
+        msg = (
+            first.message
+            if first.message.endswith("close it")
+            else first.message + ": fix the syntax here (bash runs nothing of the file)"
+        )
         yield ctx.finding(first.loc, msg, key=first.message, notes=notes)

@@ -133,7 +133,7 @@ def _convert(
         if ts_node.is_error:
             problems.append(_error_problem(ts_node, src, text))
         elif ts_node.is_missing:
-            problems.append(ParseProblem(node.loc, f"syntax error: missing '{ts_node.type}'"))
+            problems.append(_missing_problem(ts_node, node, src))
         n = ts_node.child_count
         if not n:
             continue
@@ -576,6 +576,21 @@ _STRUCTURAL = frozenset(
 
 
 _STATEMENTS = STATEMENT_TYPES | {"unset_command", "comment", "ERROR"}
+
+
+def _missing_problem(ts_node, node: Node, src) -> ParseProblem:
+    """A token tree-sitter found missing.  A closing quote is reported where its string opens (as
+    bash does: `unexpected EOF while looking for matching `"'` names the line the quote opened
+    on, and ShellCheck points there too), not at the end of the file where parsing gave up."""
+    q = ts_node.type
+    parent = ts_node.parent
+    if q in ('"', "'", "`") and parent is not None and src.data[parent.start_byte : parent.start_byte + 1] == q.encode():
+        at = parent.start_byte
+        return ParseProblem(
+            Loc(src, at, at + 1),
+            f"syntax error: this `{q}` is never closed: bash reads on to the end of the file looking for its match; close it",
+        )
+    return ParseProblem(node.loc, f"syntax error: missing '{q}'")
 
 
 def _error_problem(ts_node, src, data: bytes) -> ParseProblem:
