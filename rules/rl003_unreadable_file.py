@@ -45,4 +45,17 @@ class UnreadableFile(Rule):
         msg = err.split(": ", 1)[1] if ": " in err else err
         # the key, for fingerprints: the problem without its numbers (an offset, a size, a line)
         key = re.sub(r"0x[0-9a-fA-F]+|\d[\d,.]*", "#", msg)
+        msg += "; " + _TODO.get(
+            next((k for k in _TODO if k in msg), ""), "make it a readable text file inside the project, or exclude it"
+        )
         yield Finding(self.code, self.name, self.severity, msg, Span(str(ctx.result.path), line, 1, line, 1), key=key)
+
+
+#: what to do, by what the reason says
+_TODO = {
+    "UTF-8": "save it as UTF-8",
+    "NUL": "remove the NUL bytes (a binary file is no recipe)",
+    "larger than": "split it, or exclude it",
+    "outside": "keep it inside the project (or name its folder with --search-root)",
+    "": "make it a readable text file inside the project, or exclude it",
+}

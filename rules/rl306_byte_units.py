@@ -43,6 +43,12 @@ class ByteUnits(Rule):
     EOF
     ```
 
+    ## Fix
+    Safe for Mooncake's `global_segment_size` written as a decimal-GB count with the unit in its
+    quotes (`"${PER_RANK_GB}GB"`, `"356GB"`): the unit becomes nine zeros, the byte count
+    (`"${PER_RANK_GB}000000000"`).  `--kv-offloading-size` (a GiB count: the conversion rounds) and
+    `cpu_bytes_to_use` computed in the shell are left to you.
+
     ## Exceptions
     Judged only when the sweep point's `TOTAL_CPU_DRAM_GB` is known and the value matches the
     budget (whole, or divided by the GPU count or TP size).  The segment size is judged only
@@ -118,4 +124,30 @@ class ByteUnits(Rule):
             f"{n} is a decimal-GB share of TOTAL_CPU_DRAM_GB={total}: each segment is {OVER:.1f} % over budget",
             f"{ev.short}: {ev.provenance}" if ev.provenance else "",
         ]
-        yield ctx.finding(seg.loc, msg, use.point, key="global_segment_size", variant=ev.label, notes=notes)
+        yield ctx.finding(
+            seg.loc, msg, use.point, key="global_segment_size", variant=ev.label, notes=notes, fix=_bytes_fix(ctx, seg)
+        )
+
+
+def _bytes_fix(ctx, seg):
+    """The size in bytes, written where the unit is: `"${PER_RANK_GB}GB"` becomes
+    `"${PER_RANK_GB}000000000"` (the digits of a decimal GB count followed by nine zeros is its
+    byte count, whatever the count is at each sweep point); None when the text does not end in
+    the unit inside its quotes (a value built another way)."""
+    from recipelint.bash.source import Loc
+    from recipelint.lint.findings import Fix
+
+    if seg.loc is None:
+        return None
+    real = seg.loc.real()
+    data = getattr(real.source, "data", b"")
+    if data[real.start : real.start + 1] != b'"':
+        return None
+    end = data.find(b'"', real.start + 1)  # (the string as written: its closing quote, on its line)
+    text = data[real.start : end + 1] if end > 0 else b""
+    if b"\n" in text or b"\\" in text or len(text) < 4 or text[-3:-1].lower() != b"gb":
+        return None
+    if not (text[-4:-3] == b"}" or text[-4:-3].isdigit()):  # (`${N}GB`, `356GB`: a count before the unit)
+        return None
+    edit = ctx.replace(Loc(real.source, end - 2, end), "000000000")
+    return Fix("give the size in bytes (decimal GB × 10⁹)", [edit], "safe") if edit is not None else None

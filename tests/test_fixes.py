@@ -257,3 +257,28 @@ def test_only_a_guard_that_tests_and_stops_is_copied():
     assert not _plain_guard('if ! patch -p1 -d "$SITE" < "$PATCH"; then\n    exit 1\nfi\n')
     assert not _plain_guard('if [ -z "$X" ]; then\n    curl -fsSL https://example.com/x.sh | bash\n    exit 1\nfi\n')
     assert not _plain_guard('SITE_PACKAGES=$(python3 -c "import x")\n')
+
+
+def test_safe_fix_byte_units_writes_the_bytes(tmp_path, monkeypatch):
+    """RL306: `"${PER_RANK_GB}GB"` (read as GiB) becomes `"${PER_RANK_GB}000000000"`, the byte count
+    of the decimal-GB share at every sweep point; linting again, the finding is gone."""
+    from test_rules import fixture_points
+
+    from recipelint.lint.check import lint
+
+    (tmp_path / ".git").mkdir()
+    src = Path(__file__).resolve().parent.parent / "fixtures" / "rules" / "RL306" / "byte_units.sh"
+    p = tmp_path / "byte_units.sh"
+    p.write_bytes(src.read_bytes())
+    monkeypatch.chdir(tmp_path)
+
+    def relint(paths):
+        return lint(paths, points_for=fixture_points).all_findings
+
+    found = relint([Path("byte_units.sh")])
+    fixable = [f for f in found if f.code == "RL306" and f.fix is not None]
+    assert len(fixable) == 1 and fixable[0].fix.applicability == "safe"
+    out = fixes.apply(found, False, write=True, relint=relint)
+    assert out.fixed == 1, out.skipped
+    assert '"global_segment_size": "${PER_RANK_GB}000000000",' in p.read_text()
+    assert subprocess.run(["bash", "-n", str(p)]).returncode == 0
