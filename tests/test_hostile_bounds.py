@@ -150,6 +150,36 @@ def test_eval_growing_sixteenfold(tmp_path):
     run("r.sh", cwd=tmp_path)
 
 
+def test_eval_of_itself_doubled_eight_times(tmp_path):
+    """Issue 49's attack: `S='eval "$S";'` doubled to eight copies, then `eval "$S"` (137 bytes;
+    92 s and 342 MB in the attack review): ends, within the step budget."""
+    recipe(tmp_path, "S='eval \"$S\";'\n" + 'S="$S$S"\n' * 3 + 'eval "$S"\nvllm serve m --port 1\n')
+    run("r.sh", cwd=tmp_path)
+
+
+def test_nested_defaults_10000_deep(tmp_path):
+    """`${A:-${A:-…}}` 10,000 deep (435 s in the attack review, 43 s before this session's bound
+    on the repair's scans): the repair reads each nested word only when it holds an operator."""
+    n = 10_000
+    recipe(tmp_path, "X=" + "${A:-" * n + "x;y" + "}" * n + '\nvllm serve m --x "$X"\n')
+    run("r.sh", cwd=tmp_path)
+
+
+def test_values_doubling_through_arrays(tmp_path):
+    """A 280-byte recipe whose array doubles thirty times: the value bound (`Limits.max_words`)
+    makes it unknown instead of building a billion words."""
+    recipe(tmp_path, "A=(x x)\n" + 'A=("${A[@]}" "${A[@]}")\n' * 30 + 'vllm serve m "${A[@]}"\n')
+    run("r.sh", cwd=tmp_path)
+
+
+def test_a_launch_of_100000_flags_reads_4096_and_says_so(tmp_path):
+    """203 s of rule work in the attack review: now the first 4,096 flags are read, and RL011
+    says the rest are not."""
+    recipe(tmp_path, "vllm serve m " + " ".join(["--max-num-seqs 8"] * 100_000) + "\n")
+    code, out = run("r.sh", cwd=tmp_path)
+    assert "RL011" in out and "more than 4,096 flags" in out, out[-2000:]
+
+
 # --- sweep points --------------------------------------------------------------------------------
 
 
