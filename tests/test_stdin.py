@@ -5,10 +5,8 @@ editor's unsaved buffer; the language server shares this input path), and the ov
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
-from helpers import FIXTURES
 from typer.testing import CliRunner
 
 from recipelint.cli import app
@@ -20,11 +18,8 @@ B300 = f"{AGENTIC}/dsv4_fp4_b300_vllm.sh"
 
 
 @pytest.fixture
-def seed(tmp_path, monkeypatch):
-    shutil.copytree(FIXTURES / "seed", tmp_path / "seed")
-    monkeypatch.chdir(tmp_path / "seed")
-    monkeypatch.setenv("RECIPELINT_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path / "seed"
+def seed(seed_tree):
+    return seed_tree  # (conftest: a copy of fixtures/seed as the working directory)
 
 
 def _codes(output: str) -> list[tuple[str, str, int]]:

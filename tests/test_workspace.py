@@ -3,11 +3,9 @@ type), and a kept workspace (the language server's) whose reuse never changes a 
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURES
 
 from recipelint.lint.workspace import Workspace, WorkspaceError
 
@@ -17,11 +15,8 @@ B300 = AGENTIC / "dsv4_fp4_b300_vllm.sh"
 
 
 @pytest.fixture
-def seed(tmp_path, monkeypatch):
-    shutil.copytree(FIXTURES / "seed", tmp_path / "seed")
-    monkeypatch.chdir(tmp_path / "seed")
-    monkeypatch.setenv("RECIPELINT_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path / "seed"
+def seed(seed_tree):
+    return seed_tree  # (conftest: a copy of fixtures/seed as the working directory)
 
 
 @pytest.mark.parametrize(
