@@ -83,7 +83,7 @@ def render(
     color: str = typer.Option("auto", "--color", help="Colour the text output: auto, always or never."),
 ):
     """Print the serve launches a recipe would run: the shell-quoted command and each flag with its source line."""
-    from recipelint.lint.analysis import Analyzer
+    from recipelint.lint.workspace import Workspace, WorkspaceError
     from recipelint.report.launches import render_json, render_text
     from recipelint.sweep import configs
     from recipelint.sweep.points import default_points, environment_point, point_from_overrides, reads_sweep_variables
@@ -104,9 +104,10 @@ def render(
             return [point_from_overrides(display, overrides)] if overrides else default_points(display, text)
         return [environment_point(overrides, list(arg) if arg else None)]
 
-    res = Analyzer().analyze(script, display, points)
-    if res.error:
-        _fail(res.error)
+    try:  # (the recipe's settings apply: extra entry points, what it may source)
+        res = Workspace.open([script]).analyse(script, points)
+    except WorkspaceError as e:
+        _fail(str(e))
     if fmt == "json":
         _echo(json.dumps(render_json(res), indent=2))
     else:
@@ -138,16 +139,6 @@ def _rel(path: str) -> str:
     except ValueError:
         return path
     return path if rel.startswith("..") else rel
-
-
-def _check_master_configs(paths: list[Path], where: str = "", cache: bool = True) -> None:
-    """A one-line error, exit 2, unless every path is a master config (``lint.workspace.check_master_configs``)."""
-    from recipelint.lint.workspace import WorkspaceError, check_master_configs
-
-    try:
-        check_master_configs(paths, where, cache)
-    except WorkspaceError as e:
-        _fail(str(e))
 
 
 def _show_settings(ws, output_format: str | None, fail_on: str | None) -> None:
@@ -621,22 +612,21 @@ def sweep(
     arg: list[str] = typer.Option([], "--arg", "-a", help="A positional parameter for the script ($1, $2, ...; repeatable)."),
 ):
     """List the master-config sweep points that run a recipe, with the launch each one makes."""
-    from recipelint.lint.analysis import Analyzer, FileResult
+    from recipelint.lint.analysis import FileResult
+    from recipelint.lint.workspace import Workspace, WorkspaceError
     from recipelint.report.launches import render_json, render_text
-    from recipelint.sweep import configs as configs_mod
 
     if fmt not in ("text", "json"):
         _fail(f"--format must be text or json, got '{fmt}'")
     if not script.is_file():
         _fail(f"{script}: no such file")
-    _check_master_configs(config)
-    root = configs_mod.find_root(script)
-    if root is None and not config:
-        _fail(f"{script}: no configs/*-master.yaml found above it (use --master-config)")
-    cs = configs_mod.load(root, list(config) or None)
-    for p in cs.problems:
+    try:
+        ws = Workspace.open([script], master_configs=list(config))
+        pts, problems = ws.sweep_points(script)
+    except WorkspaceError as e:
+        _fail(str(e))
+    for p in problems:
         _echo(f"recipelint: {p.span.path}:{p.span.line}:{p.span.col}: {p.message}", err=True)
-    pts = cs.points_for(script) or []
     if not pts:
         _fail(f"{script}: no master-config entry runs this recipe")
     if point is not None and not 1 <= point <= len(pts):
@@ -650,9 +640,10 @@ def sweep(
 
         extra: dict = {**overrides, **({ARGV: tuple(arg)} if arg else {})}
         chosen = [replace(p, env={**p.env, **extra}) for p in chosen]
-    res = Analyzer().analyze(script, str(script), chosen)
-    if res.error:
-        _fail(res.error)
+    try:
+        res = ws.analyse(script, chosen)
+    except WorkspaceError as e:
+        _fail(str(e))
     if fmt == "json":
         out = []
         for i, pr in enumerate(res.points, 1):

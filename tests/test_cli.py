@@ -137,3 +137,17 @@ def test_ctrl_c_while_the_cli_is_imported_exits_130_without_a_traceback():
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert p.returncode == 130 and "Traceback" not in p.stderr and p.stdout == "", (p.returncode, p.stderr)
+
+
+def test_render_and_sweep_use_the_recipes_settings(tmp_path, monkeypatch):
+    """`render` and `sweep` run in the recipe's Workspace (issue 48 item 1): its settings' extra
+    entry points make a launch known there too, as they do for `check`."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".recipelint.yaml").write_text('extra-entry-points: {vllm: ["my-serve"]}\n')
+    (tmp_path / "serve.sh").write_text("#!/bin/bash\nmy-serve org/model --max-num-seqs 8 &\n")
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(app, ["render", "serve.sh"])
+    assert r.exit_code == 0 and "--max-num-seqs 8" in r.output, r.output
+    (tmp_path / ".recipelint.yaml").unlink()
+    r = runner.invoke(app, ["render", "serve.sh"])
+    assert r.exit_code == 2 and "no serve launch found" in r.output

@@ -28,7 +28,7 @@ from recipelint.lint.check import LintResult, Options, UsageError
 from recipelint.lint.settings import SEVERITIES, Settings
 
 if TYPE_CHECKING:
-    from recipelint.lint.analysis import Analyzer
+    from recipelint.lint.analysis import Analyzer, FileResult
 
 
 class WorkspaceError(Exception):
@@ -354,6 +354,28 @@ class Workspace:
         self._analyzer = Analyzer(roots=list(self.roots))
         self._kept = Kept()
         return self
+
+    def analyse(self, script: Path, points) -> FileResult:
+        """One recipe evaluated at ``points`` (a list, or a function of its text) with this
+        workspace's settings (their engine facts applied) and roots: ``render`` and ``sweep``."""
+        from recipelint.lint.analysis import Analyzer
+
+        self.activate()
+        res = Analyzer(roots=list(self.roots)).analyze(script, str(script), points)
+        if res.error:
+            raise WorkspaceError(res.error)
+        return res
+
+    def sweep_points(self, script: Path) -> tuple[list, list]:
+        """The master-config sweep points that run ``script`` (the configs named, else those above
+        it) and the configs' problems: ``sweep``."""
+        from recipelint.sweep import configs as configs_mod
+
+        root = configs_mod.find_root(script)
+        if root is None and not self.master_configs:
+            raise WorkspaceError(f"{script}: no configs/*-master.yaml found above it (use --master-config)")
+        cs = configs_mod.load(root, list(self.master_configs) or None)
+        return cs.points_for(script) or [], list(cs.problems)
 
     def analyzer(self) -> Analyzer:
         """The kept analyzer, or a new one when a file it read changed on disk since (its stat) or
