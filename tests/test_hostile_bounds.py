@@ -331,3 +331,27 @@ def test_a_files_step_budget_cuts_its_points_and_says_so(tmp_path, monkeypatch):
     done, total, spent = res["heavy.sh"].budget_cut
     assert 0 < done < total == 10 and spent > 2000
     assert res["light.sh"].budget_cut is None and len(res["light.sh"].points) == 10
+
+
+def test_aliases_of_a_large_string_are_bounded_by_bytes(tmp_path):
+    """Issue 49 (N4): aliases were bounded by their count only — a 1.6 MB master config (2,000
+    entries, each `image: *i` of a 1 MB string) took 51 s and 3.99 GB, and a 1 MB settings file
+    (5,000 aliases of a 1 MB string) a MemoryError.  A scalar now weighs a node per 64 bytes."""
+    import shutil
+
+    seed = tmp_path / "seed"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "seed", seed)
+    s = "vllm/vllm-openai:" + "x" * 1_000_000
+    entry = (
+        "dsv4-fp4-b200-vllm-agentic{k}:\n  image: *i\n  model: deepseek-ai/DeepSeek-V4-Pro\n  model-prefix: dsv4\n"
+        "  runner: cluster:b200-dgxc\n  precision: fp4\n  framework: vllm\n  multinode: false\n  scenarios:\n"
+        "    agentic-coding:\n    - dram-utilization: 0.95\n      search-space:\n      - {{ tp: 8, conc-list: [8] }}\n"
+    )
+    (seed / "configs" / "nvidia-master.yaml").write_text(f'_img: &i "{s}"\n' + "".join(entry.format(k=k) for k in range(2000)))
+    code, out = run(".", cwd=seed)
+    assert "aliases expand to more than" in out, out[-2000:]
+    (seed / ".recipelint.yaml").write_text(
+        'hardware-specific-flags: &a ["' + "x" * 1_000_000 + '"]\nsibling-groups: [' + ",".join(["*a"] * 5000) + "]\n"
+    )
+    code, out = run(".", cwd=seed)
+    assert code == 2 and "aliases expand to more than" in out, out[-2000:]

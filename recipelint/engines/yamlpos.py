@@ -252,8 +252,11 @@ def _check_size(root) -> None:
             raise YAMLPosError(f"nesting deeper than {MAX_DEPTH} levels", n.start_mark.line, n.start_mark.column)
         if k in on_path:
             raise YAMLPosError("recursive alias", n.start_mark.line, n.start_mark.column)
-        total = 1
         v = n.value
+        # a scalar weighs one node per 64 bytes of its text too: aliases of a large string are
+        # bounded by the bytes they expand to, not only by their count (a 1 MB string aliased
+        # 2,000 times was 2 GB of values downstream)
+        total = 1 + (len(v) >> 6 if isinstance(v, str) else 0)
         if isinstance(v, list):
             on_path.add(k)
             for item in v:
@@ -262,7 +265,11 @@ def _check_size(root) -> None:
                 else:
                     total += size(item, depth + 1)
                 if total > MAX_NODES:
-                    raise YAMLPosError(f"aliases expand to more than {MAX_NODES:,} nodes", n.start_mark.line, n.start_mark.column)
+                    raise YAMLPosError(
+                        f"aliases expand to more than {MAX_NODES:,} nodes (a node per 64 bytes of text)",
+                        n.start_mark.line,
+                        n.start_mark.column,
+                    )
             on_path.discard(k)
         sizes[k] = total
         return total
