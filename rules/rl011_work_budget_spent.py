@@ -1,14 +1,19 @@
 from recipelint.engines.launches import MAX_FLAGS
+from recipelint.evaluate.state import Limits
 from recipelint.lint.rulebase import Rule
+
+#: the run's budget, per process (``Limits.run_steps``)
+RUN_STEPS = Limits().run_steps
 
 
 class WorkBudgetSpent(Rule):
     """
     ## What it does
     Reports where recipelint stopped reading because a bound on its work was reached: a launch
-    with more than 4,096 flags (the words after them are not read), and a recipe whose sweep
+    with more than 4,096 flags (the words after them are not read), a recipe whose sweep
     points together took more than 2,000,000 evaluation steps (the points after that are not
-    evaluated).
+    evaluated), and the recipes a run reached after its files together took 40,000,000 steps (in
+    one process; each worker has its own).
 
     ## Why is this bad?
     A checked repository is untrusted input, and a recipe can be written to cost any amount of
@@ -40,7 +45,14 @@ class WorkBudgetSpent(Rule):
 
     def check(self, ctx):
         cut = ctx.result.budget_cut
-        if cut is not None:
+        if cut is not None and len(cut) > 3:  # (the run's budget, spent before or in this file)
+            done, total = cut[0], cut[1]
+            msg = (
+                f"the run's work budget ({RUN_STEPS:,} evaluation steps) was spent after {done} of this recipe's "
+                f"{total} sweep points: the other {total - done} are not checked; check fewer files per run"
+            )
+            yield ctx.finding(ctx.header_loc(1), msg, key="run-steps")
+        elif cut is not None:
             done, total, spent = cut
             msg = (
                 f"the work budget of this recipe ({spent:,} evaluation steps) was spent after {done} of {total} sweep "

@@ -355,3 +355,29 @@ def test_aliases_of_a_large_string_are_bounded_by_bytes(tmp_path):
     )
     code, out = run(".", cwd=seed)
     assert code == 2 and "aliases expand to more than" in out, out[-2000:]
+
+
+def test_the_runs_step_budget_cuts_the_files_after_it(tmp_path, monkeypatch):
+    """The steps of every file a process evaluates share the run's budget: past it, the points
+    left are not evaluated and RL011 says so for each recipe cut; the files before are whole."""
+    from recipelint.evaluate.state import Limits
+    from recipelint.lint import analysis
+    from recipelint.lint.check import lint
+    from recipelint.sweep.points import SweepPoint
+
+    (tmp_path / ".git").mkdir()
+    for i in range(6):
+        (tmp_path / f"r{i}.sh").write_text(
+            "#!/bin/bash\nN=0\nfor ((i = 0; i < 100; i++)); do N=$((N + CONC)); done\nvllm serve m --max-num-seqs \"$CONC\" &\n"
+        )
+    monkeypatch.setattr(analysis, "Limits", lambda: Limits(run_steps=3000))
+
+    def points(display, text):
+        return [SweepPoint(env={"CONC": str(c), "TP": "8"}, label=f"conc {c}") for c in range(1, 4)]
+
+    result = lint([tmp_path], points_for=points)  # (six files: one process)
+    cut = sorted(f.span.path for f in result.findings if f.code == "RL011")
+    assert cut and len(cut) < 6, cut
+    assert all("the run's work budget" in f.message for f in result.findings if f.code == "RL011")
+    whole = [r for r in result.files if r.budget_cut is None]
+    assert whole and all(len(r.points) == 3 for r in whole)

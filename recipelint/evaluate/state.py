@@ -122,6 +122,9 @@ class Limits:
     #: the steps one file's sweep points may take in all (InferenceX's most: ~70,000 over 72
     #: points): past it the points left are not evaluated, and RL011 says so
     file_steps: int = 2_000_000
+    #: ... and all the files one process evaluates in a run (InferenceX's whole tree: ~680,000;
+    #: each worker process has its own): past it, the points left in the run are not evaluated
+    run_steps: int = 40_000_000
     max_launches: int = 512  # per sweep point (InferenceX's most: 16, a SPEED-Bench loop)
     max_call_depth: int = 48
     max_recursion: int = 8  # calls of one function inside itself (one that may launch)

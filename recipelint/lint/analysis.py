@@ -195,6 +195,7 @@ class Analyzer:
         ``roots``: the folders the run may read (recipes, sourced files; ``recipelint.files.confine``);
         None: each recipe's project root (``sweep.configs.project_root``)."""
         self.limits = limits or Limits()
+        self.run_spent = 0  # (the steps of every file this analyzer evaluated: the run's budget)
         self.library = library or Library(cache_dir=cache_dir, roots=roots)
         self.roots = roots
         if self.library.roots is None and self.library.root_of is None:
@@ -269,6 +270,9 @@ class Analyzer:
             if spent > self.limits.file_steps:  # (the file's work budget: the rest is said, not judged)
                 res.budget_cut = (n, len(points), spent)
                 break
+            if self.run_spent + spent > self.limits.run_steps:  # (the run's, in this process)
+                res.budget_cut = (n, len(points), spent, "run")
+                break
             # two sweep points with the same environment (one job on two clusters) evaluate the
             # same: the second takes the first's paths, its events bound to the second point
             key = _env_key(pt.env)
@@ -286,6 +290,7 @@ class Analyzer:
                 pr = done[key] = self.evaluate(parsed, path, pt, ev)
                 spent += ev.steps
             res.points.append(pr)
+        self.run_spent += spent
         return res
 
     def evaluator(self, path: Path, follow_clients: bool = True) -> Evaluator:

@@ -502,7 +502,9 @@ def lint(
             for rule in rules if run else independent:
                 mine.extend(rule.check(FileContext(res, project, rule)))
             found.extend(mine)
-            if i in keys and fc is not None and not res.error:
+            # (a recipe cut by the run's budget is not kept: alone, or in another run, it is not cut)
+            run_cut = res.budget_cut is not None and len(res.budget_cut) > 3
+            if i in keys and fc is not None and not res.error and not run_cut:
                 key, words = keys[i]
                 used = [r for m in words if (r := project.by_path.get((fc.root / m).resolve())) is not None]
                 fc.store(key, words, used, mine, bool(res.launches), run)
