@@ -217,7 +217,7 @@ def diagnostic(f: Finding, lines: Lines, index: int) -> types.Diagnostic:
     if (end.line, end.character) < (start.line, start.character):
         end = start
     url = rule_url(f.code) if f.code else None
-    message = f.message
+    message = f.message + "".join(f"\n{n}" for n in f.notes)  # (the headline, then its notes: the release judged, why)
     if f.points:
         groups = compact_points(f.points)
         message += "\nsweep points: " + "; ".join(groups[:4]) + (f"; … ({len(groups) - 4} more)" if len(groups) > 4 else "")
