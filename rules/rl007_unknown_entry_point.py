@@ -59,18 +59,16 @@ class UnknownEntryPoint(Rule):
                 # (`docker run … opea/vllm-gaudi:latest --model m`: the image's entrypoint serves)
                 image = words[-2]
                 msg = (
-                    f"`{words[0]} run … {image}` starts a container whose entrypoint takes server options "
-                    f"(`{words[-1]}`), but recipelint does not know what `{image}` runs: its flags are not "
-                    "checked (`# recipelint: ignore[RL007]` with what the image runs, once known)"
+                    f"the image `{image}` takes server options (`{words[-1]}`) but what it runs is not known, so its "
+                    "flags are not checked: suppress this with what the image runs, once known"
                 )
-                yield ctx.finding(ctx.site_loc(site), msg, key=site.text)
+                yield ctx.finding(ctx.site_loc(site), msg, key=site.text, notes=[f"`{words[0]} run … {image}`"])
                 continue
             low = site.text.lower()
             engine = "sglang" if "sglang" in low else "trtllm" if "trtllm" in low or "tensorrt" in low else "vllm"
             msg = (
-                f"`{site.text}` looks like a server launch, but recipelint does not know this entry point: "
-                "its flags are not checked; if it takes an engine's flags, name it in the settings' "
-                f'`extra-entry-points` (e.g. `{{{engine} = ["{site.text}"]}}`)'
+                f"`{site.text}` looks like a server launch of an entry point not known, so its flags are not checked: "
+                f'name it in the settings\' `extra-entry-points` (`{{{engine} = ["{site.text}"]}}`) if it takes them'
             )
             yield ctx.finding(ctx.site_loc(site), msg, key=site.text)
         # launches the text does not show (the module in a variable: `python -m "$WORKER_MODULE"`)

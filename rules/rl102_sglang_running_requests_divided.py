@@ -1,4 +1,4 @@
-from recipelint.lint.rulebase import Rule, behaviour_scope, env_int, flag_int, sglang_attention_dp
+from recipelint.lint.rulebase import Rule, behaviour_scope_parts, env_int, flag_int, sglang_attention_dp
 
 #: the behaviour this rule relies on (rules/data/behaviours.yaml)
 BEHAVIOUR = "sglang.max-running-requests-global"
@@ -60,9 +60,12 @@ class SglangRunningRequestsDivided(Rule):
             if got is None or not got[0].somewhere:
                 continue
             per_worker = max(1, v // dp)
+            short, provenance = behaviour_scope_parts(*got)
             msg = (
-                f"`--max-running-requests` is {v} with {dp} DP-attention workers while CONC={conc}: {behaviour_scope(*got)} already "
-                f"divides it by the DP size, so each worker admits only {per_worker}; pass the global value "
-                f"(e.g. {v * dp})"
+                f"`--max-running-requests` is {v} with {dp} DP-attention workers, each admitting only {per_worker} at "
+                f"CONC={conc}: pass the global value (e.g. {v * dp})"
             )
-            yield ctx.finding(f.value_loc, msg, point, [(f.word.loc, f"--max-running-requests {v} is passed here")], key=f"{dp}")
+            notes = [f"{short} already divides it by the DP size", provenance]
+            yield ctx.finding(
+                f.value_loc, msg, point, [(f.word.loc, f"--max-running-requests {v} is passed here")], key=f"{dp}", notes=notes
+            )
