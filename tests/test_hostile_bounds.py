@@ -381,3 +381,12 @@ def test_the_runs_step_budget_cuts_the_files_after_it(tmp_path, monkeypatch):
     assert all("the run's work budget" in f.message for f in result.findings if f.code == "RL011")
     whole = [r for r in result.files if r.budget_cut is None]
     assert whole and all(len(r.points) == 3 for r in whole)
+
+
+def test_a_settings_config_path_too_long_is_a_one_line_error(tmp_path):
+    """Found by the long fuzz run (issue 49): `configs: ["a" * 5000]` in .recipelint.yaml made
+    `Path.is_file` raise ENAMETOOLONG, an "internal error"."""
+    (tmp_path / ".recipelint.yaml").write_text('configs: ["' + "a" * 5000 + '"]\n')
+    recipe(tmp_path, "vllm serve m\n")
+    code, out = run("r.sh", cwd=tmp_path)
+    assert code == 2 and "cannot be read (File name too long)" in out and "internal error" not in out, out[-500:]

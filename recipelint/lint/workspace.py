@@ -60,6 +60,12 @@ def plan(paths: list[Path] | None, diff_base: str | None, pre_commit: bool, cwd:
     return paths, diff_base
 
 
+def _short(p: Path, limit: int = 200) -> str:
+    """A path for a one-line message: at most ``limit`` characters (its end kept)."""
+    s = str(p)
+    return s if len(s) <= limit else "…" + s[-(limit - 1) :]
+
+
 def check_master_configs(paths: list[Path], where: str = "", cache: bool = True) -> None:
     """A :class:`WorkspaceError` unless every path is a master config: an existing
     ``*-master.yaml`` whose YAML, when it parses, is a mapping with entries (a syntax error in one,
@@ -70,7 +76,11 @@ def check_master_configs(paths: list[Path], where: str = "", cache: bool = True)
     from recipelint.sweep.configs import MAX_CONFIG_BYTES
 
     for p in paths:
-        if not p.is_file():
+        try:
+            found = p.is_file()
+        except OSError as e:  # (a name too long, a loop of links: said, as a missing file is)
+            raise WorkspaceError(f"{where}{_short(p)}: cannot be read ({e.strerror or e})") from None
+        if not found:
             raise WorkspaceError(f"{where}{p}: config file not found")
         if not p.name.endswith(("-master.yaml", "-master.yml")):
             raise WorkspaceError(
