@@ -218,6 +218,25 @@ _ASSIGN_MID = re.compile(rb"[;&|{(oen][ \t]*" + _ASSIGNED_NAME + _ASSIGNED_VALUE
 _ASSIGN_AFTER = re.compile(rb"(?m)(?:^|;)[ \t]*" + _ASSIGNED_NAME + _ASSIGNED_VALUE + rb"[ \t]+" + _ASSIGNED_NAME)
 
 
+#: a line longer than this is taken as holding the assignments (the tree walk then decides): the
+#: hints' value pattern rescans a line from each place it may start, so a 100 KB line of `eA=`
+#: took 46 s
+_HINT_LINE = 2048
+
+
+def _hint(rx, data: bytes) -> bool:
+    """Whether ``rx`` (one of the assignment hints, which never span lines) matches some line of
+    ``data``; True for a line longer than ``_HINT_LINE`` (a cheap test that may say yes)."""
+    if b"=" not in data:
+        return False
+    for line in data.split(b"\n"):
+        if b"=" not in line:
+            continue
+        if len(line) > _HINT_LINE or rx.search(line) is not None:
+            return True
+    return False
+
+
 def _end_lines(tree, data: bytes):
     """tree-sitter-bash 0.25 lets a command run on past the end of its line in two shapes, where
     bash ends the statement at the newline:
@@ -233,9 +252,7 @@ def _end_lines(tree, data: bytes):
     word — one byte for one, so every position stays the file's.  Returns the tree and the text
     it parsed."""
     for round_ in range(8):  # each round ends every such line found; a new parse may show more
-        assigns = (_ASSIGN_AFTER if round_ else _ASSIGN_LINE).search(data) is not None or (
-            not round_ and _ASSIGN_MID.search(data) is not None
-        )
+        assigns = _hint(_ASSIGN_AFTER if round_ else _ASSIGN_LINE, data) or (not round_ and _hint(_ASSIGN_MID, data))
         pipes = data.count(b"|") - 2 * data.count(b"||") >= 2
         if not (assigns or pipes):
             return tree, data

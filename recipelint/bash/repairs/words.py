@@ -106,7 +106,7 @@ def _rejoin_words(root: Node, data: bytes) -> None:
             _rejoin_children(node, data)
         elif node.type == "concatenation":
             kids = node.children
-            drop = [i for i in range(len(kids) - 1) if kids[i].type == "$" and kids[i + 1].type == "string"]
+            drop = {i for i in range(len(kids) - 1) if kids[i].type == "$" and kids[i + 1].type == "string"}  # (a set: n of them)
             if drop:  # `a$"b"c`
                 node.children = tuple(k for i, k in enumerate(kids) if i not in drop)
                 node.fields = tuple(f for i, f in enumerate(node.fields) if i not in drop)
