@@ -629,6 +629,68 @@ def test_mutated_settings_give_results_or_one_line_errors(case):
         _run_cli(root)
 
 
+def _baseline_text():
+    """What a `--baseline` file may hold: JSON of any shape (a list of entries with fields of any
+    type, the fields recipelint reads filled with hostile text), or any text at all."""
+    text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200)
+    entry = st.fixed_dictionaries(
+        {},
+        optional={
+            "code": st.one_of(st.just("RL101"), text, st.integers()),
+            "path": st.one_of(st.just("benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh"), text, st.none()),
+            "key": st.one_of(text, st.lists(text, max_size=3)),
+            "message": text,
+            "line": st.one_of(st.integers(min_value=-5, max_value=10**12), text),
+            "points": st.one_of(st.lists(text, max_size=4), text),
+        },
+    )
+    doc = st.one_of(
+        st.lists(entry, max_size=8),
+        st.fixed_dictionaries({"findings": st.lists(entry, max_size=8)}, optional={"version": st.one_of(st.integers(), text)}),
+        st.recursive(
+            st.one_of(st.none(), st.booleans(), st.integers(), text),
+            lambda c: st.lists(c) | st.dictionaries(text, c),
+            max_leaves=20,
+        ),
+    )
+    return st.one_of(doc.map(json.dumps), text)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None, suppress_health_check=list(HealthCheck))
+@given(_baseline_text())
+def test_any_baseline_file_gives_results_or_one_line_errors(text):
+    """Issue 49's fuzzing of baselines: any `--baseline` file ends in findings or a one-line error."""
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        _seed_tree(root)
+        (root / "baseline.json").write_text(text, encoding="utf-8", errors="surrogateescape")
+        _run_cli(root, "--baseline", "baseline.json")
+
+
+_NAME = st.text(
+    alphabet=st.characters(blacklist_characters="/\x00", blacklist_categories=("Cs",)), min_size=1, max_size=60
+).filter(lambda n: n not in (".", "..") and len(n.encode()) < 200)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None, suppress_health_check=list(HealthCheck))
+@given(_NAME, st.sampled_from([".sh", ".bash", "", ".sbatch"]))
+def test_any_file_name_gives_findings_in_one_line_each(name, suffix):
+    """Issue 49's fuzzing of file names: a recipe named with newlines, control characters,
+    workflow-command text or anything else gives findings whose every line is one line of the
+    format (never a name's newline breaking a line), or a one-line error."""
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        _seed_tree(root)
+        target = root / "benchmarks" / "single_node" / "agentic" / (name + suffix)
+        try:
+            target.write_text("#!/bin/bash\nvllm serve m --no-such-flag-xyz 1\n")
+        except OSError:
+            return  # (a name the file system refuses)
+        r = _run_cli(root, "--output-format", "github")
+        for line in r.stdout.splitlines():
+            assert line.startswith("::"), line[:200]
+
+
 def test_a_loop_stops_when_the_step_limit_is_spent(tmp_path):
     # a `while` whose condition sources the script itself (a mutation the fuzzer found): once the
     # step limit was spent each iteration still ran, only counting steps — 2.1 million, 26 s

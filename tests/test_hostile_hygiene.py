@@ -413,3 +413,17 @@ def test_report_files_are_not_written_through_a_link(tmp_path, monkeypatch, opti
     r = CliRunner().invoke(app, ["check", ".", "--no-cache", option, "out.txt"])
     assert r.exit_code == 2 and "symbolic link" in r.output, r.output
     assert (target.read_text() == "keep\n") if not dangling else not target.exists()
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\x85"])
+def test_a_line_separator_in_a_file_name_is_escaped(tmp_path, sep):
+    """Found by the file-name fuzz run (issue 49): U+2028 in a recipe's name reached the github
+    and concise outputs raw — a line break to Python's splitlines, JavaScript and many log
+    viewers.  It is written as an escape, as control characters are."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / f"a{sep}b.sh").write_text("#!/bin/bash\nvllm serve m --no-such-flag-xyz 1\n")
+    for fmt in ("github", "concise"):
+        r = run("check", ".", "--no-cache", "-o", fmt, cwd=tmp_path)
+        out = r.stdout.decode()
+        assert sep not in out and r.returncode == 1, out
+        assert (f"a\\u{ord(sep):04x}b.sh" in out) or (f"a\\x{ord(sep):02x}b.sh" in out), out

@@ -40,9 +40,10 @@ def use_color(mode: str, stream: IO | None = None, to_file: bool = False, enviro
 
 
 #: characters a terminal (or a log viewer) acts on instead of showing: C0 controls but tab and
-#: newline, DEL, C1 controls (``\x9b`` is a CSI on some terminals), and the bidirectional
+#: newline, DEL, C1 controls (``\x9b`` is a CSI on some terminals), the line and paragraph
+#: separators U+2028/U+2029 (a line break to many viewers), and the bidirectional
 #: overrides and isolates ("Trojan Source": text shown in an order other than its own)
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _escape(m: re.Match) -> str:
