@@ -393,3 +393,29 @@ def test_a_settings_config_path_too_long_is_a_one_line_error(tmp_path):
     recipe(tmp_path, "vllm serve m\n")
     code, out = run("r.sh", cwd=tmp_path)
     assert code == 2 and "cannot be read (File name too long)" in out and "internal error" not in out, out[-500:]
+
+
+def test_values_doubled_chunk_by_chunk_are_charged_to_the_budget(tmp_path, monkeypatch):
+    """Issue 49 (N3): `X="$X$X"` twenty times makes values of 65,536 one-byte chunks, and each
+    sweep point spent a second on them while counting a few thousand steps, so the file's budget
+    never ran out (210 points: 99 s).  Chunks are charged now (a step per 64): the budget cuts
+    the points, and RL011 says so (the same 210 points: 11 s)."""
+    from recipelint.evaluate.state import Limits
+    from recipelint.lint import analysis
+    from recipelint.lint.check import lint
+    from recipelint.sweep.points import SweepPoint
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "g.sh").write_text(
+        '#!/bin/bash\necho "$CONC"\nX=a\nfor i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do X="$X$X"; '
+        'A+=("$X" "$X" "$X" "$X" "$X" "$X" "$X" "$X"); done\nB=("${A[@]}" "${A[@]}" "${A[@]}" "${A[@]}")\n'
+        'vllm serve m --served-model-name "${B[*]}" --max-num-seqs "$CONC"\n'
+    )
+    monkeypatch.setattr(analysis, "Limits", lambda: Limits(file_steps=300_000))
+
+    def points(display, text):
+        return [SweepPoint(env={"CONC": str(c), "TP": "8"}, label=f"conc {c}") for c in range(1, 11)]
+
+    result = lint([tmp_path], points_for=points)
+    (cut,) = [f for f in result.findings if f.code == "RL011"]
+    assert "of 10 sweep points" in cut.message

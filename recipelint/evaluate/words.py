@@ -94,7 +94,9 @@ class Words:
             t = c.text
             if t is not None:
                 total += len(t)
-        self.steps += total >> 10
+        # a step per KiB and per 64 chunks: a value doubled through `X="$X$X"` is 65,536 one-byte
+        # chunks long before it is 64 KiB, and each pass over it costs its chunks (issue 49, N3)
+        self.steps += (total >> 10) + (n >> 6)
         return total > self.limits.max_output
 
     def _bounded(self, s, loc, st):
