@@ -235,8 +235,7 @@ def _reads_unchanged(root: Path, reads, absent) -> bool:
 def load(k: Key) -> Cached | None:
     """The entry of key ``k``, when there is one recipelint of this version wrote and the files
     its analysis read are unchanged; else None (a miss: analyse again)."""
-    from recipelint.bash.source import Span
-    from recipelint.lint.findings import Finding, Fix, Related
+    from recipelint.lint.findings import Finding
 
     path = _entry_path(k)
     if path is None:
@@ -247,24 +246,7 @@ def load(k: Key) -> Cached | None:
             return None
         if not _reads_unchanged(k.root, data.get("reads", {}), data.get("absent", [])):
             return None
-        findings = []
-        for d in data["findings"]:
-            findings.append(
-                Finding(
-                    d["code"],
-                    d["name"],
-                    d["severity"],
-                    d["message"],
-                    Span(**d["span"]),
-                    list(d["points"]),
-                    [Related(Span(**r["span"]), r["message"]) for r in d["related"]],
-                    d.get("key", ""),
-                    d.get("variant", ""),
-                    d.get("documented", ""),
-                    None if not d.get("fix") else Fix.from_dict(d["fix"], str),
-                    list(d.get("notes", ())),
-                )
-            )
+        findings = [Finding.from_record(d) for d in data["findings"]]
         return Cached(findings, int(data["files"]), int(data["suppressed"]), [str(u) for u in data.get("unrun", [])])
     except BAD_ENTRY:
         return None  # absent, or written by something else: analyse again
@@ -301,27 +283,7 @@ def store(
         "unrun": list(unrun),
         "reads": {p: (list(v) if v is not None else None) for p, v in sorted(reads.items())},
         "absent": sorted(absent),
-        "findings": [
-            {
-                "code": f.code,
-                "name": f.name,
-                "severity": f.severity,
-                "message": f.message,
-                "span": _span(f.span),
-                "points": list(f.points),
-                "key": f.key,
-                "variant": f.variant,
-                "documented": f.documented,
-                "related": [{"span": _span(r.span), "message": r.message} for r in f.related],
-                "fix": None if f.fix is None else f.fix.to_dict(),
-                "notes": list(f.notes),
-            }
-            for f in findings
-        ],
+        "findings": [f.record() for f in findings],
     }
     if write_entry(path, payload):
         prune(path.parent)
-
-
-def _span(s) -> dict:
-    return {"path": s.path, "line": s.line, "col": s.col, "end_line": s.end_line, "end_col": s.end_col}

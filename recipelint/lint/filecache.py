@@ -38,7 +38,7 @@ from recipelint.bash.source import Span
 from recipelint.cache.results import SKIP_DIRS, walk_files
 from recipelint.cache.store import BAD_ENTRY, FORMAT, code_fingerprint, file_digest, prune, read_entry, write_entry
 from recipelint.engines import facts
-from recipelint.lint.findings import Finding, Fix, Related
+from recipelint.lint.findings import Finding
 from recipelint.lint.scope import may_be_shell, renamed_candidates
 
 #: entries kept (a tree of a few hundred recipes, in a few trees: base, head, branches)
@@ -340,50 +340,11 @@ class FileCache:
             prune(self.folder, KEEP)
             self.written = 0
 
-    def _span(self, s: Span) -> dict:
-        return {"path": self.rel(s.path), "line": s.line, "col": s.col, "end_line": s.end_line, "end_col": s.end_col}
-
-    def _unspan(self, d: dict) -> Span:
-        path = d["path"]
-        if not str(path).startswith("/"):
-            path = str(self.root / path)
-        return Span(path, d["line"], d["col"], d["end_line"], d["end_col"])
-
     def _dump(self, f: Finding) -> dict:
-        return {
-            "code": f.code,
-            "name": f.name,
-            "severity": f.severity,
-            "message": f.message,
-            "span": self._span(f.span),
-            "points": list(f.points),
-            "key": f.key,
-            "variant": f.variant,
-            "documented": f.documented,
-            "related": [{"span": self._span(r.span), "message": r.message} for r in f.related],
-            "defects": list(f.defects),
-            "notes": list(f.notes),
-            "fix": None
-            if f.fix is None
-            else dict(f.fix.to_dict(), edits=[dict(e.to_dict(), location=self._span(e.span)) for e in f.fix.edits]),
-        }
+        return f.record(self.rel)
 
     def _finding(self, d: dict) -> Finding:
-        return Finding(
-            d["code"],
-            d["name"],
-            d["severity"],
-            d["message"],
-            self._unspan(d["span"]),
-            list(d["points"]),
-            [Related(self._unspan(r["span"]), r["message"]) for r in d["related"]],
-            d.get("key", ""),
-            d.get("variant", ""),
-            d.get("documented", ""),
-            None if not d.get("fix") else Fix.from_dict(d["fix"], lambda p: p if str(p).startswith("/") else str(self.root / p)),
-            list(d.get("notes", ())),
-            tuple(d.get("defects", ())),
-        )
+        return Finding.from_record(d, lambda p: p if str(p).startswith("/") else str(self.root / p))
 
 
 def open_cache(root: Path, run_key: str, groups, config_root: Path | None = None) -> FileCache | None:

@@ -120,6 +120,55 @@ class Finding:
         annotation, SARIF's ``message.text``)."""
         return "; ".join([self.message, *self.notes]) if self.notes else self.message
 
+    def record(self, path_out=str) -> dict:
+        """The finding as the caches keep it (every field; ``path_out``: a path as stored, e.g.
+        relative to the project root).  ``from_record`` reads it back."""
+
+        def span(s: Span) -> dict:
+            return {"path": path_out(s.path), "line": s.line, "col": s.col, "end_line": s.end_line, "end_col": s.end_col}
+
+        fix = None
+        if self.fix is not None:
+            fix = dict(self.fix.to_dict(), edits=[dict(e.to_dict(), location=span(e.span)) for e in self.fix.edits])
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "message": self.message,
+            "span": span(self.span),
+            "points": list(self.points),
+            "key": self.key,
+            "variant": self.variant,
+            "documented": self.documented,
+            "related": [{"span": span(r.span), "message": r.message} for r in self.related],
+            "defects": list(self.defects),
+            "notes": list(self.notes),
+            "fix": fix,
+        }
+
+    @classmethod
+    def from_record(cls, d: dict, path_in=str) -> Finding:
+        """A finding ``record`` wrote (``path_in``: a stored path back to the run's)."""
+
+        def span(x: dict) -> Span:
+            return Span(path_in(x["path"]), x["line"], x["col"], x["end_line"], x["end_col"])
+
+        return cls(
+            d["code"],
+            d["name"],
+            d["severity"],
+            d["message"],
+            span(d["span"]),
+            list(d["points"]),
+            [Related(span(r["span"]), r["message"]) for r in d["related"]],
+            d.get("key", ""),
+            d.get("variant", ""),
+            d.get("documented", ""),
+            None if not d.get("fix") else Fix.from_dict(d["fix"], path_in),
+            list(d.get("notes", ())),
+            tuple(d.get("defects", ())),
+        )
+
     def sort_key(self):
         return (self.span.path, self.span.line, self.span.col, self.code, self.message)
 
