@@ -730,8 +730,10 @@ GC_THRESHOLDS = (50_000, 20, 100)
 
 
 def main() -> None:
+    from recipelint.stack import roomy
+
     gc.set_threshold(*GC_THRESHOLDS)
-    code = _run()
+    code = roomy(_run)  # (the evaluator's recursion in one frame-stack chunk: recipelint.stack)
     # the report is written: leave without tearing the heap down object by object (~40 ms of a
     # one-recipe run); standard streams are flushed first
     try:

@@ -34,6 +34,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from recipelint import __version__
 from recipelint.lint.findings import Finding
 from recipelint.lint.workspace import Workspace, WorkspaceError
+from recipelint.stack import roomy
 
 SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
@@ -147,7 +148,7 @@ class RecipeServer(LanguageServer):
         path = Path(fs)
         try:
             ws = self.workspace_of(path)
-            result = ws.lint(ws.options(jobs=1, progress=None), paths=[path], texts={path: data})
+            result = roomy(ws.lint, ws.options(jobs=1, progress=None), paths=[path], texts={path: data})
         except WorkspaceError as e:
             done.findings = [_problem(str(e), path)]
             return done

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 STAGES = [  # (module prefix, rank)
     ("recipelint.cache.store", 0),
     ("recipelint.files", 0),
+    ("recipelint.stack", 0),  # (frame-stack room for deep recursion: the CLI, workers, the server)
     ("recipelint.bash", 1),
     ("recipelint.cache.trees", 1),
     ("recipelint.evaluate", 2),

@@ -958,7 +958,9 @@ def _on_term(signum, frame):
 
 
 def _run_chunk(chunk):
-    found, results = _WORK(chunk)
+    from recipelint.stack import roomy
+
+    found, results = roomy(_WORK, chunk)  # (a worker's frames start deeper than the parent's: recipelint.stack)
     for res in results:  # what the parent needs: sources (suppressions), points (--diff-base)
         if not res.slim:  # (a cached recipe's result says it itself)
             res.launched = bool(res.launches)
