@@ -585,3 +585,150 @@ def test_what_a_replayed_call_read_of_stdin_is_gone():
     paths, replays = both(src)
     assert served(paths) == [("1:1:2", "2:1:2")]
     assert replays == 1
+
+
+# -- an evaluator replaying its peer's summaries (Evaluator.share) -------------------------------
+# The analysis evaluates a recipe's first sweep point following the benchmark clients and the
+# later points with an evaluator that stops at the launch; the second replays what the first
+# recorded where the run never asked what may launch (a summary's ``watch_free``).
+
+
+class _Client(tuple):
+    """A benchmark client call: an event, not a launch."""
+
+
+def _client_hook(state, cmd):
+    name = cmd.argv[0].text if cmd.argv else None
+    if name == "serve":
+        return tuple(w.text for w in cmd.argv[1:])
+    if name == "client":
+        return _Client(w.text for w in cmd.argv[1:])
+    return None
+
+
+def _peers(path: Path, summaries: bool = True):
+    """(the evaluator following clients, the one stopping at the launch), as the analysis makes
+    them: one library, one set of limits."""
+    from recipelint.evaluate.library import Library
+
+    limits = Limits(summaries=summaries, max_paths=16, soft_paths=8)
+    library = Library()
+
+    def make(watch):
+        return Evaluator(
+            path,
+            _client_hook,
+            limits,
+            library,
+            watch=watch,
+            launch_watch=watch,
+            is_launch=lambda e: not isinstance(e, _Client),
+        )
+
+    return make({"serve": None, "client": None}), make({"serve": None})
+
+
+def _first_then_lean(src: str, envs: list[dict], share: bool):
+    parsed = parse(SourceFile("/virtual/p.sh", src.encode()))
+    full, lean = _peers(Path("/virtual/p.sh"), summaries=True)
+    if share:
+        lean.share(full)
+    first = full.run(parsed, envs[0])
+    rest = [lean.run(parsed, env) for env in envs[1:]]
+    return dump([first, *rest]), lean.replays
+
+
+def _alone(src: str, envs: list[dict]):
+    """The same points, each evaluator with summaries off (nothing replayed)."""
+    parsed = parse(SourceFile("/virtual/p.sh", src.encode()))
+    full, lean = _peers(Path("/virtual/p.sh"), summaries=False)
+    return dump([full.run(parsed, envs[0]), *[lean.run(parsed, env) for env in envs[1:]]])
+
+
+def test_the_lean_evaluator_replays_what_its_peer_recorded():
+    src = dedent("""
+        prep() { for i in 1 2 3 4 5 6; do X="$X-$i"; done; Y=$1; }
+        prep a
+        prep a
+        serve "$X" "$Y" "$CONC"
+        client "$CONC"
+    """)
+    envs = [{"CONC": "4"}, {"CONC": "8"}]
+    shared, replays = _first_then_lean(src, envs, True)
+    unshared, alone = _first_then_lean(src, envs, False)
+    assert shared == unshared == _alone(src, envs)
+    # (without its peer, the lean evaluator's first run records `prep` and replays it at the second call)
+    assert replays > alone
+
+
+def test_a_summary_that_asked_what_may_launch_is_not_replayed_by_the_peer():
+    # the loop asks whether its body may launch (a quiet poll is cut short, one that may launch
+    # is followed): the answer differs between a watch with `client` and one without, so the
+    # call's summary holds only for the evaluator that recorded it
+    src = dedent("""
+        poll() { while [[ -f /nonexistent/$1 ]]; do client "$1"; done; Z=$1; }
+        poll a
+        poll a
+        serve "$Z" "$CONC"
+    """)
+    envs = [{"CONC": "4"}, {"CONC": "8"}]
+    parsed = parse(SourceFile("/virtual/p.sh", src.encode()))
+    full, lean = _peers(Path("/virtual/p.sh"))
+    lean.share(full)
+    full.run(parsed, envs[0])
+    recorded = [s for entries in full._memo.values() for s in entries]
+    assert recorded and not any(s.watch_free for s in recorded)
+    assert _first_then_lean(src, envs, True)[0] == _alone(src, envs)
+
+
+@hs.composite
+def _program_with_clients(draw):
+    src = draw(_program())
+    # some commands become benchmark client calls: watched by one peer only
+    if draw(hs.booleans()):
+        src = src.replace("echo ", "client ", draw(hs.integers(1, 4)))
+    if draw(hs.booleans()):
+        src = src.replace("f2() { ", "f2() { while [[ -f /nonexistent/$B ]]; do client x; done; ", 1)
+    return src
+
+
+@settings(
+    max_examples=int(os.environ.get("RECIPELINT_MEMO_EXAMPLES", "150")),
+    deadline=None,
+    database=None,
+    derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(_program_with_clients())
+def test_generated_programs_give_the_same_results_with_a_peer(src):
+    # (against the same evaluators without sharing: what summaries alone give is the other
+    # generated tests' concern — see the known difference below)
+    envs = [{"A": "1", "B": "2"}, {"A": "2", "B": "2"}, {"A": "1", "B": "2"}, {"A": "1"}, {"A": "", "B": "3"}]
+    assert _first_then_lean(src, envs, True)[0] == _first_then_lean(src, envs, False)[0], src
+
+
+# Found by the generator above (2026-12-07) and not yet understood: under a watch and a path
+# budget, a statement inside a function that runs itself through `$(...)` is replayed (at the
+# third run: points 1, 2, 2) with a result evaluating it again does not give.  The replayed
+# statement is `if [[ -f /nonexistent/$B ]]; then local C=$(f1 v); fi`, seven calls deep,
+# recorded when the path budget decided a join (``paths_at``).  No recipe of the corpora has
+# this shape (InferenceX and the corpora give byte-identical results with and without summaries).
+_RECURSIVE_UNDER_BUDGET = (
+    'f1() { if [[ "$A" == 1 ]]; then local B="$(cat)"; for i in 1 2 3; do set -e; done; else A=$(f1 "$1"); '
+    'B=$(f1 v); fi; if [[ "$A" == 1 ]]; then A=$(f1 v); else if [[ -f /nonexistent/$B ]]; then [[ $A == 2 ]] '
+    '&& return 3; fi; for i in 1 2 3; do serve "$A" "$B" "$C" "$1"; serve "$A" "$B" "$C" "$1"; done; '
+    'if [[ -f /nonexistent/$B ]]; then local C=$(f1 v); fi; fi; case "$B" in 1) declare -i B ;; *) C=$(f1 v) ;; esac; }\n'
+    'if [[ -f /nonexistent/$B ]]; then echo 1 | f1; if [[ "$A" == 1 ]]; then case "$B" in 1) f2 1 > /tmp/m ;; esac; '
+    "f3 <<< $(f1 v); fi; fi\n"
+)
+
+
+@pytest.mark.xfail(strict=True, reason="a replay under a path budget inside recursion differs (see above)")
+def test_a_recursive_function_under_a_path_budget_replays_exactly():
+    parsed = parse(SourceFile("/virtual/p.sh", _RECURSIVE_UNDER_BUDGET.encode()))
+    envs = [{"A": "1", "B": "2"}, {"A": "2", "B": "2"}, {"A": "2", "B": "2"}]
+    out = []
+    for summaries in (True, False):
+        _, lean = _peers(Path("/virtual/p.sh"), summaries=summaries)
+        out.append(dump([lean.run(parsed, env) for env in envs]))
+    assert out[0] == out[1]

@@ -372,6 +372,23 @@ class Commands:
                     self.paths += summ.paths
                     self.replays += 1
                     return memo.replay(summ, st, self._recs, self.rebind, frame)
+        peer = self._peer
+        if peer is not None:  # what an evaluator of this script under another watch recorded
+            peers = [(peer._memo, key)]
+            if len(stores) > 1:
+                peers.insert(0, (self.library.memo, (key, peer._share_key)))
+            for store, k in peers:
+                for summ in store.get(k, ()):
+                    if (
+                        summ.watch_free
+                        and (summ.paths_at is None or summ.paths_at == self.paths)
+                        and self.steps + summ.steps <= self.limits.max_steps
+                        and memo.matches(summ, st)
+                    ):
+                        self.steps += summ.steps
+                        self.paths += summ.paths
+                        self.replays += 1
+                        return memo.replay(summ, st, self._recs, self.rebind, frame)
         for store, key in stores:  # recorded where there is room
             found = store.get(key)
             if found is None or len(found) < memo.MAX_ENTRIES:

@@ -8,6 +8,7 @@ import os
 import re
 
 from recipelint.evaluate.state import _NAME, UNKNOWN_NAMES
+from recipelint.evaluate.summaries import note_watch
 from recipelint.evaluate.support import _PYTHON
 from recipelint.evaluate.values import unknown
 from recipelint.evaluate.variables import Kind, Var
@@ -71,6 +72,8 @@ class Effects:
         """Whether the nodes can change anything we track (else an unknown branch is skipped)."""
         if st.out is not None:
             return True
+        if self._recs:  # (whether it names a watched command: see LaunchWatch._rest_may_launch)
+            note_watch(self._recs)
         for n in nodes:
             eff, names = self._effects(n)
             if eff:

@@ -167,6 +167,9 @@ class Evaluator(
         #: summaries of calls to functions that cannot launch (recipelint.evaluate.summaries), and the calls
         #: being recorded
         self._memo: dict = {}
+        #: an evaluator of the same script under another watch whose watch-free summaries this one
+        #: replays (``share``)
+        self._peer: Evaluator | None = None
         self._recs: list = []
         self._unsummarizable: set = set()
         self._node_steps: dict = {}
@@ -179,6 +182,18 @@ class Evaluator(
         #: an ambient environment (values.AMBIENT): set by run() from the sweep point
         self.ambient = False
         self._ambient_values: dict = {}
+
+    def share(self, peer: Evaluator) -> None:
+        """Replay what ``peer`` recorded where its runs never asked what may launch
+        (``Summary.watch_free``), and number function tables as it does, so that both agree on
+        the summaries' keys.  ``peer`` evaluates the same script with the same library, limits
+        and hooks, under another watch: the analysis's evaluator that follows the benchmark
+        clients, peer of the one that stops at the launch (``lint.analysis``)."""
+        if peer.library is not self.library or peer.limits is not self.limits or peer.script_path != self.script_path:
+            raise ValueError("an evaluator shares summaries only with one of the same script, library and limits")
+        self._peer = peer
+        self._fver_steps = peer._fver_steps
+        self._fver_tables = peer._fver_tables
 
     # -----------------------------------------------------------------------------------
     def run(self, parsed: Parsed, env: dict) -> list[PathResult]:

@@ -28,6 +28,12 @@ table holds only the library's functions, are kept by the ``Library`` and shared
 analysed in the process (each evaluator also keeps its own, once a shared key holds as many as are
 kept); a run that read `$0` (the script's name) serves only runs started under the same name.
 
+The analysis evaluates a recipe's later sweep points with a second evaluator that stops at the
+launch (the first also follows the benchmark clients); it replays the first one's summaries of
+runs that never asked what may launch (``Summary.watch_free``: a run that asked — a loop deciding
+whether it is a quiet poll, a fork on an unknown condition, the top level's look-ahead — holds
+only under the watch it was recorded with), ``Evaluator.share``.
+
 Calls that launch a server, or that list variables wholesale, are never summarised; other
 events a call records (engine changes: ``pip install``, ``git apply``) are replayed, re-bound to
 the sweep point being evaluated.  A replay is exactly what evaluating the call again would give: the
@@ -76,7 +82,7 @@ class Recorder:
     0..depth-1: the callers' local frames), with the values those held at the call.
     ``snap`` is a copy of the state at the call."""
 
-    __slots__ = ("depth", "scopes", "reads", "opaque", "budget", "script", "script_at")
+    __slots__ = ("depth", "scopes", "reads", "opaque", "budget", "script", "script_at", "watched")
 
     def __init__(self, snap):
         self.depth = len(snap.frames)
@@ -88,6 +94,9 @@ class Recorder:
         #: `$BASH_SOURCE` (else None)
         self.script = None
         self.script_at = snap.script
+        #: whether the run asked what may launch (the evaluator's watch): its summary then holds
+        #: only for evaluators watching the same commands (``Summary.watch_free``)
+        self.watched = False
 
     def note(self, idx: int, name: str, mode: int = VALUE) -> None:
         """A read of ``name`` in scope ``idx``: of its value (``VALUE``), only of whether it is
@@ -119,9 +128,9 @@ def _attrs(v):
 
 
 class Summary:
-    __slots__ = ("reads", "outcomes", "steps", "paths", "paths_at", "script")
+    __slots__ = ("reads", "outcomes", "steps", "paths", "paths_at", "script", "watch_free")
 
-    def __init__(self, reads, outcomes, steps, paths, paths_at, script=None):
+    def __init__(self, reads, outcomes, steps, paths, paths_at, script=None, watch_free=False):
         self.reads = reads
         self.outcomes = outcomes
         self.steps = steps
@@ -130,6 +139,16 @@ class Summary:
         self.paths_at = paths_at
         #: the script's name the run read (`$0`), else None
         self.script = script
+        #: the run never asked what may launch: it is the same under any watch (an evaluator of
+        #: the same recipe that stops at the launch replays what one following the clients
+        #: recorded, ``Evaluator.share``)
+        self.watch_free = watch_free
+
+
+def note_watch(recs) -> None:
+    """The evaluator asked what may launch: every run being recorded depends on its watch."""
+    for r in recs:
+        r.watched = True
 
 
 def note_script(recs) -> None:
@@ -244,7 +263,7 @@ def summarize(e: Entry, results, steps: int, paths: int, is_launch) -> Summary |
             )
         )
     reads = tuple((idx, name, v, _read_sig(v, mode), mode) for (idx, name), (v, mode) in rec.reads.items())
-    return Summary(reads, tuple(outcomes), steps, paths, e.paths if rec.budget else None, rec.script)
+    return Summary(reads, tuple(outcomes), steps, paths, e.paths if rec.budget else None, rec.script, not rec.watched)
 
 
 def _read_sig(v, mode: int):
@@ -309,6 +328,9 @@ def replay(s: Summary, st, recs, rebind, frame=None) -> list:
     if s.paths_at is not None:
         for r in recs:
             r.budget = True
+    if not s.watch_free:
+        for r in recs:
+            r.watched = True
     out = []
     n = len(s.outcomes)
     for i, o in enumerate(s.outcomes):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 
+from recipelint.evaluate.summaries import note_watch
 from recipelint.evaluate.support import _PYTHON
 
 
@@ -60,6 +61,8 @@ class LaunchWatch:
         # launch, or a benchmark client in ``launch_watch``) are still run: monitors and waits
         # after the launch run commands through variables ("${cmd[@]}"), which cannot be told
         # apart from a launch without evaluating them.
+        if self._recs:  # (a summary of a run that asks this holds only under this watch)
+            note_watch(self._recs)
         strict = self._launched(st.events)
         if self._fp_ver != st.funcs_ver:  # the function table's content, recomputed when it changed
             self._fp_ver = st.funcs_ver
@@ -83,6 +86,8 @@ class LaunchWatch:
         whose name is an expansion, eval/source/bash -c, or a function (of the state's
         function table) that may launch.  ``strict``: only watched names count (not
         expansions, eval, source, bash)."""
+        if self._recs:
+            note_watch(self._recs)
         direct, names = self._launch_syntax(node, strict)
         return direct or not names.isdisjoint(self._launching(st, strict))
 

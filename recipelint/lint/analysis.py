@@ -262,10 +262,10 @@ class Analyzer:
         if callable(points):
             points = points(res.source.data.decode("utf-8", "replace"))
         ev = self.evaluator(path)
+        spent, points = 0, list(points)
         lean: Evaluator | None = None
         followed: set = set()
         done: dict = {}
-        spent, points = 0, list(points)
         for n, pt in enumerate(points):
             if spent > self.limits.file_steps:  # (the file's work budget: the rest is said, not judged)
                 res.budget_cut = (n, len(points), spent)
@@ -282,7 +282,9 @@ class Analyzer:
                 continue
             shape = _client_shape(pt)
             if shape in followed:  # the clients were followed at a point of this shape
-                lean = lean or self.evaluator(path, follow_clients=False)
+                if lean is None:
+                    lean = self.evaluator(path, follow_clients=False)
+                    lean.share(ev)  # (what the first evaluator recorded before asking what may launch)
                 pr = done[key] = self.evaluate(parsed, path, pt, lean)
                 spent += lean.steps
             else:
