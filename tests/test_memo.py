@@ -623,6 +623,8 @@ def _peers(path: Path, summaries: bool = True):
             watch=watch,
             launch_watch=watch,
             is_launch=lambda e: not isinstance(e, _Client),
+            # (a replayed event is a new one, as the analysis's are: bound to the point evaluated)
+            rebind=lambda e: _Client(e) if isinstance(e, _Client) else e,
         )
 
     return make({"serve": None, "client": None}), make({"serve": None})
@@ -701,18 +703,16 @@ def _program_with_clients(draw):
 )
 @given(_program_with_clients())
 def test_generated_programs_give_the_same_results_with_a_peer(src):
-    # (against the same evaluators without sharing: what summaries alone give is the other
-    # generated tests' concern — see the known difference below)
     envs = [{"A": "1", "B": "2"}, {"A": "2", "B": "2"}, {"A": "1", "B": "2"}, {"A": "1"}, {"A": "", "B": "3"}]
-    assert _first_then_lean(src, envs, True)[0] == _first_then_lean(src, envs, False)[0], src
+    shared = _first_then_lean(src, envs, True)[0]
+    assert shared == _first_then_lean(src, envs, False)[0] == _alone(src, envs), src
 
 
-# Found by the generator above (2026-12-07) and not yet understood: under a watch and a path
-# budget, a statement inside a function that runs itself through `$(...)` is replayed (at the
-# third run: points 1, 2, 2) with a result evaluating it again does not give.  The replayed
-# statement is `if [[ -f /nonexistent/$B ]]; then local C=$(f1 v); fi`, seven calls deep,
-# recorded when the path budget decided a join (``paths_at``).  No recipe of the corpora has
-# this shape (InferenceX and the corpora give byte-identical results with and without summaries).
+# Found by the generator above: a function runs itself through `$(...)`, where its `serve`
+# launches count toward ``Limits.max_launches`` but are not the caller's events; a statement
+# around such a call was replayed without counting them, so the limit (512 per sweep point) was
+# reached later than evaluation reaches it (at the third run: points 1, 2, 2).  A summary now
+# carries the launches it counted (``Summary.launches``) and is not replayed past the limit.
 _RECURSIVE_UNDER_BUDGET = (
     'f1() { if [[ "$A" == 1 ]]; then local B="$(cat)"; for i in 1 2 3; do set -e; done; else A=$(f1 "$1"); '
     'B=$(f1 v); fi; if [[ "$A" == 1 ]]; then A=$(f1 v); else if [[ -f /nonexistent/$B ]]; then [[ $A == 2 ]] '
@@ -723,8 +723,7 @@ _RECURSIVE_UNDER_BUDGET = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason="a replay under a path budget inside recursion differs (see above)")
-def test_a_recursive_function_under_a_path_budget_replays_exactly():
+def test_launches_counted_inside_a_replayed_statement_are_counted_again():
     parsed = parse(SourceFile("/virtual/p.sh", _RECURSIVE_UNDER_BUDGET.encode()))
     envs = [{"A": "1", "B": "2"}, {"A": "2", "B": "2"}, {"A": "2", "B": "2"}]
     out = []

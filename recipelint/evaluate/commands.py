@@ -366,10 +366,12 @@ class Commands:
                 if (
                     (summ.paths_at is None or summ.paths_at == self.paths)
                     and self.steps + summ.steps <= self.limits.max_steps
+                    and self.launches + summ.launches <= self.limits.max_launches
                     and memo.matches(summ, st)
                 ):
                     self.steps += summ.steps
                     self.paths += summ.paths
+                    self.launches += summ.launches
                     self.replays += 1
                     return memo.replay(summ, st, self._recs, self.rebind, frame)
         peer = self._peer
@@ -383,10 +385,12 @@ class Commands:
                         summ.watch_free
                         and (summ.paths_at is None or summ.paths_at == self.paths)
                         and self.steps + summ.steps <= self.limits.max_steps
+                        and self.launches + summ.launches <= self.limits.max_launches
                         and memo.matches(summ, st)
                     ):
                         self.steps += summ.steps
                         self.paths += summ.paths
+                        self.launches += summ.launches
                         self.replays += 1
                         return memo.replay(summ, st, self._recs, self.rebind, frame)
         for store, key in stores:  # recorded where there is room
@@ -396,7 +400,7 @@ class Commands:
         else:
             # it reads something different nearly every time: recording costs more than it saves
             return run()
-        entry = memo.Entry(st, self.steps, self.paths)
+        entry = memo.Entry(st, self.steps, self.paths, self.launches)
         rec = entry.rec
         self._recs.append(rec)
         try:
@@ -405,7 +409,9 @@ class Commands:
             self._recs.pop()
         if self.steps >= self.limits.max_steps:  # cut short by the step limit: not a summary
             return res
-        summ = memo.summarize(entry, res, self.steps - entry.steps, self.paths - entry.paths, self.is_launch)
+        summ = memo.summarize(
+            entry, res, self.steps - entry.steps, self.paths - entry.paths, self.is_launch, self.launches - entry.launches
+        )
         if summ is None:  # it launched (or listed every variable): not tried again
             self._unsummarizable.add(node)
         else:

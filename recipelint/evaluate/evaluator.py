@@ -185,15 +185,17 @@ class Evaluator(
 
     def share(self, peer: Evaluator) -> None:
         """Replay what ``peer`` recorded where its runs never asked what may launch
-        (``Summary.watch_free``), and number function tables as it does, so that both agree on
-        the summaries' keys.  ``peer`` evaluates the same script with the same library, limits
-        and hooks, under another watch: the analysis's evaluator that follows the benchmark
-        clients, peer of the one that stops at the launch (``lint.analysis``)."""
+        (``Summary.watch_free``), number function tables as it does, so that both agree on the
+        summaries' keys, and summarise the statements its runs found long.  ``peer`` evaluates
+        the same script with the same library, limits and hooks, under another watch: the
+        analysis's evaluator that follows the benchmark clients, peer of the one that stops at
+        the launch (``lint.analysis``)."""
         if peer.library is not self.library or peer.limits is not self.limits or peer.script_path != self.script_path:
             raise ValueError("an evaluator shares summaries only with one of the same script, library and limits")
         self._peer = peer
         self._fver_steps = peer._fver_steps
         self._fver_tables = peer._fver_tables
+        self._node_steps = peer._node_steps  # (which statements are worth a summary: the peer's runs say)
 
     # -----------------------------------------------------------------------------------
     def run(self, parsed: Parsed, env: dict) -> list[PathResult]:

@@ -128,9 +128,9 @@ def _attrs(v):
 
 
 class Summary:
-    __slots__ = ("reads", "outcomes", "steps", "paths", "paths_at", "script", "watch_free")
+    __slots__ = ("reads", "outcomes", "steps", "paths", "paths_at", "script", "watch_free", "launches")
 
-    def __init__(self, reads, outcomes, steps, paths, paths_at, script=None, watch_free=False):
+    def __init__(self, reads, outcomes, steps, paths, paths_at, script=None, watch_free=False, launches=0):
         self.reads = reads
         self.outcomes = outcomes
         self.steps = steps
@@ -143,6 +143,9 @@ class Summary:
         #: the same recipe that stops at the launch replays what one following the clients
         #: recorded, ``Evaluator.share``)
         self.watch_free = watch_free
+        #: launches the run counted that its outcomes do not hold (made in a `$(...)`, whose
+        #: events are not the caller's): they count toward ``Limits.max_launches`` when replayed
+        self.launches = launches
 
 
 def note_watch(recs) -> None:
@@ -162,13 +165,14 @@ class Entry:
     """A run being recorded: a copy of the state at its start, what it reads, and the step and
     path counters then."""
 
-    __slots__ = ("snap", "rec", "steps", "paths")
+    __slots__ = ("snap", "rec", "steps", "paths", "launches")
 
-    def __init__(self, st, steps, paths):
+    def __init__(self, st, steps, paths, launches=0):
         self.snap = st.copy()
         self.rec = Recorder(self.snap)
         self.steps = steps
         self.paths = paths
+        self.launches = launches
 
 
 def key(node, extra: tuple, st):
@@ -211,7 +215,7 @@ def _suffix(before, after):
     return tuple(after[n:])
 
 
-def summarize(e: Entry, results, steps: int, paths: int, is_launch) -> Summary | None:
+def summarize(e: Entry, results, steps: int, paths: int, is_launch, launches: int = 0) -> Summary | None:
     """The summary of a finished call, or None when it cannot be replayed."""
     rec, snap = e.rec, e.snap
     if rec.opaque:
@@ -263,7 +267,7 @@ def summarize(e: Entry, results, steps: int, paths: int, is_launch) -> Summary |
             )
         )
     reads = tuple((idx, name, v, _read_sig(v, mode), mode) for (idx, name), (v, mode) in rec.reads.items())
-    return Summary(reads, tuple(outcomes), steps, paths, e.paths if rec.budget else None, rec.script, not rec.watched)
+    return Summary(reads, tuple(outcomes), steps, paths, e.paths if rec.budget else None, rec.script, not rec.watched, launches)
 
 
 def _read_sig(v, mode: int):
