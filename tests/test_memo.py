@@ -475,13 +475,19 @@ def _run_points(src: str, summaries: bool):
     return [ev.run(parsed, env) for env in envs], ev.replays
 
 
-@settings(
-    max_examples=int(os.environ.get("RECIPELINT_MEMO_EXAMPLES", "150")),
-    deadline=None,
-    database=None,
-    derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"),
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+def _generated(share: int = 1):
+    """The settings of a generated test: ``RECIPELINT_MEMO_EXAMPLES`` examples (divided by
+    ``share``), derandomized unless ``RECIPELINT_FUZZ_RANDOM`` is set."""
+    return settings(
+        max_examples=int(os.environ.get("RECIPELINT_MEMO_EXAMPLES", "150")) // share,
+        deadline=None,
+        database=None,
+        derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"),
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+@_generated()
 @given(_program())
 def test_generated_programs_give_the_same_results_with_and_without_summaries(src):
     on, _ = _run_points(src, True)
@@ -520,13 +526,7 @@ def _serve_hook(state, cmd):
     return None
 
 
-@settings(
-    max_examples=int(os.environ.get("RECIPELINT_MEMO_EXAMPLES", "150")) // 3,
-    deadline=None,
-    database=None,
-    derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"),
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@_generated(3)
 @given(_library_and_recipes())
 def test_generated_recipes_sharing_a_library_give_the_same_results_with_and_without_summaries(case):
     lib, mains = case
@@ -694,13 +694,7 @@ def _program_with_clients(draw):
     return src
 
 
-@settings(
-    max_examples=int(os.environ.get("RECIPELINT_MEMO_EXAMPLES", "150")),
-    deadline=None,
-    database=None,
-    derandomize=not os.environ.get("RECIPELINT_FUZZ_RANDOM"),
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@_generated()
 @given(_program_with_clients())
 def test_generated_programs_give_the_same_results_with_a_peer(src):
     # where summaries give what evaluation gives without a peer, they give it with one (the

@@ -353,6 +353,18 @@ class Commands:
         self._launched_last = (events, len(events), found)
         return found
 
+    def _candidates(self, stores, key):
+        """The summaries a run may be replayed from, in order, each with whether it was recorded
+        under another watch (a peer's, ``Evaluator.share``: then only a watch-free one serves)."""
+        for store, k in stores:
+            for summ in store.get(k, ()):
+                yield summ, False
+        peer = self._peer
+        if peer is not None:
+            if len(stores) > 1:  # (the library's code: what the peer's watch recorded there)
+                yield from ((summ, True) for summ in self.library.memo.get((key, peer._share_key), ()))
+            yield from ((summ, True) for summ in peer._memo.get(key, ()))
+
     def _summarized(self, node, extra, st, run, frame=None) -> list[State]:
         # whether the path launched already decides top-level pruning (a script sourcing itself)
         key = memo.key(node, (extra, self._launched(st.events)), st)
@@ -361,38 +373,19 @@ class Commands:
             # the library's code under the library's functions: what other recipes recorded
             # first (this evaluator's own summaries once the shared ones are as many as kept)
             stores.insert(0, (self.library.memo, (key, self._share_key)))
-        for store, k in stores:
-            for summ in store.get(k, ()):
-                if (
-                    (summ.paths_at is None or summ.paths_at == self.paths)
-                    and self.steps + summ.steps <= self.limits.max_steps
-                    and self.launches + summ.launches <= self.limits.max_launches
-                    and memo.matches(summ, st)
-                ):
-                    self.steps += summ.steps
-                    self.paths += summ.paths
-                    self.launches += summ.launches
-                    self.replays += 1
-                    return memo.replay(summ, st, self._recs, self.rebind, frame)
-        peer = self._peer
-        if peer is not None:  # what an evaluator of this script under another watch recorded
-            peers = [(peer._memo, key)]
-            if len(stores) > 1:
-                peers.insert(0, (self.library.memo, (key, peer._share_key)))
-            for store, k in peers:
-                for summ in store.get(k, ()):
-                    if (
-                        summ.watch_free
-                        and (summ.paths_at is None or summ.paths_at == self.paths)
-                        and self.steps + summ.steps <= self.limits.max_steps
-                        and self.launches + summ.launches <= self.limits.max_launches
-                        and memo.matches(summ, st)
-                    ):
-                        self.steps += summ.steps
-                        self.paths += summ.paths
-                        self.launches += summ.launches
-                        self.replays += 1
-                        return memo.replay(summ, st, self._recs, self.rebind, frame)
+        for summ, foreign in self._candidates(stores, key):
+            if (
+                (not foreign or summ.watch_free)
+                and (summ.paths_at is None or summ.paths_at == self.paths)
+                and self.steps + summ.steps <= self.limits.max_steps
+                and self.launches + summ.launches <= self.limits.max_launches
+                and memo.matches(summ, st)
+            ):
+                self.steps += summ.steps
+                self.paths += summ.paths
+                self.launches += summ.launches
+                self.replays += 1
+                return memo.replay(summ, st, self._recs, self.rebind, frame)
         for store, key in stores:  # recorded where there is room
             found = store.get(key)
             if found is None or len(found) < memo.MAX_ENTRIES:
