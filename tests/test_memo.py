@@ -363,7 +363,7 @@ def test_a_function_reading_its_callers_stdin_is_keyed_by_it():
 # options, exits and returns, functions defined by functions), evaluated for several sweep
 # points on one evaluator: with summaries and without, every path, event and value is equal.
 
-from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as hs  # noqa: E402
 
 _VARS = ["A", "B", "C"]
@@ -697,12 +697,9 @@ def _program_with_clients(draw):
 @_generated()
 @given(_program_with_clients())
 def test_generated_programs_give_the_same_results_with_a_peer(src):
-    # where summaries give what evaluation gives without a peer, they give it with one (the
-    # programs where they do not, without a peer either, are the known difference below)
     envs = [{"A": "1", "B": "2"}, {"A": "2", "B": "2"}, {"A": "1", "B": "2"}, {"A": "1"}, {"A": "", "B": "3"}]
-    alone = _alone(src, envs)
-    assume(_first_then_lean(src, envs, False)[0] == alone)
-    assert _first_then_lean(src, envs, True)[0] == alone, src
+    shared = _first_then_lean(src, envs, True)[0]
+    assert shared == _first_then_lean(src, envs, False)[0] == _alone(src, envs), src
 
 
 # Found by the generator above: a function runs itself through `$(...)`, where its `serve`
@@ -730,13 +727,12 @@ def test_launches_counted_inside_a_replayed_statement_are_counted_again():
     assert out[0] == out[1]
 
 
-# Found by the generator above (2026-12-07) and left open: summaries on and off differ for this
-# program at its second sweep point, for one evaluator alone (no peer).  What differs is after a
-# replayed call of ``f1`` (its outcome is equal to evaluating it again, counters too; the
-# function-table version it leaves differs, 3 against 7, for equal tables), so a later replay
-# of another summary is the inexact one.  It needs a benchmark client reading stdin in a
-# function called through `$(...)`, a client in a poll loop and a file written in a loop; InferenceX
-# 843c6254f gives byte-identical findings with summaries off.
+# Found by the generator above: a replayed summary with several outcomes bound each outcome's
+# events anew, so an event the recorded run made before it forked was one object per path after
+# the replay, where evaluation shares it; a later join (which keeps an event both paths hold
+# once, by identity) then kept every copy: 9 client calls for 3.  A replay now rebinds each
+# recorded event once for all its outcomes.  (f1's loop forks at `return 3` after each client
+# call; the poll loop and the file written in a loop make the program reach f1's summary.)
 _CLIENT_STDIN_LOOPS = (
     'f1() { A=1; for i in 1 2 3; do client "$(cat)" >&2; A=$(cat /tmp/m); [[ $A == 2 ]] && return 3; done; }'
     "\n"
@@ -751,8 +747,7 @@ _CLIENT_STDIN_LOOPS = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason="a later replay after f1's is inexact (see above)")
-def test_client_reading_stdin_in_a_substituted_function_replays_exactly():
+def test_events_before_a_fork_stay_one_object_per_path_when_replayed():
     parsed = parse(SourceFile("/virtual/p.sh", _CLIENT_STDIN_LOOPS.encode()))
     envs = [{"A": "1", "B": "2"}, {"A": "2", "B": "2"}]
     out = []

@@ -337,6 +337,16 @@ def replay(s: Summary, st, recs, rebind, frame=None) -> list:
             r.watched = True
     out = []
     n = len(s.outcomes)
+    # an event the recorded run made before it forked is one object on every path after it (a
+    # join keeps it once); each is rebound once, for all the outcomes that hold it
+    bound: dict[int, object] = {}
+
+    def bind(ev):
+        got = bound.get(id(ev))
+        if got is None:
+            got = bound[id(ev)] = rebind(ev)
+        return got
+
     for i, o in enumerate(s.outcomes):
         (
             writes,
@@ -383,7 +393,7 @@ def replay(s: Summary, st, recs, rebind, frame=None) -> list:
             else:
                 r.files[path] = data
         if events:
-            r.events = r.events + [rebind(ev) for ev in events]
+            r.events = r.events + [bind(ev) for ev in events]
         r.cond = r.cond + cond
         r.guards = r.guards + guards
         r.inexact = r.inexact + inexact
