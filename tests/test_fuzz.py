@@ -12,6 +12,7 @@ CI runs a short, derandomised sample.  The long run (documented in the README):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -31,6 +32,10 @@ from recipelint.report.sarif import render_sarif
 
 EXAMPLES = int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "60"))
 RANDOM = bool(os.environ.get("RECIPELINT_FUZZ_RANDOM"))
+#: the settings of a fuzz test: EXAMPLES examples, derandomized unless RECIPELINT_FUZZ_RANDOM is set
+FUZZED = settings(
+    max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None, suppress_health_check=list(HealthCheck)
+)
 #: every case must end within the work limits (evaluation steps, paths, launches, sweep points),
 #: asserted as counts, never as seconds: how fast is measured by bench/bench.py.  Past
 #: ``max_steps`` the evaluator refuses every statement; what may still be counted is the bulk of
@@ -297,7 +302,7 @@ _YAMLISH = st.recursive(
 )
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None, suppress_health_check=list(HealthCheck))
+@FUZZED
 @given(_YAMLISH)
 def test_any_dispatch_workflow_document_gives_points_or_problems(doc):
     from recipelint.sweep import configs
@@ -396,7 +401,7 @@ def hostile_master_config(draw):
     )
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None, suppress_health_check=list(HealthCheck))
+@FUZZED
 @given(hostile_master_config())
 def test_hostile_master_configs_give_findings_not_exceptions(master):
     # found by this kind of input: `tp: .inf`, `ep: 1e999` and `dram-utilization: abc` were
@@ -603,13 +608,20 @@ def _run_cli(root: Path, *args: str):
     return r
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None, suppress_health_check=list(HealthCheck))
-@given(mutated_master_config())
-def test_mutated_master_configs_give_findings_or_one_line_errors(text):
+@contextlib.contextmanager
+def _seeded(rel: str, text: str):
+    """The seed tree in a temporary folder, with the file ``rel`` holding ``text``."""
     with tempfile.TemporaryDirectory() as d:
         root = Path(d)
         _seed_tree(root)
-        (root / "configs" / "nvidia-master.yaml").write_text(text, encoding="utf-8", errors="surrogateescape")
+        (root / rel).write_text(text, encoding="utf-8", errors="surrogateescape")
+        yield root
+
+
+@FUZZED
+@given(mutated_master_config())
+def test_mutated_master_configs_give_findings_or_one_line_errors(text):
+    with _seeded("configs/nvidia-master.yaml", text) as root:
         r = _run_cli(root, "--output-format", "json")
         if r.exit_code != 2:
             data = json.loads(r.stdout)
@@ -617,15 +629,11 @@ def test_mutated_master_configs_give_findings_or_one_line_errors(text):
             assert "\x1b" not in r.stdout
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None, suppress_health_check=list(HealthCheck))
+@FUZZED
 @given(mutated_settings())
 def test_mutated_settings_give_results_or_one_line_errors(case):
     kind, text = case
-    with tempfile.TemporaryDirectory() as d:
-        root = Path(d)
-        _seed_tree(root)
-        name = ".recipelint.yaml" if kind == "yaml" else "pyproject.toml"
-        (root / name).write_text(text, encoding="utf-8", errors="surrogateescape")
+    with _seeded(".recipelint.yaml" if kind == "yaml" else "pyproject.toml", text) as root:
         _run_cli(root)
 
 
@@ -656,14 +664,11 @@ def _baseline_text():
     return st.one_of(doc.map(json.dumps), text)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None, suppress_health_check=list(HealthCheck))
+@FUZZED
 @given(_baseline_text())
 def test_any_baseline_file_gives_results_or_one_line_errors(text):
     """Issue 49's fuzzing of baselines: any `--baseline` file ends in findings or a one-line error."""
-    with tempfile.TemporaryDirectory() as d:
-        root = Path(d)
-        _seed_tree(root)
-        (root / "baseline.json").write_text(text, encoding="utf-8", errors="surrogateescape")
+    with _seeded("baseline.json", text) as root:
         _run_cli(root, "--baseline", "baseline.json")
 
 
@@ -672,7 +677,7 @@ _NAME = st.text(
 ).filter(lambda n: n not in (".", "..") and len(n.encode()) < 200)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None, suppress_health_check=list(HealthCheck))
+@FUZZED
 @given(_NAME, st.sampled_from([".sh", ".bash", "", ".sbatch"]))
 def test_any_file_name_gives_findings_in_one_line_each(name, suffix):
     """Issue 49's fuzzing of file names: a recipe named with newlines, control characters,

@@ -333,8 +333,7 @@ def replay(s: Summary, st, recs, rebind, frame=None) -> list:
         for r in recs:
             r.budget = True
     if not s.watch_free:
-        for r in recs:
-            r.watched = True
+        note_watch(recs)
     out = []
     n = len(s.outcomes)
     # an event the recorded run made before it forked is one object on every path after it (a

@@ -262,10 +262,10 @@ class Analyzer:
         if callable(points):
             points = points(res.source.data.decode("utf-8", "replace"))
         ev = self.evaluator(path)
-        spent, points = 0, list(points)
         lean: Evaluator | None = None
         followed: set = set()
         done: dict = {}
+        spent, points = 0, list(points)
         for n, pt in enumerate(points):
             if spent > self.limits.file_steps:  # (the file's work budget: the rest is said, not judged)
                 res.budget_cut = (n, len(points), spent)
