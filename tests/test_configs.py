@@ -316,18 +316,22 @@ def test_sparse_gives_up_on_shapes_it_cannot_cut_safely():
 
 
 def test_one_recipe_runs_see_the_same_points_and_findings_as_full_runs(monkeypatch):
-    # every recipe of the fixture benchmark repositories, checked alone: parsing only the
-    # entries that can run it changes nothing
+    # every recipe of the fixture benchmark repositories, checked alone: reading only the
+    # entries that can run it (``sparse``, then by model prefix and precision) changes nothing
     from recipelint.lint.check import Options, lint
     from recipelint.report.concise import render_concise
 
-    real = configs.sparse
+    real = configs.load
+
+    def every_entry(*args, recipes=None, **kw):  # (neither `sparse` nor the entries' own filter)
+        return real(*args, **kw)
+
     for repo_dir in (FIXTURES / "rules" / "RL5xx", FIXTURES / "rules" / "RL7xx"):
         monkeypatch.chdir(repo_dir)
         for f in sorted(Path("benchmarks").rglob("*.sh")):
             runs = []
-            for fn in (real, lambda text, wanted: None):
-                monkeypatch.setattr(configs, "sparse", fn)
+            for fn in (real, every_entry):
+                monkeypatch.setattr(configs, "load", fn)
                 r = lint([f], options=Options(jobs=1))
                 runs.append((render_concise(r.findings), [p.point.label for res in r.files for p in res.points]))
             assert runs[0] == runs[1], f

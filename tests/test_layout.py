@@ -127,6 +127,23 @@ def test_the_launcher_of_the_tree_says_which_recipe_an_entry_runs(tmp_path):
     assert es["m-mi325x-mtp"].read_from == ["runners/launch_mi325x-amds.sh"]
 
 
+def test_a_run_of_some_recipes_reads_no_launcher_of_an_entry_of_another_precision(tmp_path):
+    # `m_fp8_...` is checked: the fp4 entry (same model prefix) cannot run it, so its launcher is
+    # not read; the points of the recipe checked are those of a full load
+    fp4 = _entry("m-b200-fp4", "b200", fw="vllm").replace("precision: fp8", "precision: fp4")
+    root = _tree(tmp_path, _entry("m-mi325x", "mi325x") + fp4, ["m_fp8_mi325x.sh", "m_fp4_b200.sh"])
+    recipe = root / "benchmarks" / "single_node" / "m_fp8_mi325x.sh"
+    full, one = configs.load(root, None), configs.load(root, None, recipes=[recipe])
+    assert {e.key for e in full.entries} == {"m-mi325x", "m-b200-fp4"}
+    assert [e.key for e in one.entries] == ["m-mi325x"]
+    assert set(one.layout._parsed) == {"runners/launch_mi325x-amds.sh"}
+    assert "runners/launch_b200-nb.sh" in full.layout._parsed
+    assert [p.label for p in one.points_for(recipe)] == [p.label for p in full.points_for(recipe)]
+    # a recipe of the other precision keeps its entry
+    other = configs.load(root, None, recipes=[root / "benchmarks" / "single_node" / "m_fp4_b200.sh"])
+    assert [e.key for e in other.entries] == ["m-b200-fp4"]
+
+
 @pytest.mark.parametrize("tagged", [True, False])
 def test_a_file_test_in_the_launcher_is_answered_from_the_tree(tmp_path, tagged):
     recipes = ["m_fp8_b200_vllm.sh", "m_fp8_b200.sh"] if tagged else ["m_fp8_b200.sh"]

@@ -175,8 +175,9 @@ def load(
     roots: list[Path] | None = None,
 ) -> ConfigSet:
     """Master configs → entries and sweep points.  ``cache_dir``: keep parsed YAML there.
-    ``recipes``: the run checks only these recipes — entries that cannot run any of them (their
-    model prefix does not start a recipe's name) are skipped before parsing (``sparse``).
+    ``recipes``: the run checks only these recipes — entries that cannot run any of them are
+    skipped: before parsing when their model prefix does not start a recipe's name (``sparse``),
+    before their launchers are read when ``<model prefix>_<precision>_`` does not.
     ``roots``: the folders the files found (configs, runners, workflows) must resolve into (a
     config linked to a file outside is not read: RL500 says so); default: ``root``.  The
     ``explicit`` configs were named by the caller (and checked by it)."""
@@ -184,8 +185,9 @@ def load(
     if recipes is not None:
         names = [p.name for p in recipes]
 
-        def wanted(prefix: str) -> bool:
-            return any(n.startswith(prefix + "_") for n in names)
+        def wanted(prefix: str, precision: str | None = None) -> bool:
+            start = f"{prefix}_" if precision is None else f"{prefix}_{precision}_"
+            return any(n.startswith(start) for n in names)
 
     spec = facts.load("inferencex")
     files: list[Path] = []
@@ -232,7 +234,7 @@ def load(
             continue
         for key, entry in data.items():
             try:
-                _expand_entry(cs, f, str(key), entry, data, labels, hardware, root, spec, layout, tenv)
+                _expand_entry(cs, f, str(key), entry, data, labels, hardware, root, spec, layout, tenv, wanted)
             except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as e:  # (`tp: .inf`, a Decimal of text)
                 line = _line(data, key)
                 cs.problems.append(ConfigProblem(Span(str(f), line, 1, line, 1), f"entry `{key}`: cannot expand ({_why(e)})"))
@@ -617,9 +619,16 @@ def _dram_gb(hw: dict | None, utilization, gpus: int, cap: int) -> int | None:
     return int(value / 1_000_000_000)
 
 
-def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec, layout=None, tenv=None) -> None:
+def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec, layout=None, tenv=None, wanted=None) -> None:
     if not hasattr(entry, "get"):
         return
+    if wanted is not None and not entry.get("multinode", False):
+        # a launcher runs `<model prefix>_<precision>_...` (every single-node entry of the
+        # InferenceX history: bench/ probe in the issue-44 note); an entry that cannot run a
+        # recipe of the run is not expanded (its launchers are not read)
+        mp, pr = entry.get("model-prefix"), entry.get("precision")
+        if mp is not None and pr is not None and not wanted(str(mp), str(pr)):
+            return
     line = _line(top, key)
     runner = str(entry.get("runner", ""))
     framework = str(entry.get("framework", ""))
