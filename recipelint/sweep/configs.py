@@ -623,9 +623,9 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec, layou
     if not hasattr(entry, "get"):
         return
     if wanted is not None and not entry.get("multinode", False):
-        # a launcher runs `<model prefix>_<precision>_...` (every single-node entry of the
-        # InferenceX history: bench/ probe in the issue-44 note); an entry that cannot run a
-        # recipe of the run is not expanded (its launchers are not read)
+        # a launcher runs `<model prefix>_<precision>_...` (every single-node entry of 65 sampled
+        # InferenceX commits did: issue 44's note); an entry that cannot run a recipe of the run
+        # is not expanded (its launchers are not read)
         mp, pr = entry.get("model-prefix"), entry.get("precision")
         if mp is not None and pr is not None and not wanted(str(mp), str(pr)):
             return
