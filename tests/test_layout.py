@@ -130,7 +130,7 @@ def test_the_launcher_of_the_tree_says_which_recipe_an_entry_runs(tmp_path):
 def test_a_run_of_some_recipes_reads_no_launcher_of_an_entry_of_another_precision(tmp_path):
     # `m_fp8_...` is checked: the fp4 entry (same model prefix) cannot run it, so its launcher is
     # not read; the points of the recipe checked are those of a full load
-    fp4 = _entry("m-b200-fp4", "b200", fw="vllm").replace("precision: fp8", "precision: fp4")
+    fp4 = _of_precision(_entry("m-b200-fp4", "b200", fw="vllm"), "fp4")
     root = _tree(tmp_path, _entry("m-mi325x", "mi325x") + fp4, ["m_fp8_mi325x.sh", "m_fp4_b200.sh"])
     recipe = root / "benchmarks" / "single_node" / "m_fp8_mi325x.sh"
     full, one = configs.load(root, None), configs.load(root, None, recipes=[recipe])
@@ -142,6 +142,35 @@ def test_a_run_of_some_recipes_reads_no_launcher_of_an_entry_of_another_precisio
     # a recipe of the other precision keeps its entry
     other = configs.load(root, None, recipes=[root / "benchmarks" / "single_node" / "m_fp4_b200.sh"])
     assert [e.key for e in other.entries] == ["m-b200-fp4"]
+
+
+def _of_precision(entry: str, precision: str) -> str:
+    return entry.replace("precision: fp8", f"precision: {precision}")
+
+
+def test_a_recipe_no_entry_of_its_precision_runs_is_looked_for_in_every_entry(tmp_path):
+    # this B200 launcher runs one recipe whatever the entry's precision: the fp4 entry runs
+    # `m_fp8_b200.sh`, which the entries of precision fp8 do not; a run of that recipe finds no
+    # point among them and reads the entries of every precision
+    fixed = "#!/usr/bin/bash\nsrun bash benchmarks/single_node/m_fp8_b200.sh\n"
+    entries = _entry("m-mi325x", "mi325x") + _of_precision(_entry("m-b200-fp4", "b200"), "fp4")
+    root = _tree(tmp_path, entries, ["m_fp8_mi325x.sh", "m_fp8_b200.sh"], {"mi325x-amds": MI325X, "b200-nb": fixed})
+    recipe = root / "benchmarks" / "single_node" / "m_fp8_b200.sh"
+    full, one = configs.load(root, None), configs.load(root, None, recipes=[recipe])
+    assert [p.config_key for p in one.points_for(recipe)] == ["m-b200-fp4"]
+    assert [p.label for p in one.points_for(recipe)] == [p.label for p in full.points_for(recipe)]
+
+
+def test_an_entry_that_runs_a_recipe_of_another_precision_means_every_entry_is_read(tmp_path):
+    # the fp8 B200 entry runs `m_fp4_b200.sh`: in this tree a precision does not say which
+    # recipes an entry runs, so a run of `m_fp8_mi325x.sh` reads the fp4 entry too
+    fixed = "#!/usr/bin/bash\nsrun bash benchmarks/single_node/m_fp4_b200.sh\n"
+    entries = _entry("m-mi325x", "mi325x") + _entry("m-b200", "b200") + _of_precision(_entry("m-mi325x-fp4", "mi325x"), "fp4")
+    root = _tree(
+        tmp_path, entries, ["m_fp8_mi325x.sh", "m_fp4_b200.sh", "m_fp4_mi325x.sh"], {"mi325x-amds": MI325X, "b200-nb": fixed}
+    )
+    one = configs.load(root, None, recipes=[root / "benchmarks" / "single_node" / "m_fp8_mi325x.sh"])
+    assert {e.key for e in one.entries} == {"m-mi325x", "m-b200", "m-mi325x-fp4"}
 
 
 @pytest.mark.parametrize("tagged", [True, False])

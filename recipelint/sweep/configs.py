@@ -177,16 +177,43 @@ def load(
     """Master configs → entries and sweep points.  ``cache_dir``: keep parsed YAML there.
     ``recipes``: the run checks only these recipes — entries that cannot run any of them are
     skipped: before parsing when their model prefix does not start a recipe's name (``sparse``),
-    before their launchers are read when ``<model prefix>_<precision>_`` does not.
+    and before their launchers are read when ``<model prefix>_<precision>_`` does not — unless
+    the tree shows that the second does not hold (``_names_held``): then only the first.
     ``roots``: the folders the files found (configs, runners, workflows) must resolve into (a
     config linked to a file outside is not read: RL500 says so); default: ``root``.  The
     ``explicit`` configs were named by the caller (and checked by it)."""
+    cs = _load(root, explicit, cache_dir, recipes, roots, by_precision=recipes is not None)
+    if recipes is not None and not _names_held(cs, recipes):
+        cs = _load(root, explicit, cache_dir, recipes, roots, by_precision=False)
+    return cs
+
+
+def _names_held(cs: ConfigSet, recipes: list[Path]) -> bool:
+    """Whether a load that skipped the entries of other precisions can be trusted: every recipe
+    of the run got sweep points, and every single-node entry read runs recipes named
+    ``<model prefix>_<precision>_...`` (as every one of 65 sampled InferenceX commits did).  A
+    recipe without points (a deprecated one, or a launcher that names recipes otherwise) is
+    looked for in the entries of every precision."""
+    if any(not cs.points_for(r) for r in recipes):
+        return False
+    read = set(map(str, cs.files))
+    for e in cs.entries:
+        if e.multinode or not e.points or str(e.path) not in read:
+            continue
+        env = e.points[0].env
+        start = f"{env.get('MODEL_PREFIX')}_{env.get('PRECISION')}_"
+        if any(not s.rsplit("/", 1)[-1].startswith(start) for s in e.scripts):
+            return False
+    return True
+
+
+def _load(root, explicit, cache_dir, recipes, roots, by_precision: bool) -> ConfigSet:
     wanted = None
     if recipes is not None:
         names = [p.name for p in recipes]
 
         def wanted(prefix: str, precision: str | None = None) -> bool:
-            start = f"{prefix}_" if precision is None else f"{prefix}_{precision}_"
+            start = f"{prefix}_" if precision is None or not by_precision else f"{prefix}_{precision}_"
             return any(n.startswith(start) for n in names)
 
     spec = facts.load("inferencex")
@@ -623,9 +650,8 @@ def _expand_entry(cs, path, key, entry, top, labels, hardware, root, spec, layou
     if not hasattr(entry, "get"):
         return
     if wanted is not None and not entry.get("multinode", False):
-        # a launcher runs `<model prefix>_<precision>_...` (every single-node entry of 65 sampled
-        # InferenceX commits did: issue 44's note); an entry that cannot run a recipe of the run
-        # is not expanded (its launchers are not read)
+        # a launcher runs `<model prefix>_<precision>_...` (``load``, ``_names_held``): an entry
+        # that cannot run a recipe of the run is not expanded (its launchers are not read)
         mp, pr = entry.get("model-prefix"), entry.get("precision")
         if mp is not None and pr is not None and not wanted(str(mp), str(pr)):
             return
