@@ -335,3 +335,27 @@ def test_an_engine_configuration_change_reaches_its_multi_node_entry_only(repo):
     assert [(f["code"], f["location"]["path"], f["location"]["line"]) for f in found] == [
         ("RL606", "benchmarks/multi_node/srt/m1.yaml", 7)
     ]
+
+
+def test_a_finding_that_says_several_entries_together_is_the_whole_trees(repo):
+    # RL609 says the engine configuration files of every multi-node entry that are not in the tree
+    # in one finding ("N files of M entries"): one of two such entries removed, the scoped diff
+    # compares both entries (in both trees), so it reports what the whole-tree diff reports
+    two = MULTI_ENTRY.replace("benchmarks/multi_node/srt/m1.yaml", "recipes/trtllm/m1.yaml")
+    two += two.replace("m1-fp4-b200", "m2-fp4-b200").replace("recipes/trtllm/m1.yaml", "recipes/trtllm/m2.yaml")
+    with (repo / "configs/nvidia-master.yaml").open("a") as fh:
+        fh.write(two)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "two multi-node entries")
+    cfg = repo / "configs/nvidia-master.yaml"
+    text = cfg.read_text()
+    cfg.write_text(text[: text.index("\nm2-fp4-b200-dynamo-trt:")] + "\n")
+    scoped, whole = _both()
+    assert _analysed(scoped) == []
+    found = _same(scoped, whole)
+    assert [(f["code"], f["message"].split(" not checked")[0]) for f in found] == [
+        ("RL609", "1 TensorRT-LLM engine configuration file of 1 multi-node entry")
+    ]
+    assert [(code, msg.split(" not checked")[0]) for code, _, _, msg, _ in fixed_ids(scoped.fixed)] == [
+        ("RL609", "2 TensorRT-LLM engine configuration files of 2 multi-node entries")
+    ]
