@@ -359,3 +359,22 @@ def test_a_finding_that_says_several_entries_together_is_the_whole_trees(repo):
     assert [(code, msg.split(" not checked")[0]) for code, _, _, msg, _ in fixed_ids(scoped.fixed)] == [
         ("RL609", "2 TensorRT-LLM engine configuration files of 2 multi-node entries")
     ]
+
+
+def test_entries_behind_one_unreadable_launcher_are_compared_together(repo):
+    # RL506 says the entries whose launcher cannot be read in one finding: one of the two removed,
+    # the scoped diff compares the other too and reports what the whole-tree diff reports
+    runners = (repo / "configs/runners.yaml").read_text()
+    (repo / "configs/runners.yaml").write_text(runners.replace("labels:\n", "labels:\n  cluster:h100-gone: [h100-gone_00]\n"))
+    gone = OTHER_ENTRY.replace("cluster:h200-cw", "cluster:h100-gone").replace("glm5-fp8-h200", "glm5-fp8-h100")
+    with (repo / "configs/nvidia-master.yaml").open("a") as fh:
+        fh.write(gone + gone.replace("glm5-fp8-h100-vllm-agentic", "glm5-fp8-h100-vllm-agentic-b"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "two entries on a node without a launcher")
+    cfg = repo / "configs/nvidia-master.yaml"
+    text = cfg.read_text()
+    cfg.write_text(text[: text.index("\nglm5-fp8-h100-vllm-agentic-b:")] + "\n")
+    scoped, whole = _both()
+    found = _same(scoped, whole)
+    assert [(f["code"], "1 config entry (`glm5-fp8-h100-vllm-agentic`)" in f["message"]) for f in found] == [("RL506", True)]
+    assert [(code, "2 config entries" in msg) for code, _, _, msg, _ in fixed_ids(scoped.fixed)] == [("RL506", True)]
