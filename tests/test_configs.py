@@ -424,6 +424,23 @@ def test_dispatch_workflow_runs_each_recipe_its_script_pattern_matches(tmp_path)
     ]
 
 
+def test_a_dispatch_workflows_recipes_of_other_models_keep_the_precision_filter(tmp_path, monkeypatch):
+    # the workflow runs recipes of several model prefixes: that is no sign that this tree's
+    # master-config entries name recipes otherwise (``configs._names_held``): read once
+    root = workflow_repo(tmp_path)
+    real, readings = configs._load, []
+
+    def counted(*args, **kw):
+        readings.append(kw["by_precision"])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(configs, "_load", counted)
+    recipe = root / "benchmarks/single_node/fixed_seq_len/m_fp8_b200_vllm.sh"
+    cs = configs.load(root, recipes=[recipe])
+    assert readings == [True]
+    assert [p.config_key for p in cs.points_for(recipe)] == ["m-fp8-b200-vllm"]
+
+
 def test_dispatch_workflow_problems_are_findings_not_crashes(tmp_path):
     root = workflow_repo(tmp_path, WORKFLOW.replace("${{ inputs.model-prefix }}_fp4", "${{ inputs.model }}-${{ inputs.image }}"))
     cs = configs.load(root)

@@ -182,23 +182,23 @@ def load(
     ``roots``: the folders the files found (configs, runners, workflows) must resolve into (a
     config linked to a file outside is not read: RL500 says so); default: ``root``.  The
     ``explicit`` configs were named by the caller (and checked by it)."""
-    cs = _load(root, explicit, cache_dir, recipes, roots, by_precision=recipes is not None)
-    if recipes is not None and not _names_held(cs, recipes):
-        cs = _load(root, explicit, cache_dir, recipes, roots, by_precision=False)
+    cs, masters = _load(root, explicit, cache_dir, recipes, roots, by_precision=recipes is not None)
+    if recipes is not None and not _names_held(cs, masters, recipes):
+        cs, _ = _load(root, explicit, cache_dir, recipes, roots, by_precision=False)
     return cs
 
 
-def _names_held(cs: ConfigSet, recipes: list[Path]) -> bool:
+def _names_held(cs: ConfigSet, masters: list[ConfigEntry], recipes: list[Path]) -> bool:
     """Whether a load that skipped the entries of other precisions can be trusted: every recipe
-    of the run got sweep points, and every single-node entry read runs recipes named
+    of the run got sweep points, and every single-node entry of the master configs (``masters``;
+    not a dispatch workflow's, which runs recipes of several models) runs recipes named
     ``<model prefix>_<precision>_...`` (as every one of 65 sampled InferenceX commits did).  A
     recipe without points (a deprecated one, or a launcher that names recipes otherwise) is
     looked for in the entries of every precision."""
     if any(not cs.points_for(r) for r in recipes):
         return False
-    read = set(map(str, cs.files))
-    for e in cs.entries:
-        if e.multinode or not e.points or str(e.path) not in read:
+    for e in masters:
+        if e.multinode or not e.points:
             continue
         env = e.points[0].env
         start = f"{env.get('MODEL_PREFIX')}_{env.get('PRECISION')}_"
@@ -207,7 +207,9 @@ def _names_held(cs: ConfigSet, recipes: list[Path]) -> bool:
     return True
 
 
-def _load(root, explicit, cache_dir, recipes, roots, by_precision: bool) -> ConfigSet:
+def _load(root, explicit, cache_dir, recipes, roots, by_precision: bool) -> tuple[ConfigSet, list[ConfigEntry]]:
+    """``load``'s reading, and the entries of the master configs (those after them are the
+    dispatch workflows')."""
     wanted = None
     if recipes is not None:
         names = [p.name for p in recipes]
@@ -227,7 +229,7 @@ def _load(root, explicit, cache_dir, recipes, roots, by_precision: bool) -> Conf
                 break
     cs = ConfigSet(root)
     if not files:
-        return cs
+        return cs, []
     cs.trusted = {str(f) for f in explicit or []}
     if root is None:
         root = files[0].resolve().parent.parent
@@ -272,9 +274,10 @@ def _load(root, explicit, cache_dir, recipes, roots, by_precision: bool) -> Conf
                 for old, new in legacy.items():
                     if new in pt.env and old not in pt.env:
                         pt.env[old] = pt.env[new]
+    masters = list(cs.entries)
     for wf in spec.get("dispatch_workflows") or []:
         _load_workflow(cs, root, wf, cache_dir)
-    return cs
+    return cs, masters
 
 
 def workflow_files(root: Path) -> list[Path]:
