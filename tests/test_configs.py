@@ -438,6 +438,11 @@ def test_a_dispatch_workflows_recipes_of_other_models_keep_the_precision_filter(
     recipe = root / "benchmarks/single_node/fixed_seq_len/m_fp8_b200_vllm.sh"
     cs = configs.load(root, recipes=[recipe])
     assert readings == [True]
+    # nor is a recipe of another tree (`recipelint changes` reads both trees' configs with one list)
+    other = tmp_path.parent / f"{tmp_path.name}-base" / "benchmarks/single_node/fixed_seq_len/m_fp8_b200_vllm.sh"
+    other.parent.mkdir(parents=True)
+    other.write_text(recipe.read_text())
+    assert configs.load(root, recipes=[recipe, other]).points_for(recipe) and readings == [True, True]
     assert [p.config_key for p in cs.points_for(recipe)] == ["m-fp8-b200-vllm"]
 
 

@@ -190,13 +190,14 @@ def load(
 
 def _names_held(cs: ConfigSet, masters: list[ConfigEntry], recipes: list[Path]) -> bool:
     """Whether a load that skipped the entries of other precisions can be trusted: every recipe
-    of the run got sweep points, and every single-node entry of the master configs (``masters``;
+    of the run in this tree got sweep points, and every single-node entry of the master configs (``masters``;
     not a dispatch workflow's, which runs recipes of several models) runs recipes named
     ``<model prefix>_<precision>_...`` (as every one of 65 sampled InferenceX commits did).  A
     recipe without points (a deprecated one, or a launcher that names recipes otherwise) is
     looked for in the entries of every precision."""
-    if any(not cs.points_for(r) for r in recipes):
-        return False
+    top = os.path.join(os.path.realpath(cs.root), "") if cs.root is not None else ""
+    if any(not cs.points_for(r) for r in recipes if os.path.realpath(r).startswith(top)):
+        return False  # (a recipe of another tree — `recipelint changes` reads both with one list — is not this one's)
     for e in masters:
         if e.multinode or not e.points:
             continue
