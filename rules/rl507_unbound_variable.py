@@ -2,7 +2,7 @@ import re
 from pathlib import Path
 
 from recipelint.evaluate.state import BACKGROUND_JOB, ENVIRONMENT_NAMES, UNKNOWN_NAMES
-from recipelint.lint.rulebase import Rule, runner_exports, unbound_name, uniq
+from recipelint.lint.rulebase import Rule, unbound_name, uniq
 
 #: the assignment of a name in the recipe's text (`X=`, `X+=`, `export X=`, `local X=`, `read ... X`)
 _ASSIGN = r"(?m)(?:^|[\s;&|(])(?:(?:export|local|declare|typeset|readonly)(?:\s+-\w+)*\s+)?{name}\+?="
@@ -60,7 +60,7 @@ class UnboundVariable(Rule):
 
     def check(self, ctx):
         sweep = ctx.sweep_names()
-        exported = _runner_exports(ctx)
+        exported = ctx.project.runner_exports()
         sites: dict = {}
         for pr in ctx.config_points():
             stops = [_stops(p) for p in pr.paths]
@@ -181,15 +181,6 @@ def _assigned_at(ctx, name: str) -> list[int]:
         if not src.line_text(line).lstrip().startswith("#") and line not in out:
             out.append(line)
     return out
-
-
-def _runner_exports(ctx) -> set[str]:
-    """Names a runner's launch script exports (`runners/*.sh` at the repository root)."""
-    root = getattr(ctx.project.configs, "root", None)
-    cache = ctx.project.__dict__.setdefault("_runner_exports", {})
-    if root not in cache:
-        cache[root] = runner_exports(root)
-    return cache[root]
 
 
 def _same(a: str, b: Path) -> bool:

@@ -1,7 +1,7 @@
 import re
 
 from recipelint.engines import facts, llmapi
-from recipelint.lint.rulebase import Rule, runner_names
+from recipelint.lint.rulebase import Rule
 
 #: a value written as one variable (`$MAX_BATCH_SIZE`, `${MAX_BATCH_SIZE}`)
 _VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
@@ -15,11 +15,7 @@ def _never_set(ctx, use, name: str) -> bool:
     text = ctx.result.source.data.decode("utf-8", "replace") if ctx.result.source is not None else ""
     if re.search(rf"(?:^|[\s;&|(]){name}\+?=|\b(?:read|for|declare|typeset|export|local|readonly)\b[^\n;]*\b{name}\b", text):
         return False
-    root = getattr(ctx.project.configs, "root", None)
-    cache = ctx.project.__dict__.setdefault("_runner_names", {})
-    if root not in cache:
-        cache[root] = runner_names(root)
-    return name not in cache[root]
+    return name not in ctx.project.runner_names()
 
 
 class InvalidConfigValue(Rule):

@@ -473,6 +473,8 @@ def lint(
                 pts = []
         return pts
 
+    tree: dict = {}  # (read once a run: ``Project.tree``)
+
     def check_files(chunk, progress=None) -> tuple[list[Finding], list[FileResult]]:
         results = []
         keys: dict[int, tuple] = {}
@@ -489,7 +491,7 @@ def lint(
                 results.append(analyze_file(path, display))
             if progress is not None:
                 progress(len(results), len(chunk))
-        project = Project(results, cs, analyze_other, home=home, roots=roots)
+        project = Project(results, cs, analyze_other, home=home, roots=roots, tree=tree)
         found = []
         for i, res in enumerate(results):
             if i in hits:
@@ -518,7 +520,7 @@ def lint(
         found, result.files = check_files(files, opt.progress)
     if fc is not None:
         fc.close(others_wrote=jobs > 1)
-    project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs, opt.only), home=home, roots=roots)
+    project = Project(result.files, cs, analyze_other, _entry_scope(paths, cs, opt.only), home=home, roots=roots, tree=tree)
     result.unrun = [display_path(res.path) for res in result.files if not project.is_run(res) and res.launched]
     for rule in rules:
         raw.extend(rule.check_project(project))

@@ -675,8 +675,12 @@ class EngineConfig:
 class Project:
     """All files of a run, with sibling lookup."""
 
-    def __init__(self, results: list[FileResult], configs=None, analyze=None, scope=None, home=None, roots=None):
+    def __init__(self, results: list[FileResult], configs=None, analyze=None, scope=None, home=None, roots=None, tree=None):
         self.results = results
+        #: what the run reads of the tree beside its files (the runners' launch scripts, policy
+        #: roots, waivers): one dict per run, shared by its Projects (a worker's chunks each have
+        #: one), so that it is read once per process
+        self.tree: dict = tree if tree is not None else {}
         #: the run's roots: the folders its files may be read from (the project's top first)
         self.roots: list[Path] = list(roots or getattr(configs, "roots", None) or [])
         #: home(result) -> where the result's file is in the tree checked (a diff's base run
@@ -689,6 +693,21 @@ class Project:
         self._groups = facts.load("parity")["hardware_groups"]
         #: analyze(path) -> FileResult for a sibling that is not part of the run (read, not reported)
         self._analyze = analyze
+
+    def runner_exports(self) -> set[str]:
+        """``runner_exports`` of the master configs' root, read once a run."""
+        return self._runners(runner_exports)
+
+    def runner_names(self) -> set[str]:
+        """``runner_names`` of the master configs' root, read once a run."""
+        return self._runners(runner_names)
+
+    def _runners(self, read) -> set[str]:
+        root = getattr(self.configs, "root", None)
+        key = (read.__name__, root)
+        if key not in self.tree:
+            self.tree[key] = read(root)
+        return self.tree[key]
 
     def entries(self) -> list:
         """The master-config entries this run reports on: those whose config file is among the
@@ -744,7 +763,7 @@ class Project:
     def policy_root(self, path: Path) -> Path | None:
         """The repository root whose review checklist turns the RL7xx policies on."""
         marker = facts.load("policy")["enabled_by"]
-        cache = self.__dict__.setdefault("_policy_roots", {})
+        cache = self.tree.setdefault("policy_roots", {})
         start = path.resolve().parent
         if start in cache:
             return cache[start]
@@ -758,7 +777,7 @@ class Project:
 
     def waivers(self, root: Path) -> list[tuple[Path, str]]:
         """(path, text) of the waiver files under the root's waiver folder."""
-        cache = self.__dict__.setdefault("_waivers", {})
+        cache = self.tree.setdefault("waivers", {})
         if root not in cache:
             out = []
             d = root / facts.load("policy")["waiver_dir"]
