@@ -337,19 +337,25 @@ def test_an_engine_configuration_change_reaches_its_multi_node_entry_only(repo):
     ]
 
 
+def _second_entry_removed(repo: Path, entries: str, second: str) -> None:
+    """``entries`` appended to the master config and committed; then the entry ``second`` (the
+    last ones, from it on) removed in the work tree."""
+    cfg = repo / "configs/nvidia-master.yaml"
+    with cfg.open("a") as fh:
+        fh.write(entries)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "entries")
+    text = cfg.read_text()
+    cfg.write_text(text[: text.index(f"\n{second}:")] + "\n")
+
+
 def test_a_finding_that_says_several_entries_together_is_the_whole_trees(repo):
     # RL609 says the engine configuration files of every multi-node entry that are not in the tree
     # in one finding ("N files of M entries"): one of two such entries removed, the scoped diff
     # compares both entries (in both trees), so it reports what the whole-tree diff reports
     two = MULTI_ENTRY.replace("benchmarks/multi_node/srt/m1.yaml", "recipes/trtllm/m1.yaml")
     two += two.replace("m1-fp4-b200", "m2-fp4-b200").replace("recipes/trtllm/m1.yaml", "recipes/trtllm/m2.yaml")
-    with (repo / "configs/nvidia-master.yaml").open("a") as fh:
-        fh.write(two)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "two multi-node entries")
-    cfg = repo / "configs/nvidia-master.yaml"
-    text = cfg.read_text()
-    cfg.write_text(text[: text.index("\nm2-fp4-b200-dynamo-trt:")] + "\n")
+    _second_entry_removed(repo, two, "m2-fp4-b200-dynamo-trt")
     scoped, whole = _both()
     assert _analysed(scoped) == []
     found = _same(scoped, whole)
@@ -367,13 +373,9 @@ def test_entries_behind_one_unreadable_launcher_are_compared_together(repo):
     runners = (repo / "configs/runners.yaml").read_text()
     (repo / "configs/runners.yaml").write_text(runners.replace("labels:\n", "labels:\n  cluster:h100-gone: [h100-gone_00]\n"))
     gone = OTHER_ENTRY.replace("cluster:h200-cw", "cluster:h100-gone").replace("glm5-fp8-h200", "glm5-fp8-h100")
-    with (repo / "configs/nvidia-master.yaml").open("a") as fh:
-        fh.write(gone + gone.replace("glm5-fp8-h100-vllm-agentic", "glm5-fp8-h100-vllm-agentic-b"))
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "two entries on a node without a launcher")
-    cfg = repo / "configs/nvidia-master.yaml"
-    text = cfg.read_text()
-    cfg.write_text(text[: text.index("\nglm5-fp8-h100-vllm-agentic-b:")] + "\n")
+    _second_entry_removed(
+        repo, gone + gone.replace("glm5-fp8-h100-vllm-agentic", "glm5-fp8-h100-vllm-agentic-b"), "glm5-fp8-h100-vllm-agentic-b"
+    )
     scoped, whole = _both()
     found = _same(scoped, whole)
     assert [(f["code"], "1 config entry (`glm5-fp8-h100-vllm-agentic`)" in f["message"]) for f in found] == [("RL506", True)]
