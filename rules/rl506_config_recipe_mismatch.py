@@ -2,6 +2,7 @@ import os
 
 from recipelint.bash.source import Span
 from recipelint.lint.findings import Finding
+from recipelint.lint.groups import unlocated
 from recipelint.lint.rulebase import Rule
 
 
@@ -43,20 +44,12 @@ class ConfigRecipeMismatch(Rule):
     severity = "error"
     sweep_independent = True
 
-    @staticmethod
-    def said_together(entry):
-        """The entries whose recipes no launcher located because their launchers could not be
-        read: one finding per set of such launchers."""
-        if entry.scripts or not entry.missing or not entry.unread or entry.read_from:
-            return None
-        return tuple(entry.unread)
-
     def check_project(self, project):
         unread: dict = {}  # launchers that could not be read -> the entries they leave unlocated
         for e in project.entries():
             if e.scripts or not e.missing:
                 continue  # (another runner of the entry found its recipe)
-            group = self.said_together(e)
+            group = unlocated(e)
             if group is not None:
                 unread.setdefault(group, []).append(e)
                 continue

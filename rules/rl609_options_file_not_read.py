@@ -1,3 +1,4 @@
+from recipelint.lint.groups import trtllm_engine_files
 from recipelint.lint.rulebase import Rule
 
 
@@ -65,18 +66,13 @@ class OptionsFileNotRead(Rule):
                 msg = f"{shown} is not a mapping of options ({opts.root.kind}); TensorRT-LLM stops when it reads it"
                 yield ctx.finding(opts.root.loc or opts.flag.word.loc, msg, use.point, key=f"shape|{opts.name}", severity="error")
 
-    @staticmethod
-    def said_together(entry):
-        """Every multi-node TensorRT-LLM entry that names engine configuration files."""
-        return "trtllm" if entry.multinode and "trt" in entry.framework and entry.engine_files else None
-
     def check_project(self, project):
         """Multi-node TensorRT-LLM entries whose engine configuration files are not in the tree (or
         not TensorRT-LLM's): one finding for the run, naming how many and why."""
         from recipelint.bash.source import Span
 
         unread = {
-            name: (why, [(e, ref) for e, ref in uses if self.said_together(e) is not None])
+            name: (why, [(e, ref) for e, ref in uses if trtllm_engine_files(e) is not None])
             for name, (why, uses) in project.engine_configs_unread.items()
         }
         unread = {k: v for k, v in unread.items() if v[1]}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,14 +61,6 @@ class Rule:
     def check_project(self, project: Project) -> Iterable[Finding]:
         """Findings about the run as a whole (master-config entries); called once."""
         return ()
-
-    @staticmethod
-    def said_together(entry) -> Hashable | None:
-        """For a project rule that says several master-config entries in one finding ("N files
-        of M entries"): what the entries said together share, else None.  A diff's scope that
-        compares one entry of such a group compares them all (``lint.scope``), so that the
-        finding is the one the whole tree gives."""
-        return None
 
     def project_finding(self, span, message: str, related=(), severity: str | None = None, notes=()) -> Finding:
         return Finding(

@@ -19,7 +19,7 @@ affects, and the scope holds:
 * the master-config entries that changed or run a recipe of the scope (RL506, RL703) — a
   multi-node entry also when an engine configuration file it names changed (the TensorRT-LLM
   options of srt-slurm recipes: RL606, RL608, RL610, RL607, RL103, RL609) — and every entry a
-  rule says in one finding with one of those (``Rule.said_together``: RL609's multi-node
+  rule says in one finding with one of those (``lint.groups``: RL609's multi-node
   TensorRT-LLM entries, RL506's entries behind one unreadable launcher).
 
 A change to something every recipe depends on — recipelint's settings, the repository's engine
@@ -284,15 +284,13 @@ def _config_view(cs, top: Path) -> tuple[dict[str, tuple], dict[tuple[str, str],
 
 
 def _said_together(cs, top: Path) -> dict[tuple[str, str], set]:
-    """(config, key) → the groups of entries its rules say together (``Rule.said_together``),
-    for the entries in some group."""
-    from recipelint.lint.registry import all_rules
-    from recipelint.lint.rulebase import Rule
+    """(config, key) → the groups of entries rules say together (``lint.groups``), for the
+    entries in some group."""
+    from recipelint.lint.groups import SAID_TOGETHER
 
-    rules = [r for r in all_rules() if r.said_together is not Rule.said_together]
     out: dict[tuple[str, str], set] = {}
     for e in getattr(cs, "entries", None) or ():
-        gs = {(r.code, g) for r in rules if (g := r.said_together(e)) is not None}
+        gs = {(code, g) for code, group in SAID_TOGETHER.items() if (g := group(e)) is not None}
         if gs:
             out.setdefault((rel_to(e.path, top) or str(e.path), e.key), set()).update(gs)
     return out
@@ -419,9 +417,11 @@ def compute(
                     if side is not None:
                         for s in side[5]:
                             add(s, "sweep points changed")
-        # a finding that says several entries together (``Rule.said_together``) is the whole
-        # tree's only when every entry of its group is compared
-        groups = _said_together(head_cs, top) | _said_together(base_cs, base_dir)
+        # a finding that says several entries together (``lint.groups``) is the whole tree's
+        # only when every entry of its group is compared
+        groups = _said_together(head_cs, top)
+        for key, gs in _said_together(base_cs, base_dir).items():  # (an entry's groups in either tree)
+            groups.setdefault(key, set()).update(gs)
         hit = {g for key, gs in groups.items() if key in entries for g in gs}
         entries |= {key for key, gs in groups.items() if gs & hit}
     # the family of each: parity rules compare them with it
