@@ -419,11 +419,11 @@ def compute(
                             add(s, "sweep points changed")
         # a finding that says several entries together (``lint.groups``) is the whole tree's
         # only when every entry of its group is compared
-        groups = _said_together(head_cs, top)
+        together = _said_together(head_cs, top)
         for key, gs in _said_together(base_cs, base_dir).items():  # (an entry's groups in either tree)
-            groups.setdefault(key, set()).update(gs)
-        hit = {g for key, gs in groups.items() if key in entries for g in gs}
-        entries |= {key for key, gs in groups.items() if gs & hit}
+            together.setdefault(key, set()).update(gs)
+        hit = {g for key, gs in together.items() if key in entries for g in gs}
+        entries |= {key for key, gs in together.items() if gs & hit}
     # the family of each: parity rules compare them with it
     groups = facts.load("parity")["hardware_groups"]
     for rel in sorted(affected):

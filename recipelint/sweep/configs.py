@@ -190,12 +190,11 @@ def load(
 
 def _names_held(cs: ConfigSet, masters: list[ConfigEntry], recipes: list[Path]) -> bool:
     """Whether a load that skipped the entries of other precisions can be trusted: every recipe
-    of the run in this tree got sweep points, and every single-node entry of the master configs (``masters``;
-    not a dispatch workflow's, which runs recipes of several models) runs recipes named
-    ``<model prefix>_<precision>_...`` (as in every sampled InferenceX commit:
-    ``tools/recipe_names_probe.py``).  A
-    recipe without points (a deprecated one, or a launcher that names recipes otherwise) is
-    looked for in the entries of every precision."""
+    of the run in this tree got sweep points, and every single-node entry of the master configs
+    (``masters``; not a dispatch workflow's, which runs recipes of several models) runs recipes
+    named ``<model prefix>_<precision>_...`` (as in every sampled InferenceX commit:
+    ``tools/recipe_names_probe.py``).  A recipe without points (a deprecated one, or a launcher
+    that names recipes otherwise) is looked for in the entries of every precision."""
     top = os.path.join(os.path.realpath(cs.root), "") if cs.root is not None else ""
     if any(not cs.points_for(r) for r in recipes if os.path.realpath(r).startswith(top)):
         return False  # (a recipe of another tree — `recipelint changes` reads both with one list — is not this one's)
