@@ -1,5 +1,6 @@
 import re
 
+from recipelint.evaluate.builtins import NOT_FOUND
 from recipelint.evaluate.values import ARGV
 from recipelint.lint.rulebase import Rule
 
@@ -37,7 +38,11 @@ class NoLaunchReached(Rule):
     A serve command a path runs as one word (`"$CMD"` with `CMD="vllm serve m --tp 8"`: bash looks
     for a program of that name, `command not found`) is an error at that command, whatever else
     the file launches.
-    When paths stop at several places, each is named (the most common first), not one for all.
+    When paths stop at several places, each is named (the most common first), not one for all;
+    a stop in a file the script sources is named with that file ("line 66 of `setup_deps.sh`").
+    A serve command in a string the script assigns is said to be run by no path, unless every
+    path stops before the assignment: then the stops are named.  A `source` on the way that
+    finds no file is named in a note: what it would set is not seen, and the stops may follow.
     When the stops hang on the script's own arguments (it reads `$1`, `$@`, `getopt`, `shift`)
     and no sweep point gives them, that is said as an info, with the settings' `environments`
     (`args = [...]`) as the fix, not asserted as a defect (recipelint may not find the path the
@@ -66,14 +71,19 @@ class NoLaunchReached(Rule):
             return  # RL001 says why (bash stops there, recipelint reads no further)
         site = known[0]
         why, guessed = self._why(ctx)
+        if site.kind == "string" and self._stopped_before(ctx, ctx.site_loc(site).span.line):
+            # (no path reaches the assignment either: the stops are why, not who runs the string)
+            site_kind = ""
+        else:
+            site_kind = site.kind
         where = {
             "heredoc": "it is in a here-document the script writes (recipelint does not follow that file)",
             "string": "it is a string the script assigns; recipelint saw no path run it (passed to another program?)",
-        }.get(site.kind, "")
+        }.get(site_kind, "")
         todo = {
             "heredoc": "check the file the here-document writes on its own",
             "string": "run it from this script (an array), or check the script that runs it",
-        }.get(site.kind, "give the values its paths need in the settings (`environments`)")
+        }.get(site_kind, "give the values its paths need in the settings (`environments`)")
         severity = None
         notes: list[str] = []
         if guessed and not where:
@@ -85,6 +95,21 @@ class NoLaunchReached(Rule):
             # (a helper a job file runs with its own inputs: said, not asserted as a defect)
             notes.append("no master-config entry runs this file: its sweep points are the default matrix's")
             severity = "info"
+        if not where:
+            # (a sourced file that is not there sets nothing: the stops may follow from that)
+            seen: dict = {}
+            for pr in res.points:
+                for path in pr.paths:
+                    for loc, note in path.notes:
+                        if note.startswith(NOT_FOUND) and ctx.is_here(loc):
+                            said = " ".join(ctx.source_text(loc).split())
+                            seen.setdefault((ctx.line_of(loc), said), note[len(NOT_FOUND) :])
+            notes += [
+                f"`{said}` ({line}) "
+                + (f"names a file whose path is not known here (`{path}`)" if "⟨" in path else f"finds no file (`{path}`)")
+                + ": what it would set is not seen"
+                for (line, said), path in list(seen.items())[:2]
+            ]
         msg = f"no sweep point reaches this {site.engine} launch (`{site.text}`), so it is not checked: {where or why}; {todo}"
         yield ctx.finding(
             ctx.site_loc(site),
@@ -117,35 +142,49 @@ class NoLaunchReached(Rule):
             )
             yield ctx.finding(ev.loc, msg, points, key=f"one-word|{ev.text}", severity="error")
 
+    @staticmethod
+    def _stopped_before(ctx, line: int) -> bool:
+        """Whether every path of every sweep point ends in a failing exit, none of them shown in
+        this file at or below ``line`` (an exit in a sourced file counts as before it)."""
+        ends = [p for pr in ctx.result.points for p in pr.paths]
+        if not ends or any(p.exit is None or p.exit.code in (0, None) for p in ends):
+            return False
+        for p in ends:
+            anchor = ctx.exit_anchor(p.exit)
+            if ctx.is_here(anchor) and anchor.real().span.line >= line:
+                return False
+        return True
+
     def _why(self, ctx) -> tuple[str, bool]:
         """(what stopped every path, whether the stops hang on arguments no sweep point gives)."""
         ends = [p for pr in ctx.result.points for p in pr.paths]
         if any(p.exit is None or p.exit.code in (0, None) for p in ends):
             # (some path ends normally without it: no exit to blame)
             return "no path runs it (a function no path calls, a branch no sweep point takes, or a loop that never runs)", False
-        stops: dict = {}  # (line, text) -> number of paths
+        stops: dict = {}  # (where, text) -> number of paths
         for pr in ctx.result.points:
             for path in pr.paths:
                 kind, text = ctx.classify_stop(path)
-                anchor = ctx.exit_anchor(path.exit).real().span
+                # (an exit in a file this one sources, outside any function it calls: named with it)
+                line = ctx.line_of(ctx.exit_anchor(path.exit))
                 if kind == "missing" and text:
                     said = f"it requires {', '.join(f'`{n}`' for n in text.split())}, which no sweep point sets"
                 elif text:
                     said = f"`exit {path.exit.code}` after `{text}`"
                 else:
                     said = f"`exit {path.exit.code}`"
-                stops[(anchor.line, said)] = stops.get((anchor.line, said), 0) + 1
+                stops[(line, said)] = stops.get((line, said), 0) + 1
         if not stops:
             return "no path runs it (a function no path calls, or a branch no sweep point takes)", False
         guessed = _reads_arguments(ctx) and any(pr.point.env.get(ARGV, ()) is None for pr in ctx.result.points)
         if len(stops) == 1:
             (line, said), _ = next(iter(stops.items()))
             if said.startswith("it requires"):
-                return f"every path stops first (line {line}): {said}", guessed
-            return f"every path stops first: {said} (line {line})", guessed
+                return f"every path stops first ({line}): {said}", guessed
+            return f"every path stops first: {said} ({line})", guessed
         # (paths stop at several places: each is named, the most common first — not one for all)
-        ranked = sorted(stops.items(), key=lambda kv: (-kv[1], kv[0][0]))
-        shown = [f"{said} (line {line}, {n} path{'s' if n > 1 else ''})" for (line, said), n in ranked[:3]]
+        ranked = sorted(stops.items(), key=lambda kv: (-kv[1], _line_order(kv[0][0])))
+        shown = [f"{said} ({line}, {n} path{'s' if n > 1 else ''})" for (line, said), n in ranked[:3]]
         more = f" and {len(ranked) - 3} more" if len(ranked) > 3 else ""
         return f"every path stops first, at {len(ranked)} places: {'; '.join(shown)}{more}", guessed
 
@@ -157,3 +196,9 @@ _ARGUMENTS = re.compile(r"\$\{?[#@*1-9]|\bgetopts?\b|\bshift\b")
 def _reads_arguments(ctx) -> bool:
     src = ctx.result.source
     return src is not None and _ARGUMENTS.search(src.data.decode("utf-8", "replace")) is not None
+
+
+def _line_order(where: str) -> tuple:
+    """This file's lines first, in order; then other files' ("line 3 of `x.sh`")."""
+    line, _, other = where.removeprefix("line ").partition(" of ")
+    return (bool(other), other, int(line))

@@ -1,5 +1,6 @@
 import os
 
+from recipelint.evaluate.builtins import NOT_FOUND
 from recipelint.lint.rulebase import Rule
 
 
@@ -98,8 +99,8 @@ class UnknownEntryPoint(Rule):
         """The message for ``python -m <a module not known>`` with server options."""
         missing = []
         for _, m in path.notes:
-            if m.startswith("sourced file not found: "):
-                p = m.split(": ", 1)[1]
+            if m.startswith(NOT_FOUND):
+                p = m[len(NOT_FOUND) :]
                 missing.append(os.path.relpath(os.path.normpath(p), ctx.path.parent) if p.startswith("/") else p)
         whence = f" (the sourced {', '.join(f'`{m}`' for m in missing[:2])} was not found)" if missing else ""
         if ev.why.startswith("hidden:"):

@@ -56,7 +56,7 @@ class SweepPointStops(Rule):
                 continue
             ex = path.exit
             why = f" (“{ex.message}”)" if ex.message else ""
-            cond = f"at `{text}`" if text else f"at line {ex.loc.real().span.line}"
+            cond = f"at `{text}`" if text else f"at {ctx.line_of(ex.loc)}"
             msg = (
                 f"sweep point {pr.point.describe()} stops {cond} with exit status {ex.code}{why}; "
                 "drop the point from the config entry, or let the recipe run it"

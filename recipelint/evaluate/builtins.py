@@ -142,7 +142,7 @@ def _b_source(ev, argv, node, st):
         return [st]
     lib = _script_file(ev, argv[1], node, st)
     if lib is None:
-        st.notes.append((node.loc, f"sourced file not found: {argv[1].shown}"))
+        st.notes.append((node.loc, f"{NOT_FOUND}{argv[1].shown}"))
         st.notes.append((node.loc, UNKNOWN_NAMES))
         st.status = None
         return [st]
@@ -225,6 +225,9 @@ def _virtual_source(texts, loc):
 #: the note a file `source` or `bash FILE` names but recipelint does not read starts with (rule
 #: RL008 reports it): ``NOT_FOLLOWED + "<the word>: <why>"``
 NOT_FOLLOWED = "file not followed: "
+
+#: the note a `source` of a file that does not exist starts with: ``NOT_FOUND + "<the word>"``
+NOT_FOUND = "sourced file not found: "
 
 
 def _script_file(ev, word, node, st, stub=True):

@@ -497,6 +497,29 @@ class FileContext:
                 return call_loc
         return ex.loc
 
+    def is_here(self, loc: Loc) -> bool:
+        """Whether ``loc`` is in the checked file (not in a file it sources or runs)."""
+        return _same_file(loc.real().source.path, str(self.result.path.resolve()))
+
+    def line_of(self, loc: Loc) -> str:
+        """Where ``loc`` is, as a message says it: "line 12" in this file, "line 12 of
+        `lib/env.sh`" in another (named from this file's folder when below it, else from the
+        run's root)."""
+        real = loc.real()
+        line = real.span.line
+        path = real.source.path
+        if self.is_here(loc):
+            return f"line {line}"
+        here = self.result.path.resolve().parent
+        shown = Path(path).name
+        for base in (here, *self.project.roots[:1]):
+            try:
+                shown = Path(path).resolve().relative_to(Path(base).resolve()).as_posix()
+                break
+            except (ValueError, OSError):
+                continue
+        return f"line {line} of `{shown}`"
+
     def is_agentic(self, use: Use | None = None) -> bool:
         if use is not None and str(use.env.get("SCENARIO_TYPE", "")) == "agentic-coding":
             return True
