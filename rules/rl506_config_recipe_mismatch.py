@@ -1,7 +1,8 @@
 import os
+from pathlib import Path
 
 from recipelint.bash.source import Span
-from recipelint.lint.findings import Finding
+from recipelint.lint.findings import Finding, Related
 from recipelint.lint.groups import unlocated
 from recipelint.lint.rulebase import Rule
 
@@ -32,6 +33,10 @@ class ConfigRecipeMismatch(Rule):
 
     ## Use instead
     Restore the recipe, point the entry at an existing one, or delete the entry.
+
+    An unreferenced recipe's finding points at the entries that run a recipe of its folder named
+    one `_part` longer or shorter (`x_mtp.sh` for `x.sh`): an entry meant for it may run the
+    other (`spec-decoding: mtp` makes the launcher add `_mtp`).
 
     ## Exceptions
     Multi-node entries (which run through their own orchestration) are not mapped.  Only recipes
@@ -108,8 +113,44 @@ class ConfigRecipeMismatch(Rule):
                 f"no readable master-config entry runs this recipe: {shown} could not be read (RL500), so "
                 "whether its entries run it is not known; fix the config to check this recipe at its sweep points"
             )
-        yield Finding(self.code, self.name, "info", msg, Span(str(ctx.result.path), 1, 1, 1, 1))
+        # (where an entry meant for it may be: named, not asserted)
+        related = [
+            Related(
+                Span(str(e.path), e.line, 1, e.line, len(e.key) + 1),
+                f"config entry `{e.key}` runs `{other}`, this recipe's name {how}",
+            )
+            for e, other, how in _neighbours(cs, ctx.result.path)[:3]
+        ]
+        if related and not unread:
+            msg = (
+                "no master-config entry runs this recipe; entries run a recipe of a name one part longer or shorter "
+                "(below): fix the entry meant for it or add one, or remove the recipe if it is retired"
+            )
+        yield Finding(self.code, self.name, "info", msg, Span(str(ctx.result.path), 1, 1, 1, 1), related=related)
 
 
 def _named(paths) -> str:
     return ", ".join(f"`{p}`" for p in dict.fromkeys(paths))
+
+
+def _neighbours(cs, recipe) -> list:
+    """(entry, the recipe it runs, how that name differs) for the entries that run a recipe of
+    this folder whose name is this one's with one ``_part`` more or less at the end (the entry
+    that runs ``x_mtp.sh`` for an unreferenced ``x.sh``): where an entry meant for it may be."""
+    here = recipe.resolve()
+    stem = here.stem
+    out: list[tuple] = []
+    for e in getattr(cs, "entries", None) or ():
+        for run in e.resolved:
+            other = Path(run)
+            if other.parent != here.parent or other == here:
+                continue
+            if other.stem.startswith(stem + "_") and "_" not in other.stem[len(stem) + 1 :]:
+                how = f"with `{other.stem[len(stem) :]}`"
+            elif stem.startswith(other.stem + "_") and "_" not in stem[len(other.stem) + 1 :]:
+                how = f"without `{stem[len(other.stem) :]}`"
+            else:
+                continue
+            if all(o[0] is not e for o in out):
+                out.append((e, other.name, how))
+    return out
