@@ -921,6 +921,74 @@ def test_source_through_the_canonical_script_path(tmp_path, how):
     assert [a for a, _ in records if a[0] == "emit"] == cmds
 
 
+@pytest.mark.parametrize(
+    "how",
+    [
+        '"$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
+        '"$(cd "$(dirname "$0")"; pwd)"',
+        '"$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" >/dev/null 2>&1 && pwd -P)"',
+        '"$(cd "$(dirname "$0")/.." && pwd)"/d',
+    ],
+)
+def test_source_through_the_directory_cd_and_pwd_print(tmp_path, how):
+    # `HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"`: `cd` and `pwd` were not modelled, so
+    # a library sourced from there was not found (InferenceX's dsv4_fp4_mi355x_sglang-disagg.sh)
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "lib.sh").write_text("LIB_VAR=from-lib\n")
+    script = tmp_path / "d" / "s.sh"
+    script.write_text(f'HERE={how}\nsource "$HERE/lib.sh"\nemit "$LIB_VAR"\n')
+    from recipelint.bash.parse import parse
+    from recipelint.bash.source import read_source
+    from recipelint.evaluate.evaluator import Evaluator
+
+    cmds = []
+    ev = Evaluator(script, lambda st, c: cmds.append([w.text for w in c.argv]))
+    ev.run(parse(read_source(script)), {})
+    assert cmds == [["emit", "from-lib"]]
+    records, _ = run_bash(script=script, as_file=True)
+    assert [a for a, _ in records if a[0] == "emit"] == cmds
+
+
+def test_cd_pwd_and_their_variables_agree_with_bash():
+    src = """
+    cd /usr
+    emit "$PWD" "$(pwd)" "$(pwd -P)" "$(pwd -L)"
+    cd bin/..//bin/.
+    emit "$PWD" "$OLDPWD"
+    X=$(cd /; pwd)
+    emit "$X" "$PWD" "$(cd -)" "$PWD"
+    cd /usr/share && cd ..
+    emit "$PWD" "$(cd -- /usr; pwd)"
+    cd -
+    emit "$PWD" "$OLDPWD"
+    """
+    got = emits(src)
+    assert got == bash_emits(src)
+    assert got[2] == ["/", "/usr/bin", "/usr", "/usr/bin"]
+
+
+def test_a_directory_not_known_leaves_pwd_unknown():
+    # (a dir the sweep point does not give; a relative one from an unknown start; `cd` alone;
+    # `cd -P`, which resolves links; `pushd`): what `pwd` prints is not known, never made up
+    src = """
+    emit "$(pwd)"
+    cd "$DIR"
+    emit "$(pwd)" "$PWD"
+    cd /usr
+    cd "$DIR"
+    emit "$(pwd)"
+    cd /usr && cd
+    emit "$(pwd)"
+    cd /usr && cd -P bin
+    emit "$(pwd)"
+    cd /usr && pushd /tmp >/dev/null
+    emit "$(pwd)"
+    cd /usr && CDPATH=/opt && cd bin
+    emit "$PWD"
+    """
+    assert emits(src) == [[None], [None, None], [None], [None], [None], [None], [None]]
+
+
 def test_source_of_a_file_the_script_wrote_runs_what_it_wrote(tmp_path):
     # `cat > env.sh <<EOF ... EOF; source env.sh` (the file on disk does not exist, or is older)
     src = (
@@ -1297,3 +1365,14 @@ def test_a_division_is_inexact_only_where_bash_truncated_it():
         ("$(( -CONC % 3 * 3 / 4 ))", -1, "-3/2"),
     ]
     assert emits(src + '; emit "$Y" "$W"', {"CONC": "5"}) == bash_emits(src + '; emit "$Y" "$W"', {"CONC": "5"})
+
+
+def test_a_loop_not_followed_through_makes_the_directory_it_may_change_unknown():
+    # (a `while` whose condition is not known runs its body any number of times: the `cd` in it
+    # may have run; what recipelint makes unknown for such a loop includes $PWD)
+    src = """
+    cd /usr
+    while read -r d; do cd "$d"; done < "$LIST"
+    emit "$(pwd)"
+    """
+    assert emits(src) == [[None]]

@@ -4,6 +4,7 @@ evaluator models (with :mod:`recipelint.evaluate.textutils`)."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from recipelint.bash import arith
@@ -591,6 +592,81 @@ def _b_ok(ev, argv, node, st):
     return [st]
 
 
+def _known_dir(st, name: str) -> str | None:
+    """The text of ``$PWD``/``$OLDPWD`` when the script's own `cd`s made it known."""
+    var = st.lookup(name)
+    if var is None or var.kind != Kind.SCALAR:
+        return None
+    return text_of(var.value)
+
+
+def _b_cd(ev, argv, node, st):
+    """`cd DIR`: ``$PWD`` becomes the directory, resolved as bash's logical `cd` does (`.`, `..`
+    and repeated `/` removed from the text; the file system is not read, as for `realpath`), and
+    ``$OLDPWD`` the one before; `pwd` prints it (`$(cd "$(dirname "$0")" && pwd)`).  Unknown:
+    a directory whose text is not known, a relative one while ``$PWD`` is not known or
+    ``CDPATH`` is set, `cd` alone (``$HOME``), `-P` (symbolic links resolved).  The status stays 0:
+    whether the directory exists where the recipe runs is not known."""
+    args = list(argv[1:])
+    physical = False
+    while args and args[0].text is not None and args[0].text.startswith("-") and args[0].text != "-":
+        flag = args.pop(0).text
+        if flag == "--":
+            break
+        physical = physical or "P" in flag
+    target = None
+    dash = False
+    if args and not physical:
+        w = args[0]
+        if w.text == "-":
+            dash = True
+            old = _known_dir(st, "OLDPWD")
+            target = None if old is None else os.path.normpath(old) if old.startswith("/") else None
+        elif w.text is not None and w.text.startswith("/"):
+            target = w.text
+        elif w.text is not None and w.text and st.lookup("CDPATH") is None:
+            here = _known_dir(st, "PWD")
+            target = None if here is None or not here.startswith("/") else f"{here}/{w.text}"
+    if target is not None:
+        d = os.path.normpath(target)
+        target = "/" + d.lstrip("/")  # (normpath keeps a leading `//`)
+    loc = args[0].value_loc if args else node.loc
+    before = st.lookup("PWD")
+    ev.set_scalar(st, "OLDPWD", before.value if before is not None and before.kind == Kind.SCALAR else unknown("$PWD", loc), loc)
+    ev.set_scalar(
+        st,
+        "PWD",
+        (Chunk(target, loc),) if target is not None else unknown("$PWD after `cd`", loc, nonempty=True),
+        loc,
+        export=True,
+    )
+    if dash and st.out is not None:  # (`cd -` prints where it went)
+        st.out = st.out + ((Chunk(target, loc),) if target is not None else unknown("$(cd -)", loc)) + (Chunk("\n", None),)
+    st.status = 0
+    return [st]
+
+
+def _b_pwd(ev, argv, node, st):
+    """`pwd`: ``$PWD`` when a `cd` of the script made it known (`-P` too: symbolic links are
+    not resolved, as for `realpath`), else unknown."""
+    if any(w.text not in ("-L", "-P") for w in argv[1:]):
+        return _unknown_out(argv, node, st)
+    here = _known_dir(st, "PWD")
+    if here is None or not here.startswith("/"):
+        return _unknown_out(argv, node, st)
+    if st.out is not None:  # (its chunks: where the directory was named)
+        st.out = st.out + tuple(st.lookup("PWD").value) + (Chunk("\n", None),)
+    st.status = 0
+    return [st]
+
+
+def _b_moved(ev, argv, node, st):
+    """`pushd`/`popd`: the directory changes to one not followed here: ``$PWD`` unknown."""
+    ev.set_scalar(st, "PWD", unknown(f"$PWD after `{argv[0].text}`", node.loc, nonempty=True), node.loc, export=True)
+    st.status = 0
+    return [st]
+
+
 def _b_local_cmd(ev, argv, node, st):
     # declaration builtins reached through eval/command words (`export "$X=1"`)
     kw = argv[0].text
@@ -651,9 +727,10 @@ _BUILTINS = {
     "command": _b_command,
     "builtin": _b_command,
     "exec": _b_exec,
-    "cd": _b_ok,
-    "pushd": _b_ok,
-    "popd": _b_ok,
+    "cd": _b_cd,
+    "pwd": _b_pwd,
+    "pushd": _b_moved,
+    "popd": _b_moved,
     "trap": _b_ok,
     "shopt": _b_ok,
     "ulimit": _b_ok,
@@ -721,6 +798,7 @@ _SHELL_BUILTINS = frozenset(
         "alias",
         "unalias",
         "dirs",
+        "pwd",
         "enable",
         "help",
         "history",

@@ -193,6 +193,8 @@ class Effects:
                 nm = n.field("name")
                 if nm is not None and nm.text in ("eval", "source", "."):
                     names.add(DYNAMIC)
+                if nm is not None and nm.text in ("cd", "pushd", "popd"):
+                    names.update(("PWD", "OLDPWD"))
                 if nm is not None and nm.text in ("read", "mapfile", "readarray", "printf", "getopts", "let"):
                     for a in n.fields_all("argument"):
                         if _NAME.fullmatch(a.text):
