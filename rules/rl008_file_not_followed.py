@@ -40,8 +40,8 @@ class FileNotFollowed(Rule):
     ## Exceptions
     A sourced file that does not exist is not reported (a virtual environment's `activate`, a
     user's config file): it is treated as unknown too, without a finding. Nor are the machine's
-    distribution files (`. /etc/os-release`, `/usr/lib/os-release`, `/etc/lsb-release`): not
-    read either, but never part of a recipe.
+    distribution files (`. /etc/os-release`, `/usr/lib/os-release`, `/etc/lsb-release`) and its
+    system-wide environment (`/etc/environment`): not read either, but never part of a recipe.
     """
 
     code = "RL008"

@@ -25,7 +25,7 @@ MAX_BYTES = 16 * 1024 * 1024
 #: files of the machine a script sources to learn its distribution (`. /etc/os-release`): outside
 #: every project and never part of a recipe, they set names the distribution defines (ID,
 #: VERSION_ID, ...); not read, their content unknown, and not reported (RL008's exceptions)
-MACHINE_FILES = frozenset({"/etc/os-release", "/usr/lib/os-release", "/etc/lsb-release"})
+MACHINE_FILES = frozenset({"/etc/os-release", "/usr/lib/os-release", "/etc/lsb-release", "/etc/environment"})
 
 
 class Library:
