@@ -905,10 +905,15 @@ def test_source_follows_a_library_file(tmp_path):
 def test_source_through_the_canonical_script_path(tmp_path, how):
     # `SCRIPT_DIR=$(dirname "$(readlink -f "$0")")`: the commonest way other repositories find their
     # library (39 of the corpus's scripts); real bash finds the same file
+    _sources_the_library(tmp_path, f"source {how}/lib.sh\n")
+
+
+def _sources_the_library(tmp_path, how: str) -> None:
+    """``how`` sources d/lib.sh from d/s.sh: recipelint reads it, and real bash the same file."""
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "lib.sh").write_text("LIB_VAR=from-lib\n")
     script = tmp_path / "d" / "s.sh"
-    script.write_text(f'source {how}/lib.sh\nemit "$LIB_VAR"\n')
+    script.write_text(f'{how}emit "$LIB_VAR"\n')
     from recipelint.bash.parse import parse
     from recipelint.bash.source import read_source
     from recipelint.evaluate.evaluator import Evaluator
@@ -933,20 +938,7 @@ def test_source_through_the_canonical_script_path(tmp_path, how):
 def test_source_through_the_directory_cd_and_pwd_print(tmp_path, how):
     # `HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"`: `cd` and `pwd` were not modelled, so
     # a library sourced from there was not found (InferenceX's dsv4_fp4_mi355x_sglang-disagg.sh)
-    (tmp_path / "d").mkdir()
-    (tmp_path / "d" / "lib.sh").write_text("LIB_VAR=from-lib\n")
-    script = tmp_path / "d" / "s.sh"
-    script.write_text(f'HERE={how}\nsource "$HERE/lib.sh"\nemit "$LIB_VAR"\n')
-    from recipelint.bash.parse import parse
-    from recipelint.bash.source import read_source
-    from recipelint.evaluate.evaluator import Evaluator
-
-    cmds = []
-    ev = Evaluator(script, lambda st, c: cmds.append([w.text for w in c.argv]))
-    ev.run(parse(read_source(script)), {})
-    assert cmds == [["emit", "from-lib"]]
-    records, _ = run_bash(script=script, as_file=True)
-    assert [a for a, _ in records if a[0] == "emit"] == cmds
+    _sources_the_library(tmp_path, f'HERE={how}\nsource "$HERE/lib.sh"\n')
 
 
 def test_cd_pwd_and_their_variables_agree_with_bash():
