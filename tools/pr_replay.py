@@ -125,11 +125,41 @@ def _unswept(clone: Path, recipes: list[str]) -> list[str]:
     return [r for r in wanted if str((clone / r).resolve()) not in run]
 
 
+#: git's words for a file of the tree whose content the snapshot does not hold (its largest files
+#: may be listed but absent)
+_ABSENT = re.compile(r"unable to read sha1 file of (.+?) \([0-9a-f]{40}\)")
+
+
+def _checkout(clone: Path, head: str) -> list[str]:
+    """Check ``head`` out; files whose content the snapshot lacks are left out of the work tree
+    (a sparse checkout without them) and returned: the replay records them."""
+    absent: list[str] = []
+    for _ in range(20):
+        p = subprocess.run(["git", "checkout", "-q", "--detach", "-f", head], cwd=clone, capture_output=True, text=True)
+        more = [m for m in _ABSENT.findall(p.stderr) if m not in absent]
+        if p.returncode == 0 or not more:
+            if p.returncode != 0:
+                raise subprocess.CalledProcessError(p.returncode, p.args, p.stdout, p.stderr)
+            break
+        absent += more
+        _git(clone, "config", "core.sparseCheckout", "true")
+        (clone / ".git" / "info").mkdir(exist_ok=True)
+        (clone / ".git" / "info" / "sparse-checkout").write_text("/*\n" + "".join(f"!/{a}\n" for a in absent))
+    if not absent and (clone / ".git" / "info" / "sparse-checkout").exists():
+        # (an earlier PR's exclusions: this head has every file)
+        (clone / ".git" / "info" / "sparse-checkout").unlink()
+        _git(clone, "config", "core.sparseCheckout", "false")
+        _git(clone, "checkout", "-q", "--detach", "-f", head)
+    return absent
+
+
 def replay(clone: Path, pr: dict, main: str, cache_dir: Path, timeout: float, binary: str) -> dict:
-    _git(clone, "checkout", "-q", "--detach", "-f", pr["head"])
+    absent = _checkout(clone, pr["head"])
     _git(clone, "clean", "-q", "-fdx")
     base = _git(clone, "merge-base", main, pr["head"], check=False).strip()
     rec: dict = {"pr": pr["pr"], "head": pr["head"], "date": pr["date"], "base": base}
+    if absent:
+        rec["absent_from_snapshot"] = absent
     if not base:
         rec["skipped"] = "no merge base with main"
         return rec
