@@ -48,6 +48,6 @@ class SyntaxError_(Rule):
         msg = (
             first.message
             if first.message.endswith("close it")
-            else first.message + ": fix the syntax here (bash runs nothing of the file)"
+            else first.message + ": fix the syntax here (bash stops at it: nothing after it runs)"
         )
         yield ctx.finding(first.loc, msg, key=first.message, notes=notes)
