@@ -35,8 +35,9 @@ def permissive(lc) -> str | None:
 
 def build_signs(ctx, use) -> str | None:
     """Why the launch may not run an upstream release of its engine (issue 47, item 3): the path
-    installs the engine from a checkout or a git URL before it, or the launch enables vLLM
-    plugins (``VLLM_PLUGINS``), which may add options; None when nothing says so."""
+    installs the engine from a checkout or a git URL before it, the repository builds it from a
+    git submodule, or the launch enables vLLM plugins (``VLLM_PLUGINS``), which may add options;
+    None when nothing says so."""
     from recipelint.engines.changes import EngineChange
 
     lc = use.launch
@@ -45,6 +46,14 @@ def build_signs(ctx, use) -> str | None:
             return (
                 f"the script installs {ENGINE_NAMES.get(lc.engine, lc.engine)} from `{ev.source}` (line {ev.loc.line}) before it"
             )
+    sub = ctx.engine_submodule(lc.engine)
+    if sub is not None:
+        path, url, line = sub
+        return (
+            f"the repository builds {ENGINE_NAMES.get(lc.engine, lc.engine)} from its git submodule `{path}` "
+            f"({url or 'no URL'}, `.gitmodules` line {line}); name its checkout in the settings' `engine-trees` to "
+            "judge the flags with its parser"
+        )
     for name in facts.load("engines")["engines"].get(lc.engine, {}).get("plugin_env") or ():
         if name in lc.env:
             value = lc.env[name]
@@ -160,8 +169,11 @@ class UnknownFlag(Rule):
     parser files define (their `"--flag"` literals, and the fields of vLLM's `*Args` dataclasses)
     are accepted, and a finding names the tree it also read.  When the path installs the engine from
     a checkout or a git URL before the launch (`pip install -e ./sglang/python`,
-    `pip install git+https://github.com/org/sglang.git`), or the launch enables vLLM plugins
-    (`VLLM_PLUGINS`), a flag upstream releases lack is said as info with that reason, not asserted.
+    `pip install git+https://github.com/org/sglang.git`), the launch enables vLLM plugins
+    (`VLLM_PLUGINS`), or the repository has a git submodule that is a checkout of the engine or of
+    a plugin (`.gitmodules`: a path or URL named `vllm`, `vllm-ascend`, `sglang`, ...), a flag
+    upstream releases lack is said as info with that reason, not asserted, and without "drop it"
+    (the fork's own option would go).
     """
 
     code = "RL601"
@@ -256,9 +268,18 @@ class UnknownFlag(Rule):
                 if tree is not None:
                     notes.append(f"nor does the engine's own tree at `{tree.where}`, whose parser files were read")
                 if signs is not None:
-                    # a fork or a plugin may define it: said, not asserted
+                    # a fork or a plugin may define it: said, not asserted (and not "drop it": the
+                    # fork's own option would go)
                     notes.append(f"not asserted, as a fork or a plugin may define it: {signs}")
                     severity = "info"
+                    if not candidates:
+                        upstream = (
+                            f"no upstream {ENGINE_NAMES.get(lc.engine, lc.engine)} release from {versions(lc.engine)[0]} to "
+                            f"{versions(lc.engine)[-1]}"
+                            if ev.any_release
+                            else f"upstream {ev.short}"
+                        )
+                        msg = f"{upstream} has {'a' if ev.any_release else 'no'} flag `{key}`{_nor(lc)}: keep it only if the fork or plugin defines it"
                 yield ctx.finding(f.word.loc, msg, use.point, key=key, variant=ev.label, severity=severity, notes=notes)
             if ev.any_release and use.point.origin != "default matrix":
                 # (a benchmark repository's recipe that no master config runs, `deprecated/`: not

@@ -136,3 +136,56 @@ def test_the_per_file_cache_follows_the_tree(tmp_path, monkeypatch):
     res = runner.invoke(app, ["check", rel, "-o", "json"])
     msgs = [f["message"] for f in json.loads(res.stdout) if f["code"] == "RL601"]
     assert "`--enable-split-prefill`" in msgs[0]  # now the other flag is the unknown one
+
+
+SUBMODULES = (
+    '[submodule "mase"]\n\tpath = mase\n\turl = https://github.com/DeepWok/mase.git\n'
+    '[submodule "vllm"]\n\tpath = third_party/vllm\n\turl = https://github.com/example-org/vllm.git\n'
+)
+FORK_SCRIPT = "#!/usr/bin/env bash\nvllm serve org/m --num-parallel-layers 4 &\n"
+
+
+def _submodule_repo(root: Path, gitmodules: str) -> None:
+    (root / ".git").mkdir()
+    (root / ".gitmodules").write_text(gitmodules)
+    (root / "experiments").mkdir()
+    (root / "experiments" / "serve.sh").write_text(FORK_SCRIPT)
+
+
+def test_an_engine_submodule_makes_a_flag_upstream_lacks_an_info_without_drop_it(tmp_path, monkeypatch):
+    # (the held-out corpus-50: pgimenes/adaserve builds vLLM from its `vllm` submodule, a fork
+    # with `--num-parallel-layers`; RL601 said "drop it", as a warning)
+    _submodule_repo(tmp_path, SUBMODULES)
+    monkeypatch.chdir(tmp_path)
+    (f,) = _findings(["experiments/serve.sh"])
+    assert f["severity"] == "info"
+    assert f["message"].endswith("has a flag `--num-parallel-layers`: keep it only if the fork or plugin defines it"), f[
+        "message"
+    ]
+    assert "drop it" not in f["message"]
+    assert any(
+        "git submodule `third_party/vllm` (https://github.com/example-org/vllm.git, `.gitmodules` line 4)" in n
+        for n in f["notes"]
+    ), f["notes"]
+
+
+def test_a_submodule_of_another_project_is_no_sign(tmp_path, monkeypatch):
+    _submodule_repo(tmp_path, '[submodule "mase"]\n\tpath = mase\n\turl = https://github.com/DeepWok/mase.git\n')
+    monkeypatch.chdir(tmp_path)
+    (f,) = _findings(["experiments/serve.sh"])
+    assert f["severity"] == "warning" and "drop it" in f["message"]
+
+
+def test_the_per_file_cache_follows_the_submodules(tmp_path, monkeypatch):
+    _submodule_repo(tmp_path, "")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RECIPELINT_CACHE_DIR", str(tmp_path / "cache"))
+
+    def severity() -> str:
+        res = runner.invoke(app, ["check", "experiments/serve.sh", "-o", "json"])
+        (f,) = [f for f in json.loads(res.stdout) if f["code"] == "RL601"]
+        return f["severity"]
+
+    assert severity() == "warning"
+    (tmp_path / ".gitmodules").write_text(SUBMODULES)
+    assert severity() == "info"

@@ -184,6 +184,17 @@ def test_settings_widen_the_scope_to_the_whole_tree(repo):
     _same(scoped, whole)
 
 
+def test_an_engine_submodule_widens_the_scope_to_the_whole_tree(repo):
+    # (RL601 says a flag upstream lacks as info for every recipe when the repository builds the
+    # engine from a submodule)
+    (repo / ".gitmodules").write_text(
+        '[submodule "sglang"]\n\tpath = sglang\n\turl = https://github.com/example-org/sglang.git\n'
+    )
+    scoped, whole = _both()
+    assert scoped.scope.whole and "the repository's submodules (.gitmodules) changed" in scoped.scope_note
+    _same(scoped, whole)
+
+
 def _runner(repo: Path, exports: str) -> None:
     """Commit a runner's launch script that exports ``exports``."""
     (repo / "runners").mkdir()

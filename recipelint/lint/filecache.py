@@ -169,7 +169,8 @@ class FileCache:
 
     def _global_key(self) -> str:
         """What every recipe of the tree reads: the runners' exports (RL507: ``runners/*.sh`` beside
-        the master configs) and the parser files of engine source trees in it."""
+        the master configs), its `.gitmodules` (RL601) and the parser files of engine source trees
+        in it."""
         if self._global is None:
             parts = []
             runners = (self.config_root or self.root) / "runners"
@@ -183,6 +184,10 @@ class FileCache:
                         parts.append(f"{p.name} refused {r.kind}")
                     except OSError as e:
                         parts.append(f"{p.name} unreadable {e.errno}")
+            # the repository's git submodules: one that is a checkout of an engine (RL601's
+            # `engine_submodule`) changes how a flag upstream lacks is said
+            if (self.root / ".gitmodules").is_file():
+                parts.append(f".gitmodules={self._digest('.gitmodules')}")
             # engines' own source trees (recipelint.engines.trees): a recipe below one is judged
             # with its parser's flags
             from recipelint.engines.trees import tree_files

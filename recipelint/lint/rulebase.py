@@ -386,6 +386,19 @@ class FileContext:
             top = next((Path(r) for r in roots if Path(r).resolve() in real.parents), self.path.parent)
         return top, roots or [top]
 
+    def engine_submodule(self, engine: str) -> tuple[str, str, int] | None:
+        """A git submodule of this file's repository that is a checkout of ``engine`` or of a
+        plugin of it (``repo_names`` in rules/data/engines.yaml): (its path, its URL, its line in
+        `.gitmodules`); None when there is none.  (`.gitmodules` is in every per-file cache key.)"""
+        names = facts.load("engines")["engines"].get(engine, {}).get("repo_names") or ()
+        top, roots = self._top()
+        for path, url, line in self.project.submodules(top, roots):
+            for last in (path.rstrip("/").rsplit("/", 1)[-1], url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")):
+                parts = {last.lower(), *re.split(r"[-_.]", last.lower())}
+                if parts & set(names):
+                    return path, url, line
+        return None
+
     def engine_tree(self, engine: str):
         """The engine's own source tree this file lies in (``engines.trees.EngineTree``: the engine's
         repository, a fork with its layout), whose parser files define its flags; or None.  (Its
@@ -708,6 +721,14 @@ class Project:
         self._groups = facts.load("parity")["hardware_groups"]
         #: analyze(path) -> FileResult for a sibling that is not part of the run (read, not reported)
         self._analyze = analyze
+
+    def submodules(self, top: Path, roots) -> list[tuple[str, str, int]]:
+        """The submodules `top/.gitmodules` declares: (path, URL, line of its section), read once
+        per run (inside ``roots``, at most 64 KiB; none when it cannot be read)."""
+        key = ("submodules", str(top))
+        if key not in self.tree:
+            self.tree[key] = read_submodules(Path(top) / ".gitmodules", roots)
+        return self.tree[key]
 
     def runner_exports(self) -> set[str]:
         """``runner_exports`` of the master configs' root, read once a run."""
@@ -1104,6 +1125,34 @@ def related_flag(launch: Launch, key: str, msg: str | None = None):
     if f is None:
         return None
     return (f.word.loc, msg or f"{f.name} is passed here")
+
+
+#: `.gitmodules`: a section header and its `path =` / `url =` keys
+_SUBMODULE = re.compile(r'^\s*\[submodule\s+"([^"\n]*)"\s*\]\s*$')
+_SUBMODULE_KEY = re.compile(r"^\s*(path|url)\s*=\s*(.*?)\s*$")
+
+
+def read_submodules(path: Path, roots) -> list[tuple[str, str, int]]:
+    """(path, URL, line) of each submodule a `.gitmodules` file declares; [] when there is none
+    or it cannot be read (outside ``roots``, not a regular file, over 64 KiB, not text)."""
+    from recipelint.files import Refused, confine, read_regular
+
+    try:
+        text = read_regular(confine(path, roots), 1 << 16).decode("utf-8")
+    except (Refused, OSError, UnicodeDecodeError):
+        return []
+    out: list[tuple[str, str, int]] = []
+    cur: dict = {}
+    for i, line in enumerate(text.splitlines(), 1):
+        if _SUBMODULE.match(line):
+            cur = {"line": i}
+            out.append(("", "", i))
+            continue
+        m = _SUBMODULE_KEY.match(line)
+        if m and out:
+            cur[m.group(1)] = m.group(2)
+            out[-1] = (cur.get("path", ""), cur.get("url", ""), cur["line"])
+    return [s for s in out if s[0] or s[1]]
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -23,7 +23,7 @@ affects, and the scope holds:
   TensorRT-LLM entries, RL506's entries behind one unreadable launcher).
 
 A change to something every recipe depends on — recipelint's settings, the repository's engine
-pins, the policy checklist or its waivers — makes the scope the whole tree.  A runner's launch
+pins or submodules, the policy checklist or its waivers — makes the scope the whole tree.  A runner's launch
 script brings in the recipes that use a name it exports in one tree only (RL507).  ``Scope.summary`` says how much was analysed and why.  ``tests/test_scope.py`` and
 ``tools/diff_scope_equivalence.py`` check that the scoped diff equals the whole-tree diff, the
 latter on real histories.
@@ -144,6 +144,8 @@ def _global(rel: str, config_root: str) -> str | None:
     name = rel.rsplit("/", 1)[-1]
     if name in _SETTINGS:
         return f"recipelint's settings {rel} changed"
+    if rel == ".gitmodules":  # (an engine submodule: how RL601 says a flag upstream lacks)
+        return "the repository's submodules (.gitmodules) changed"
     from recipelint.engines.pins import PATTERNS
 
     if any(fnmatch.fnmatchcase(name, pat) for pat in PATTERNS):
