@@ -161,30 +161,34 @@ class NoLaunchReached(Rule):
         if any(p.exit is None or p.exit.code in (0, None) for p in ends):
             # (some path ends normally without it: no exit to blame)
             return "no path runs it (a function no path calls, a branch no sweep point takes, or a loop that never runs)", False
-        stops: dict = {}  # (where, text) -> number of paths
+        stops: dict = {}  # (order, where, text) -> number of paths
         for pr in ctx.result.points:
             for path in pr.paths:
                 kind, text = ctx.classify_stop(path)
-                # (an exit in a file this one sources, outside any function it calls: named with it)
-                line = ctx.line_of(ctx.exit_anchor(path.exit))
+                anchor = ctx.exit_anchor(path.exit)
+                real = anchor.real()
+                # (this file's lines first, in order, then other files'; an exit in a file this one
+                # sources, outside any function it calls, is named with that file)
+                order = (0, "", real.span.line) if ctx.is_here(anchor) else (1, str(real.source.path), real.span.line)
+                line = ctx.line_of(anchor)
                 if kind == "missing" and text:
                     said = f"it requires {', '.join(f'`{n}`' for n in text.split())}, which no sweep point sets"
                 elif text:
                     said = f"`exit {path.exit.code}` after `{text}`"
                 else:
                     said = f"`exit {path.exit.code}`"
-                stops[(line, said)] = stops.get((line, said), 0) + 1
+                stops[(order, line, said)] = stops.get((order, line, said), 0) + 1
         if not stops:
             return "no path runs it (a function no path calls, or a branch no sweep point takes)", False
         guessed = _reads_arguments(ctx) and any(pr.point.env.get(ARGV, ()) is None for pr in ctx.result.points)
         if len(stops) == 1:
-            (line, said), _ = next(iter(stops.items()))
+            (_, line, said), _ = next(iter(stops.items()))
             if said.startswith("it requires"):
                 return f"every path stops first ({line}): {said}", guessed
             return f"every path stops first: {said} ({line})", guessed
         # (paths stop at several places: each is named, the most common first — not one for all)
-        ranked = sorted(stops.items(), key=lambda kv: (-kv[1], _line_order(kv[0][0])))
-        shown = [f"{said} ({line}, {n} path{'s' if n > 1 else ''})" for (line, said), n in ranked[:3]]
+        ranked = sorted(stops.items(), key=lambda kv: (-kv[1], kv[0][0]))
+        shown = [f"{said} ({line}, {n} path{'s' if n > 1 else ''})" for (_, line, said), n in ranked[:3]]
         more = f" and {len(ranked) - 3} more" if len(ranked) > 3 else ""
         return f"every path stops first, at {len(ranked)} places: {'; '.join(shown)}{more}", guessed
 
@@ -196,9 +200,3 @@ _ARGUMENTS = re.compile(r"\$\{?[#@*1-9]|\bgetopts?\b|\bshift\b")
 def _reads_arguments(ctx) -> bool:
     src = ctx.result.source
     return src is not None and _ARGUMENTS.search(src.data.decode("utf-8", "replace")) is not None
-
-
-def _line_order(where: str) -> tuple:
-    """This file's lines first, in order; then other files' ("line 3 of `x.sh`")."""
-    line, _, other = where.removeprefix("line ").partition(" of ")
-    return (bool(other), other, int(line))

@@ -113,7 +113,9 @@ class ConfigRecipeMismatch(Rule):
                 f"no readable master-config entry runs this recipe: {shown} could not be read (RL500), so "
                 "whether its entries run it is not known; fix the config to check this recipe at its sweep points"
             )
-        # (where an entry meant for it may be: named, not asserted)
+        # (where an entry meant for it may be: named, not asserted; related locations only, so that
+        # the finding stays the same finding when such an entry comes or goes: a diff's scope
+        # does not bring this recipe in for a change to another recipe's entry)
         related = [
             Related(
                 Span(str(e.path), e.line, 1, e.line, len(e.key) + 1),
@@ -121,11 +123,6 @@ class ConfigRecipeMismatch(Rule):
             )
             for e, other, how in _neighbours(cs, ctx.result.path)[:3]
         ]
-        if related and not unread:
-            msg = (
-                "no master-config entry runs this recipe; entries run a recipe of a name one part longer or shorter "
-                "(below): fix the entry meant for it or add one, or remove the recipe if it is retired"
-            )
         yield Finding(self.code, self.name, "info", msg, Span(str(ctx.result.path), 1, 1, 1, 1), related=related)
 
 

@@ -35,8 +35,8 @@ def permissive(lc) -> str | None:
 
 def build_signs(ctx, use) -> str | None:
     """Why the launch may not run an upstream release of its engine (issue 47, item 3): the path
-    installs the engine from a checkout or a git URL before it, the repository builds it from a
-    git submodule, or the launch enables vLLM plugins (``VLLM_PLUGINS``), which may add options;
+    installs the engine from a checkout or a git URL before it, the repository holds it (or a
+    plugin) as a git submodule, or the launch enables vLLM plugins (``VLLM_PLUGINS``), which may add options;
     None when nothing says so."""
     from recipelint.engines.changes import EngineChange
 
@@ -50,9 +50,9 @@ def build_signs(ctx, use) -> str | None:
     if sub is not None:
         path, url, line = sub
         return (
-            f"the repository builds {ENGINE_NAMES.get(lc.engine, lc.engine)} from its git submodule `{path}` "
-            f"({url or 'no URL'}, `.gitmodules` line {line}); name its checkout in the settings' `engine-trees` to "
-            "judge the flags with its parser"
+            f"the repository holds a checkout of {ENGINE_NAMES.get(lc.engine, lc.engine)} or a plugin as its git "
+            f"submodule `{path}` ({url or 'no URL'}, `.gitmodules` line {line}); name the checkout in the settings' "
+            "`engine-trees` to judge the flags with its parser"
         )
     for name in facts.load("engines")["engines"].get(lc.engine, {}).get("plugin_env") or ():
         if name in lc.env:

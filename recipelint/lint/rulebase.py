@@ -1141,18 +1141,15 @@ def read_submodules(path: Path, roots) -> list[tuple[str, str, int]]:
         text = read_regular(confine(path, roots), 1 << 16).decode("utf-8")
     except (Refused, OSError, UnicodeDecodeError):
         return []
-    out: list[tuple[str, str, int]] = []
-    cur: dict = {}
+    sections: list[dict] = []
     for i, line in enumerate(text.splitlines(), 1):
         if _SUBMODULE.match(line):
-            cur = {"line": i}
-            out.append(("", "", i))
+            sections.append({"line": i})
             continue
         m = _SUBMODULE_KEY.match(line)
-        if m and out:
-            cur[m.group(1)] = m.group(2)
-            out[-1] = (cur.get("path", ""), cur.get("url", ""), cur["line"])
-    return [s for s in out if s[0] or s[1]]
+        if m and sections:
+            sections[-1][m.group(1)] = m.group(2)
+    return [(s.get("path", ""), s.get("url", ""), s["line"]) for s in sections if s.get("path") or s.get("url")]
 
 
 def _same_file(a: str, b: str) -> bool:
