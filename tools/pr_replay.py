@@ -334,7 +334,10 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--cache-dir", default="/tmp/pr-replay-cache")
     r.add_argument("--timeout", type=float, default=600)
     r.add_argument("--limit", type=int, default=0)
-    r.add_argument("--recipelint", default=str(Path(sys.executable).with_name("recipelint")))
+    # (made absolute: the replay runs it from the clone)
+    r.add_argument(
+        "--recipelint", default=str(Path(sys.executable).with_name("recipelint")), type=lambda p: str(Path(p).absolute())
+    )
     m = sub.add_parser("summary")
     m.add_argument("results", nargs="+")
     c = sub.add_parser("candidates")
