@@ -34,9 +34,10 @@ class ConfigRecipeMismatch(Rule):
     ## Use instead
     Restore the recipe, point the entry at an existing one, or delete the entry.
 
-    An unreferenced recipe's finding points at the entries that run a recipe of its folder named
-    one `_part` longer or shorter (`x_mtp.sh` for `x.sh`): an entry meant for it may run the
-    other (`spec-decoding: mtp` makes the launcher add `_mtp`).
+    Names one `_part` apart are pointed at, as related locations (`spec-decoding: mtp` makes the
+    launcher add `_mtp`): an unreferenced recipe's finding names the entries that run a recipe of
+    its folder named one `_part` longer or shorter (`x_mtp.sh` for `x.sh`: an entry meant for it
+    may run the other); a missing recipe's finding names the recipes of such a name that exist.
 
     ## Exceptions
     Multi-node entries (which run through their own orchestration) are not mapped.  Only recipes
@@ -59,9 +60,15 @@ class ConfigRecipeMismatch(Rule):
                 unread.setdefault(group, []).append(e)
                 continue
             by = f" (composed by {_named(e.read_from)})" if e.read_from else ""
+            root = getattr(project.configs, "root", None)
             for missing in e.missing:
+                # (a recipe of a near name that exists: where the entry may have been meant to go —
+                # related locations only, the finding's identity stays its message)
+                near = _near_files(Path(root) / missing) if root is not None else []
                 yield self._at(
-                    e, f"config entry `{e.key}` runs `{missing}`{by}, which does not exist: add the recipe or fix the entry"
+                    e,
+                    f"config entry `{e.key}` runs `{missing}`{by}, which does not exist: add the recipe or fix the entry",
+                    [(Span(str(p), 1, 1, 1, 1), f"`{p.name}` exists, this name {how}") for p, how in near[:3]],
                 )
         # a launcher that ignores the scenario's folder: the entry runs another scenario's recipe
         for e in project.entries():
@@ -88,9 +95,9 @@ class ConfigRecipeMismatch(Rule):
             )
             yield self._at(first, msg)
 
-    def _at(self, e, msg: str) -> Finding:
+    def _at(self, e, msg: str, related=()) -> Finding:
         """A finding on a config entry's key."""
-        return self.project_finding(Span(str(e.path), e.line, 1, e.line, len(e.key) + 1), msg)
+        return self.project_finding(Span(str(e.path), e.line, 1, e.line, len(e.key) + 1), msg, related)
 
     def check(self, ctx):
         cs = ctx.project.configs
@@ -130,6 +137,39 @@ def _named(paths) -> str:
     return ", ".join(f"`{p}`" for p in dict.fromkeys(paths))
 
 
+def _differs_by_a_part(stem: str, other: str) -> str | None:
+    """How ``other`` differs from ``stem`` when it is ``stem`` with one ``_part`` more or less at
+    the end ("with `_mtp`", "without `_mtp`"); else None."""
+    if other.startswith(stem + "_") and "_" not in other[len(stem) + 1 :]:
+        return f"with `{other[len(stem) :]}`"
+    if stem.startswith(other + "_") and "_" not in stem[len(other) + 1 :]:
+        return f"without `{stem[len(other) :]}`"
+    return None
+
+
+#: at most this many names of a recipe folder are compared with a missing recipe's
+MAX_LISTED = 4096
+
+
+def _near_files(missing: Path) -> list[tuple[Path, str]]:
+    """The recipes of ``missing``'s folder (regular `.sh` files, the folder's first
+    ``MAX_LISTED`` names) named one ``_part`` longer or shorter, with how."""
+    out = []
+    try:
+        with os.scandir(missing.parent) as it:
+            for i, d in enumerate(it):
+                if i >= MAX_LISTED:
+                    break
+                name = d.name
+                if name.endswith(".sh") and d.is_file(follow_symlinks=False):
+                    how = _differs_by_a_part(missing.stem, name[:-3])
+                    if how is not None:
+                        out.append((Path(d.path), how))
+    except OSError:
+        return []
+    return sorted(out)
+
+
 def _neighbours(cs, recipe) -> list:
     """(entry, the recipe it runs, how that name differs) for the entries that run a recipe of
     this folder whose name is this one's with one ``_part`` more or less at the end (the entry
@@ -142,11 +182,8 @@ def _neighbours(cs, recipe) -> list:
             other = Path(run)
             if other.parent != here.parent or other == here:
                 continue
-            if other.stem.startswith(stem + "_") and "_" not in other.stem[len(stem) + 1 :]:
-                how = f"with `{other.stem[len(stem) :]}`"
-            elif stem.startswith(other.stem + "_") and "_" not in stem[len(other.stem) + 1 :]:
-                how = f"without `{stem[len(other.stem) :]}`"
-            else:
+            how = _differs_by_a_part(stem, other.stem)
+            if how is None:
                 continue
             if all(o[0] is not e for o in out):
                 out.append((e, other.name, how))

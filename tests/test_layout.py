@@ -5,6 +5,7 @@ was in May 2026 (configs under .github/configs/, recipes directly in benchmarks/
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -208,6 +209,26 @@ def test_a_recipe_the_launcher_names_that_is_missing_says_which_launcher(tmp_pat
     r = CliRunner().invoke(app, ["check", str(root / ".github/configs/amd-master.yaml"), "-o", "concise", "--no-cache"])
     (line,) = [ln for ln in r.stdout.splitlines() if "RL506" in ln]
     assert "benchmarks/single_node/m_fp8_mi325x.sh" in line and "composed by `runners/launch_mi325x-amds.sh`" in line
+
+
+def test_a_missing_recipe_points_at_the_recipe_of_a_near_name(tmp_path):
+    # (InferenceX HEAD: `qwen3.5-fp8-h100-sglang-agentic` has no MTP point, so it runs
+    # `qwen3.5_fp8_h100.sh`, which does not exist; `qwen3.5_fp8_h100_mtp.sh` does: RL506 names it,
+    # as a related location, the headline unchanged)
+    root = _tree(tmp_path, _entry("m-mi325x", "mi325x"), ["m_fp8_mi325x_mtp.sh", "m_fp8_mi325x_mtp_old.sh"])
+    r = CliRunner().invoke(app, ["check", str(root / ".github/configs/amd-master.yaml"), "-o", "json", "--no-cache"])
+    (f,) = [f for f in json.loads(r.stdout) if f["code"] == "RL506" and "does not exist" in f["message"]]
+    assert f["message"].endswith("which does not exist: add the recipe or fix the entry")
+    (rel,) = f["related"]  # (`_mtp_old` is two parts longer: not named)
+    assert rel["path"].endswith("benchmarks/single_node/m_fp8_mi325x_mtp.sh") and rel["line"] == 1
+    assert rel["message"] == "`m_fp8_mi325x_mtp.sh` exists, this name with `_mtp`"
+
+
+def test_a_missing_recipe_with_no_near_name_has_no_related_location(tmp_path):
+    root = _tree(tmp_path, _entry("m-mi325x", "mi325x"), ["m_fp8_mi325x_other_mtp.sh"])
+    r = CliRunner().invoke(app, ["check", str(root / ".github/configs/amd-master.yaml"), "-o", "json", "--no-cache"])
+    (f,) = [f for f in json.loads(r.stdout) if f["code"] == "RL506" and "does not exist" in f["message"]]
+    assert f["related"] == []
 
 
 @pytest.mark.parametrize(
