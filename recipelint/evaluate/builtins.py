@@ -621,7 +621,7 @@ def _b_cd(ev, argv, node, st):
         if w.text == "-":
             dash = True
             old = _known_dir(st, "OLDPWD")
-            target = None if old is None else os.path.normpath(old) if old.startswith("/") else None
+            target = old if old is not None and old.startswith("/") else None
         elif w.text is not None and w.text.startswith("/"):
             target = w.text
         elif w.text is not None and w.text and st.lookup("CDPATH") is None:
@@ -651,11 +651,12 @@ def _b_pwd(ev, argv, node, st):
     not resolved, as for `realpath`), else unknown."""
     if any(w.text not in ("-L", "-P") for w in argv[1:]):
         return _unknown_out(argv, node, st)
-    here = _known_dir(st, "PWD")
+    var = st.lookup("PWD")
+    here = text_of(var.value) if var is not None and var.kind == Kind.SCALAR else None
     if here is None or not here.startswith("/"):
         return _unknown_out(argv, node, st)
     if st.out is not None:  # (its chunks: where the directory was named)
-        st.out = st.out + tuple(st.lookup("PWD").value) + (Chunk("\n", None),)
+        st.out = st.out + tuple(var.value) + (Chunk("\n", None),)
     st.status = 0
     return [st]
 
